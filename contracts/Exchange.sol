@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
+import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {Vault} from "./Vault.sol";
+import {Signatures} from "./Signatures.sol";
+
+/// @notice Settlement contract of the exchange: deposits, signed-order matching
+/// (single, best-effort batch, atomic batch), dual-signature instant withdrawal
+/// and the delayed emergency withdrawal. Funds live in the Vault; this contract
+/// only moves ledger balances there.
+///
+/// Every rejection is a short UPPER_SNAKE revert string so that a failed match
+/// inside a batch surfaces a readable, allowlistable reason in MatchFailed.
+contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
+    bytes32 public constant EXECUTOR_ROLE = keccak256("EXECUTOR_ROLE");
+    /// @dev Held by the Router so it can settle maker legs of a swap intent.
+    bytes32 public constant ROUTER_ROLE = keccak256("ROUTER_ROLE");
+
+    bytes32 public constant ORDER_TYPEHASH = keccak256(
+        "Order(address user,uint48 expiration,uint48 feeBps,address recipient,address fromToken,address toToken,uint256 fromAmount,uint256 toAmount,uint256 initialDepositAmount,uint256 uuid)"
+    );
+    bytes32 public constant WITHDRAW_INTENT_TYPEHASH = keccak256(
+        "WithdrawIntent(address user,address[] tokens,uint256[] amounts,address recipient,uint256 deadline,uint256 uuid)"
+    );
+
+    uint256 public constant BPS_DENOMINATOR = 10_000;
+    uint256 public constant MAX_FEE_BPS = 1_000;
+    uint256 public constant MAX_BATCH_SIZE = 20;
+    uint256 public constant MAX_ORDER_LIFETIME = 365 days;
+    uint256 public constant MAX_WITHDRAW_TOKENS = 20;
+    uint256 public constant EMERGENCY_DELAY_BLOCKS = 7_200;
+    uint256 public constant EMERGENCY_LAPSE_BLOCKS = 14_400;
+
+    struct Order {
+        address user;
+        uint48 expiration;
+        uint48 feeBps;
+        address recipient;
+        address fromToken;
+        address toToken;
+        uint256 fromAmount;
+        uint256 toAmount;
+        uint256 initialDepositAmount;
+        uint256 uuid;
+    }
+
+    /// @dev makerAmount: maker's fromToken given; takerAmount: taker's fromToken given.
+    struct Match {
+        Order maker;
+        bytes makerSignature;
+        Order taker;
+        bytes takerSignature;
+        uint256 makerAmount;
+        uint256 takerAmount;
+    }
+
+    struct WithdrawIntent {
+        address user;
+        address[] tokens;
+        uint256[] amounts;
+        address recipient;
+        uint256 deadline;
+        uint256 uuid;
+    }
+
+    /// @dev Everything a settled match actually moved, for the engine to reconcile.
+    /// makerToken = what the maker gave; takerToken = what the taker gave.
+    struct Settlement {
+        address maker;
+        address taker;
+        address makerToken;
+        address takerToken;
+        uint256 makerAmount; // maker's fill (makerToken debited from the maker)
+        uint256 takerAmount; // taker's fill (counts towards the taker order's filled amount)
+        uint256 takerPaid; // takerToken actually debited from the taker (takerAmount - takerSpreadShare)
+        uint256 makerReceived; // takerToken paid out to the maker, net of fee
+        uint256 takerReceived; // makerToken paid out to the taker, net of fee
+        uint256 makerFee; // in takerToken
+        uint256 takerFee; // in makerToken
+        uint256 spread; // takerAmount minus what the maker's price required, in takerToken
+        uint256 makerSpreadShare;
+        uint256 takerSpreadShare; // refunded to the taker (never debited)
+        uint256 protocolSpreadShare;
+    }
+
+    struct EmergencyRequest {
+        uint256 amount;
+        uint256 blockNumber;
+    }
+
+    Vault public immutable vault;
+    address public feeRecipient;
+    uint256 public spreadMakerBps = 2_500;
+    uint256 public spreadTakerBps = 2_500;
+
+    mapping(address token => bool) private _whitelisted;
+    mapping(bytes32 orderHash => uint256) public filled;
+    mapping(bytes32 pairKey => string) private _matchFaults;
+    mapping(address user => mapping(uint256 uuid => bool)) public withdrawUuidUsed;
+    mapping(address user => mapping(address token => EmergencyRequest)) public emergencyRequests;
+
+    event Deposit(address indexed owner, address indexed token, uint256 amount);
+    event Withdrawal(address indexed user, address indexed token, uint256 amount, address to);
+    event InstantWithdraw(address indexed user, uint256 indexed uuid, address executor, address recipient);
+    event EmergencyWithdrawRequested(address indexed user, address indexed token, uint256 amount, uint256 blockNumber);
+    event EmergencyWithdrawn(address indexed user, address indexed token, uint256 amount);
+    event MatchSettled(bytes32 indexed orderHash0, bytes32 indexed orderHash1, uint256 batchIndex, Settlement settlement);
+    event MatchFailed(bytes32 orderHash0, bytes32 orderHash1, string reason, uint256 batchIndex);
+    event BatchSettled(uint256 count, uint256 failedMask);
+    event TokenWhitelisted(address indexed token, bool whitelisted);
+    event MatchFaultSet(bytes32 orderHash0, bytes32 orderHash1, string reason);
+    event MatchFaultCleared(bytes32 orderHash0, bytes32 orderHash1);
+    event FeeRecipientSet(address feeRecipient);
+    event SpreadSplitSet(uint256 makerBps, uint256 takerBps);
+
+    constructor(string memory name, address admin, address vault_, address executor, address feeRecipient_)
+        EIP712(name, "1")
+    {
+        require(admin != address(0) && vault_ != address(0) && feeRecipient_ != address(0), "ZERO_ADDRESS");
+        vault = Vault(vault_);
+        feeRecipient = feeRecipient_;
+        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+        if (executor != address(0)) _grantRole(EXECUTOR_ROLE, executor);
+    }
+
+    // ---------------------------------------------------------------- admin
+
+    function setTokenWhitelisted(address token, bool whitelisted) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _whitelisted[token] = whitelisted;
+        emit TokenWhitelisted(token, whitelisted);
+    }
+
+    function isTokenWhitelisted(address token) external view returns (bool) {
+        return _whitelisted[token];
+    }
+
+    function pause() external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _pause();
+    }
+
+    function unpause() external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _unpause();
+    }
+
+    function setFeeRecipient(address feeRecipient_) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        require(feeRecipient_ != address(0), "ZERO_ADDRESS");
+        feeRecipient = feeRecipient_;
+        emit FeeRecipientSet(feeRecipient_);
+    }
+
+    /// @notice Shares of a positive spread for maker and taker; the protocol keeps the rest.
+    function setSpreadSplit(uint256 makerBps, uint256 takerBps) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        require(makerBps + takerBps <= BPS_DENOMINATOR, "BAD_SPREAD_SPLIT");
+        spreadMakerBps = makerBps;
+        spreadTakerBps = takerBps;
+        emit SpreadSplitSet(makerBps, takerBps);
+    }
+
+    // ---------------------------------------------------------------- hashing
+
+    function domainSeparator() external view returns (bytes32) {
+        return _domainSeparatorV4();
+    }
+
+    /// @notice EIP-712 digest of any struct hash under this exchange's domain (the Router's Intent uses it).
+    function hashTypedData(bytes32 structHash) external view returns (bytes32) {
+        return _hashTypedDataV4(structHash);
+    }
+
+    function orderHash(Order calldata order) public view returns (bytes32) {
+        return _hashTypedDataV4(keccak256(abi.encode(ORDER_TYPEHASH, order)));
+    }
+
+    function withdrawIntentHash(WithdrawIntent calldata intent) public view returns (bytes32) {
+        // EIP-712 arrays: keccak of the concatenated 32-byte words (encodePacked pads array elements).
+        bytes32 structHash = keccak256(
+            abi.encode(
+                WITHDRAW_INTENT_TYPEHASH,
+                intent.user,
+                keccak256(abi.encodePacked(intent.tokens)),
+                keccak256(abi.encodePacked(intent.amounts)),
+                intent.recipient,
+                intent.deadline,
+                intent.uuid
+            )
+        );
+        return _hashTypedDataV4(structHash);
+    }
+
+    // ---------------------------------------------------------------- deposits
+
+    function depositFund(address token, address owner, uint256 value) external whenNotPaused nonReentrant {
+        _checkDeposit(token, owner, value);
+        _deposit(token, owner, value);
+    }
+
+    /// @notice Deposit with an ERC-2612 permit whose spender is the vault. The permit is
+    /// skipped when the allowance already covers the deposit, and a failing permit is
+    /// swallowed: the transfer then decides (ALLOWANCE_INSUFFICIENT if it does not cover).
+    function depositFundWithPermit(
+        address token,
+        address owner,
+        uint256 permitAmount,
+        uint256 depositAmount,
+        uint256 deadline,
+        bytes calldata sig
+    ) external whenNotPaused nonReentrant {
+        _checkDeposit(token, owner, depositAmount);
+        if (IERC20(token).allowance(owner, address(vault)) < depositAmount) {
+            _tryPermit(token, owner, address(vault), permitAmount, deadline, sig);
+        }
+        _deposit(token, owner, depositAmount);
+    }
+
+    function _checkDeposit(address token, address owner, uint256 value) private view {
+        require(msg.sender == owner, "NOT_OWNER");
+        require(_whitelisted[token], "TOKEN_NOT_WHITELISTED");
+        require(value > 0, "ZERO_AMOUNT");
+    }
+
+    function _deposit(address token, address owner, uint256 value) private {
+        vault.pullDeposit(token, owner, value);
+        emit Deposit(owner, token, value);
+    }
+
+    function _tryPermit(
+        address token,
+        address owner,
+        address spender,
+        uint256 value,
+        uint256 deadline,
+        bytes calldata sig
+    ) private {
+        (bool ok, uint8 v, bytes32 r, bytes32 s) = Signatures.split(sig);
+        if (!ok) return;
+        try IERC20Permit(token).permit(owner, spender, value, deadline, v, r, s) {} catch {}
+    }
+
+    // ---------------------------------------------------------------- matching
+
+    function matchOrders(Match calldata m) external onlyRole(EXECUTOR_ROLE) whenNotPaused nonReentrant {
+        _settleMatch(m, orderHash(m.maker), orderHash(m.taker), 0);
+    }
+
+    /// @notice Best effort: each match runs in its own call frame; a failing match sets
+    /// bit i of the returned mask and emits MatchFailed with its revert reason, the rest settle.
+    function matchOrdersBatch(Match[] calldata matches)
+        external
+        onlyRole(EXECUTOR_ROLE)
+        whenNotPaused
+        nonReentrant
+        returns (uint256 failedMask)
+    {
+        uint256 n = _checkBatchSize(matches.length);
+        for (uint256 i = 0; i < n; ++i) {
+            bytes32 h0 = orderHash(matches[i].maker);
+            bytes32 h1 = orderHash(matches[i].taker);
+            try this.settleMatchFromBatch(matches[i], h0, h1, i) {}
+            catch Error(string memory reason) {
+                failedMask |= (uint256(1) << i);
+                emit MatchFailed(h0, h1, reason, i);
+            } catch Panic(uint256) {
+                failedMask |= (uint256(1) << i);
+                emit MatchFailed(h0, h1, "PANIC", i);
+            } catch {
+                failedMask |= (uint256(1) << i);
+                emit MatchFailed(h0, h1, "UNKNOWN_REVERT", i);
+            }
+        }
+        emit BatchSettled(n, failedMask);
+    }
+
+    /// @notice All or nothing: any failing match reverts the whole batch with its reason.
+    function matchOrdersBatchAtomic(Match[] calldata matches) external onlyRole(EXECUTOR_ROLE) whenNotPaused nonReentrant {
+        uint256 n = _checkBatchSize(matches.length);
+        for (uint256 i = 0; i < n; ++i) {
+            _settleMatch(matches[i], orderHash(matches[i].maker), orderHash(matches[i].taker), i);
+        }
+        emit BatchSettled(n, 0);
+    }
+
+    /// @dev External only so the batch can wrap each match in try/catch; callable by this contract alone.
+    function settleMatchFromBatch(Match calldata m, bytes32 h0, bytes32 h1, uint256 index) external {
+        require(msg.sender == address(this), "ONLY_SELF");
+        _settleMatch(m, h0, h1, index);
+    }
+
+    function _checkBatchSize(uint256 n) private pure returns (uint256) {
+        require(n > 0, "EMPTY_BATCH");
+        require(n <= MAX_BATCH_SIZE, "BATCH_TOO_LARGE");
+        return n;
+    }
+
+    // ---------------------------------------------------------------- fault hook
+
+    /// @notice Test hook: makes the match of this order pair revert with `reason`, a genuine
+    /// EVM revert that a batch catches like any other. Executor only.
+    function setMatchFault(bytes32 orderHash0, bytes32 orderHash1, string calldata reason)
+        external
+        onlyRole(EXECUTOR_ROLE)
+    {
+        require(bytes(reason).length > 0, "EMPTY_REASON");
+        _matchFaults[_pairKey(orderHash0, orderHash1)] = reason;
+        emit MatchFaultSet(orderHash0, orderHash1, reason);
+    }
+
+    function clearMatchFault(bytes32 orderHash0, bytes32 orderHash1) external onlyRole(EXECUTOR_ROLE) {
+        delete _matchFaults[_pairKey(orderHash0, orderHash1)];
+        emit MatchFaultCleared(orderHash0, orderHash1);
+    }
+
+    function matchFault(bytes32 orderHash0, bytes32 orderHash1) external view returns (string memory) {
+        return _matchFaults[_pairKey(orderHash0, orderHash1)];
+    }
+
+    function _pairKey(bytes32 a, bytes32 b) private pure returns (bytes32) {
+        return keccak256(abi.encode(a, b));
+    }
+
+    function _revertIfFaulted(bytes32 h0, bytes32 h1) private view {
+        string memory reason = _matchFaults[_pairKey(h0, h1)];
+        if (bytes(reason).length > 0) revert(reason);
+    }
+
+    // ---------------------------------------------------------------- settlement internals
+
+    function _settleMatch(Match calldata m, bytes32 h0, bytes32 h1, uint256 index) private {
+        _revertIfFaulted(h0, h1);
+        require(h0 != h1, "SAME_ORDER");
+        Order calldata mk = m.maker;
+        Order calldata tk = m.taker;
+        require(mk.fromToken == tk.toToken && mk.toToken == tk.fromToken, "TOKEN_MISMATCH");
+        _takeOrder(mk, m.makerSignature, h0, m.makerAmount);
+        _takeOrder(tk, m.takerSignature, h1, m.takerAmount);
+        Settlement memory s = _price(mk, tk, m.makerAmount, m.takerAmount);
+        vault.debit(mk.user, mk.fromToken, s.makerAmount);
+        vault.debit(tk.user, tk.fromToken, s.takerPaid);
+        _payout(mk.user, mk.recipient, mk.toToken, s.makerReceived);
+        _payout(tk.user, tk.recipient, tk.toToken, s.takerReceived);
+        _creditProtocol(s.takerToken, s.makerFee + s.protocolSpreadShare);
+        _creditProtocol(s.makerToken, s.takerFee);
+        emit MatchSettled(h0, h1, index, s);
+    }
+
+    /// @dev Per-order rules: every fill checks amount, expiry and overfill; the first fill
+    /// additionally checks the signed fields and the signature, and pulls the order's
+    /// initial deposit from the wallet. Later fills never re-check the signature.
+    function _takeOrder(Order calldata o, bytes calldata sig, bytes32 digest, uint256 amount) private {
+        require(amount > 0, "ZERO_AMOUNT");
+        require(o.expiration > block.timestamp, "ORDER_EXPIRED");
+        uint256 done = filled[digest];
+        require(done + amount <= o.fromAmount, "OVERFILL");
+        if (done == 0) {
+            require(o.toAmount > 0, "ZERO_ORDER_AMOUNT");
+            require(o.expiration <= block.timestamp + MAX_ORDER_LIFETIME, "EXPIRATION_TOO_FAR");
+            require(o.feeBps <= MAX_FEE_BPS, "FEE_TOO_HIGH");
+            require(o.fromToken != o.toToken, "SAME_TOKEN");
+            require(_whitelisted[o.fromToken] && _whitelisted[o.toToken], "TOKEN_NOT_WHITELISTED");
+            require(Signatures.isValidNow(o.user, digest, sig), "BAD_SIGNATURE");
+            if (o.initialDepositAmount > 0) _deposit(o.fromToken, o.user, o.initialDepositAmount);
+        }
+        filled[digest] = done + amount;
+    }
+
+    function _price(Order calldata mk, Order calldata tk, uint256 makerAmount, uint256 takerAmount)
+        private
+        view
+        returns (Settlement memory s)
+    {
+        // What each side must receive at its own signed price, rounded up in its favour.
+        uint256 makerRequired = Math.mulDiv(makerAmount, mk.toAmount, mk.fromAmount, Math.Rounding.Ceil);
+        require(takerAmount >= makerRequired, "PRICE_MISMATCH");
+        uint256 takerRequired = Math.mulDiv(takerAmount, tk.toAmount, tk.fromAmount, Math.Rounding.Ceil);
+        require(makerAmount >= takerRequired, "PRICE_MISMATCH");
+
+        s.maker = mk.user;
+        s.taker = tk.user;
+        s.makerToken = mk.fromToken;
+        s.takerToken = tk.fromToken;
+        s.makerAmount = makerAmount;
+        s.takerAmount = takerAmount;
+        s.spread = takerAmount - makerRequired;
+        s.makerSpreadShare = (s.spread * spreadMakerBps) / BPS_DENOMINATOR;
+        s.takerSpreadShare = (s.spread * spreadTakerBps) / BPS_DENOMINATOR;
+        s.protocolSpreadShare = s.spread - s.makerSpreadShare - s.takerSpreadShare;
+        s.takerPaid = takerAmount - s.takerSpreadShare;
+
+        uint256 makerGross = makerRequired + s.makerSpreadShare;
+        s.makerFee = (makerGross * mk.feeBps) / BPS_DENOMINATOR;
+        s.makerReceived = makerGross - s.makerFee;
+        s.takerFee = (makerAmount * tk.feeBps) / BPS_DENOMINATOR;
+        s.takerReceived = makerAmount - s.takerFee;
+    }
+
+    /// @dev recipient zero: credit the owner's vault balance; otherwise send the tokens out.
+    function _payout(address owner, address recipient, address token, uint256 amount) private {
+        if (amount == 0) return;
+        vault.credit(owner, token, amount);
+        if (recipient != address(0)) {
+            vault.withdrawTo(owner, token, amount, recipient);
+            emit Withdrawal(owner, token, amount, recipient);
+        }
+    }
+
+    function _creditProtocol(address token, uint256 amount) private {
+        if (amount > 0) vault.credit(feeRecipient, token, amount);
+    }
+
+    // ---------------------------------------------------------------- router legs
+
+    /// @notice Settles one maker leg of a swap intent against the taker's vault balance.
+    /// Same per-order rules as matching; the maker's price is the only price bound (the
+    /// intent's bounds are enforced by the Router over all legs). The maker keeps any surplus.
+    function settleRouterLeg(
+        Order calldata maker,
+        bytes calldata signature,
+        uint256 makerAmount,
+        uint256 takerAmount,
+        address taker,
+        bytes32 intentDigest,
+        uint256 legIndex
+    ) external onlyRole(ROUTER_ROLE) whenNotPaused nonReentrant {
+        bytes32 h0 = orderHash(maker);
+        _revertIfFaulted(h0, intentDigest);
+        _takeOrder(maker, signature, h0, makerAmount);
+        uint256 required = Math.mulDiv(makerAmount, maker.toAmount, maker.fromAmount, Math.Rounding.Ceil);
+        require(takerAmount >= required, "PRICE_MISMATCH");
+
+        Settlement memory s;
+        s.maker = maker.user;
+        s.taker = taker;
+        s.makerToken = maker.fromToken;
+        s.takerToken = maker.toToken;
+        s.makerAmount = makerAmount;
+        s.takerAmount = takerAmount;
+        s.takerPaid = takerAmount;
+        s.spread = takerAmount - required;
+        s.makerSpreadShare = s.spread;
+        s.makerFee = (takerAmount * maker.feeBps) / BPS_DENOMINATOR;
+        s.makerReceived = takerAmount - s.makerFee;
+        s.takerReceived = makerAmount;
+
+        vault.debit(maker.user, maker.fromToken, makerAmount);
+        vault.debit(taker, maker.toToken, takerAmount);
+        _payout(maker.user, maker.recipient, maker.toToken, s.makerReceived);
+        vault.credit(taker, maker.fromToken, makerAmount);
+        _creditProtocol(maker.toToken, s.makerFee);
+        emit MatchSettled(h0, intentDigest, legIndex, s);
+    }
+
+    // ---------------------------------------------------------------- withdrawals
+
+    /// @notice Instant withdrawal authorised by the user and co-signed by an executor over
+    /// the same WithdrawIntent digest. Anyone may submit it.
+    function executeInstantWithdrawDualSig(
+        WithdrawIntent calldata intent,
+        bytes calldata userSignature,
+        address executor,
+        bytes calldata executorSignature
+    ) external whenNotPaused nonReentrant {
+        require(intent.deadline > block.timestamp, "WITHDRAW_EXPIRED");
+        uint256 n = intent.tokens.length;
+        require(n >= 1 && n <= MAX_WITHDRAW_TOKENS, "BAD_TOKEN_COUNT");
+        require(n == intent.amounts.length, "LENGTH_MISMATCH");
+        require(!withdrawUuidUsed[intent.user][intent.uuid], "UUID_USED");
+        require(hasRole(EXECUTOR_ROLE, executor), "NOT_EXECUTOR");
+        bytes32 digest = withdrawIntentHash(intent);
+        require(Signatures.isValidNow(intent.user, digest, userSignature), "BAD_SIGNATURE");
+        require(Signatures.isValidNow(executor, digest, executorSignature), "BAD_EXECUTOR_SIGNATURE");
+        withdrawUuidUsed[intent.user][intent.uuid] = true;
+
+        address to = intent.recipient == address(0) ? intent.user : intent.recipient;
+        for (uint256 i = 0; i < n; ++i) {
+            vault.withdrawTo(intent.user, intent.tokens[i], intent.amounts[i], to);
+            emit Withdrawal(intent.user, intent.tokens[i], intent.amounts[i], to);
+        }
+        emit InstantWithdraw(intent.user, intent.uuid, executor, to);
+    }
+
+    /// @notice Two-step exit that needs no executor and works while paused. The first call
+    /// records a request; a later call for at most the requested amount pays out once
+    /// EMERGENCY_DELAY_BLOCKS have been mined. After EMERGENCY_LAPSE_BLOCKS the request
+    /// lapses and the next call records a new one.
+    function emergencyWithdraw(address token, uint256 amount) external nonReentrant {
+        require(amount > 0, "ZERO_AMOUNT");
+        EmergencyRequest memory req = emergencyRequests[msg.sender][token];
+        if (req.blockNumber == 0 || block.number > req.blockNumber + EMERGENCY_LAPSE_BLOCKS) {
+            emergencyRequests[msg.sender][token] = EmergencyRequest(amount, block.number);
+            emit EmergencyWithdrawRequested(msg.sender, token, amount, block.number);
+            return;
+        }
+        require(block.number >= req.blockNumber + EMERGENCY_DELAY_BLOCKS, "EMERGENCY_TOO_EARLY");
+        require(amount <= req.amount, "AMOUNT_EXCEEDS_REQUEST");
+        delete emergencyRequests[msg.sender][token];
+        vault.withdrawTo(msg.sender, token, amount, msg.sender);
+        emit Withdrawal(msg.sender, token, amount, msg.sender);
+        emit EmergencyWithdrawn(msg.sender, token, amount);
+    }
+}
