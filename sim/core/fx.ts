@@ -1,0 +1,343 @@
+// GET /fx/rate: a consensus FX rate from provider quotes held as data. Quotes are
+// injected at run time (tests, control API, scenario files); nothing is fetched.
+// All arithmetic is exact decimal on bigints.
+//
+// How a rate is formed for a pair at a reference time R, over quotes whose
+// timestamps lie in a window [from, to] (the quote's ts ≤ now always):
+//   1. One vote per provider: its quote nearest to R (ties: the newer one).
+//   2. Time clustering: the anchor is the vote nearest to R (ties: newer); votes
+//      more than `clusterWindowSec` (default 600 s) away from the anchor are
+//      dropped. For the current rate R = now, so this drops providers that went
+//      quiet while others kept quoting.
+//   3. Outlier filtering, only with 3 or more votes left: drop votes deviating
+//      from their median by more than `outlierBps` (default 100 bps = 1 %),
+//      i.e. |r - m| * 10000 > outlierBps * m. (With two votes there is no
+//      majority to say which one is wrong, so both stay.)
+//   4. rate = median of the survivors (the mean of the two middle values for an
+//      even count, exact); as_of = the newest survivor timestamp.
+// Current rate: R = now, window [now - recencyWindowSec (4 h), now].
+// 24 h anchor: R = now - 24 h, window R ± 1 h; none → the three 24 h fields null.
+// Direction: the requested pair when it has current data; otherwise the inverse
+// pair, with rate = 1 / inverse quantised to 8 decimal places (half-even, fixed
+// 8 places), and the 24 h anchor taken from the inverse as well.
+// change_pct = (rate - rate_24h_ago) / rate_24h_ago * 100 on the returned
+// values, rounded half-even to 4 decimals, as a JSON number.
+
+import type { Clock } from "./clock.ts";
+import { compareDecimal, formatDecimal, parseCanonicalDecimal, pow10, type Decimal } from "./amounts.ts";
+import { ExchangeError, isExchangeError } from "./errors.ts";
+
+export interface FxQuote {
+  provider: string;
+  base: string;
+  quote: string;
+  /** Canonical positive decimal string: units of `quote` per one `base`. */
+  rate: string;
+  /** Unix seconds. */
+  ts: number;
+}
+
+export interface FxOptions {
+  recencyWindowSec?: number;
+  clusterWindowSec?: number;
+  outlierBps?: number;
+}
+
+export interface FxRateResponse {
+  pair: string;
+  rate: string;
+  as_of: number;
+  rate_24h_ago: string | null;
+  as_of_24h_ago: number | null;
+  change_pct: number | null;
+}
+
+export interface FxState {
+  quotes: FxQuote[];
+  options: Required<FxOptions>;
+}
+
+export const DEFAULT_FX_OPTIONS: Required<FxOptions> = {
+  recencyWindowSec: 4 * 3600,
+  clusterWindowSec: 600,
+  outlierBps: 100,
+};
+const DAY_SEC = 86400;
+const ANCHOR_TOLERANCE_SEC = 3600;
+const INVERSE_DECIMALS = 8;
+const CHANGE_PCT_DECIMALS = 4;
+const CODE = /^[A-Za-z]+$/;
+
+interface Vote {
+  provider: string;
+  rate: Decimal;
+  ts: number;
+}
+
+interface Consensus {
+  rate: Decimal;
+  asOf: number;
+}
+
+export class FxRates {
+  /** `${BASE}/${QUOTE}` → quotes; at most one per (provider, ts). */
+  private byPair = new Map<string, FxQuote[]>();
+  private options: Required<FxOptions>;
+
+  constructor(
+    private readonly clock: Clock,
+    options: FxOptions = {},
+  ) {
+    this.options = checkedOptions({ ...DEFAULT_FX_OPTIONS, ...options });
+  }
+
+  /** Add a provider quote. A quote with the same provider, pair and ts replaces the old one. */
+  addQuote(q: FxQuote): void {
+    const clean = checkedQuote(q);
+    const key = `${clean.base}/${clean.quote}`;
+    const list = (this.byPair.get(key) ?? []).filter((x) => !(x.provider === clean.provider && x.ts === clean.ts));
+    list.push(clean);
+    list.sort((a, b) => a.ts - b.ts || (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0));
+    this.byPair.set(key, list);
+    this.prune();
+  }
+
+  addQuotes(qs: readonly FxQuote[]): void {
+    for (const q of qs) this.addQuote(q);
+  }
+
+  clear(): void {
+    this.byPair.clear();
+  }
+
+  quotes(): FxQuote[] {
+    return [...this.byPair.keys()].sort().flatMap((k) => this.byPair.get(k)!.map((q) => ({ ...q })));
+  }
+
+  configure(options: FxOptions): void {
+    this.options = checkedOptions({ ...this.options, ...options });
+  }
+
+  /** The GET /fx/rate body. 400 VALIDATION on bad codes, 503 UNAVAILABLE without data. */
+  rate(base: unknown, quote: unknown): FxRateResponse {
+    if (typeof base !== "string" || typeof quote !== "string" || !CODE.test(base) || !CODE.test(quote)) {
+      throw new ExchangeError("VALIDATION", 400, "base and quote are required alphabetic currency codes");
+    }
+    const b = base.toUpperCase();
+    const q = quote.toUpperCase();
+    const pair = `${b}/${q}`;
+    const now = this.clock.nowSec();
+    if (b === q) {
+      return { pair, rate: "1", as_of: now, rate_24h_ago: "1", as_of_24h_ago: now - DAY_SEC, change_pct: 0 };
+    }
+
+    const recent = [now - this.options.recencyWindowSec, now] as const;
+    const dayAgo = now - DAY_SEC;
+    const anchorWindow = [dayAgo - ANCHOR_TOLERANCE_SEC, Math.min(now, dayAgo + ANCHOR_TOLERANCE_SEC)] as const;
+
+    let current: Consensus | undefined;
+    let anchor: Consensus | undefined;
+    let fmt: (d: Decimal) => Decimal;
+    const direct = this.consensus(`${b}/${q}`, now, ...recent);
+    if (direct) {
+      current = direct;
+      anchor = this.consensus(`${b}/${q}`, dayAgo, ...anchorWindow);
+      fmt = (d) => d;
+    } else {
+      current = this.consensus(`${q}/${b}`, now, ...recent);
+      anchor = current && this.consensus(`${q}/${b}`, dayAgo, ...anchorWindow);
+      fmt = invert;
+    }
+    if (!current) {
+      throw new ExchangeError(
+        "UNAVAILABLE",
+        503,
+        `no FX provider data for ${pair} or ${q}/${b} within the last ${this.options.recencyWindowSec} seconds`,
+      );
+    }
+    const rate = fmt(current.rate);
+    const rate24 = anchor ? fmt(anchor.rate) : undefined;
+    return {
+      pair,
+      rate: formatRate(rate),
+      as_of: current.asOf,
+      rate_24h_ago: rate24 ? formatRate(rate24) : null,
+      as_of_24h_ago: anchor ? anchor.asOf : null,
+      change_pct: rate24 ? changePct(rate, rate24) : null,
+    };
+  }
+
+  snapshot(): FxState {
+    return { quotes: this.quotes(), options: { ...this.options } };
+  }
+
+  restore(state: FxState): void {
+    this.options = checkedOptions({ ...state.options });
+    this.byPair.clear();
+    for (const q of state.quotes) {
+      const key = `${q.base}/${q.quote}`;
+      const list = this.byPair.get(key) ?? [];
+      list.push({ ...q });
+      this.byPair.set(key, list);
+    }
+  }
+
+  private consensus(key: string, ref: number, from: number, to: number): Consensus | undefined {
+    const list = this.byPair.get(key);
+    if (!list) return undefined;
+    // 1. one vote per provider, nearest to ref (ties → newer)
+    const votes = new Map<string, Vote>();
+    for (const q of list) {
+      if (q.ts < from || q.ts > to) continue;
+      const prev = votes.get(q.provider);
+      if (!prev || nearer(q.ts, prev.ts, ref)) {
+        votes.set(q.provider, { provider: q.provider, rate: parseCanonicalDecimal(q.rate, "rate"), ts: q.ts });
+      }
+    }
+    if (votes.size === 0) return undefined;
+    // 2. time cluster around the vote nearest to ref
+    let anchorTs: number | undefined;
+    for (const v of votes.values()) if (anchorTs === undefined || nearer(v.ts, anchorTs, ref)) anchorTs = v.ts;
+    let kept = [...votes.values()].filter((v) => Math.abs(v.ts - anchorTs!) <= this.options.clusterWindowSec);
+    // 3. outliers against the cluster median
+    if (kept.length >= 3) {
+      const m = median(kept.map((v) => v.rate));
+      kept = kept.filter((v) => !isOutlier(v.rate, m, this.options.outlierBps));
+    }
+    // 4. median of the survivors
+    return { rate: median(kept.map((v) => v.rate)), asOf: Math.max(...kept.map((v) => v.ts)) };
+  }
+
+  /** Quotes older than any window can reach (24 h + 1 h back) are dead weight; the clock never goes back. */
+  private prune(): void {
+    const oldest = this.clock.nowSec() - DAY_SEC - ANCHOR_TOLERANCE_SEC;
+    for (const [key, list] of this.byPair) {
+      const kept = list.filter((q) => q.ts >= oldest);
+      if (kept.length === 0) this.byPair.delete(key);
+      else if (kept.length !== list.length) this.byPair.set(key, kept);
+    }
+  }
+}
+
+/** Is a nearer to ref than b? Ties go to the newer timestamp. */
+function nearer(a: number, b: number, ref: number): boolean {
+  const da = Math.abs(a - ref);
+  const db = Math.abs(b - ref);
+  return da < db || (da === db && a > b);
+}
+
+function median(values: Decimal[]): Decimal {
+  const sorted = [...values].sort(compareDecimal);
+  const mid = sorted.length >> 1;
+  if (sorted.length % 2 === 1) return sorted[mid]!;
+  const a = sorted[mid - 1]!;
+  const b = sorted[mid]!;
+  const scale = Math.max(a.scale, b.scale);
+  const sum = a.units * pow10(scale - a.scale) + b.units * pow10(scale - b.scale);
+  // sum / 2 = sum * 5 / 10: exact with one more decimal place
+  return normalize({ units: sum * 5n, scale: scale + 1 });
+}
+
+function isOutlier(r: Decimal, m: Decimal, bps: number): boolean {
+  const scale = Math.max(r.scale, m.scale);
+  const x = r.units * pow10(scale - r.scale);
+  const y = m.units * pow10(scale - m.scale);
+  const diff = x > y ? x - y : y - x;
+  return diff * 10_000n > BigInt(bps) * y;
+}
+
+/** 1 / d quantised to 8 decimals, round half to even, keeping all 8 places. */
+function invert(d: Decimal): Decimal {
+  return { units: divRoundHalfEven(pow10(INVERSE_DECIMALS + d.scale), d.units), scale: INVERSE_DECIMALS };
+}
+
+function changePct(rate: Decimal, rate24: Decimal): number {
+  const scale = Math.max(rate.scale, rate24.scale);
+  const a = rate.units * pow10(scale - rate.scale);
+  const b = rate24.units * pow10(scale - rate24.scale);
+  // (a - b) / b * 100, at 4 decimals: (a - b) * 100 * 10^4 / b
+  const units = divRoundHalfEven((a - b) * 100n * pow10(CHANGE_PCT_DECIMALS), b);
+  return Number(formatDecimal({ units, scale: CHANGE_PCT_DECIMALS }));
+}
+
+/** n / d rounded half to even; d > 0, n any sign. */
+export function divRoundHalfEven(n: bigint, d: bigint): bigint {
+  if (d <= 0n) throw new RangeError("divisor must be positive");
+  const negative = n < 0n;
+  const abs = negative ? -n : n;
+  let q = abs / d;
+  const r2 = (abs % d) * 2n;
+  if (r2 > d || (r2 === d && q % 2n === 1n)) q += 1n;
+  return negative ? -q : q;
+}
+
+function normalize(d: Decimal): Decimal {
+  let { units, scale } = d;
+  while (scale > 0 && units % 10n === 0n) {
+    units /= 10n;
+    scale--;
+  }
+  return { units, scale };
+}
+
+/** Direct rates trimmed; inverse rates keep their fixed 8 places (that is what quantising means). */
+function formatRate(d: Decimal): string {
+  if (d.scale === 0) return d.units.toString();
+  const s = d.units.toString().padStart(d.scale + 1, "0");
+  return `${s.slice(0, s.length - d.scale)}.${s.slice(s.length - d.scale)}`;
+}
+
+function checkedQuote(q: FxQuote): FxQuote {
+  const bad = (detail: string) => new ExchangeError("VALIDATION", 400, `invalid FX quote: ${detail}`);
+  if (q === null || typeof q !== "object") throw bad("must be an object");
+  if (typeof q.provider !== "string" || q.provider.length === 0) throw bad("provider must be a non-empty string");
+  if (typeof q.base !== "string" || !CODE.test(q.base)) throw bad("base must be an alphabetic currency code");
+  if (typeof q.quote !== "string" || !CODE.test(q.quote)) throw bad("quote must be an alphabetic currency code");
+  if (q.base.toUpperCase() === q.quote.toUpperCase()) throw bad("base and quote must differ");
+  if (!Number.isSafeInteger(q.ts) || q.ts < 0) throw bad("ts must be Unix seconds");
+  let rate: Decimal;
+  try {
+    rate = parseCanonicalDecimal(q.rate, "rate");
+  } catch (e) {
+    if (isExchangeError(e)) throw bad("rate must be a canonical positive decimal string");
+    throw e;
+  }
+  // Store the shortest spelling so snapshots compare equal however the rate was written.
+  return { provider: q.provider, base: q.base.toUpperCase(), quote: q.quote.toUpperCase(), rate: formatDecimal(rate), ts: q.ts };
+}
+
+function checkedOptions(o: Required<FxOptions>): Required<FxOptions> {
+  for (const [k, v] of Object.entries(o)) {
+    if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`FX option ${k} must be a non-negative integer, got ${v}`);
+  }
+  return { recencyWindowSec: o.recencyWindowSec, clusterWindowSec: o.clusterWindowSec, outlierBps: o.outlierBps };
+}
+
+/**
+ * Seed quotes for the default currencies (USD, EUR, GBP, CHF, JPY) from three
+ * providers, fresh at `nowSec` and 24 h earlier, so every default pair answers
+ * with a 24 h change. CHF and JPY are quoted against USD the market way round
+ * (USD/CHF, USD/JPY), so CHF/USD exercises the inverse path. One provider is an
+ * outlier on EUR/USD to show the filter at work. Call again after moving the
+ * clock by hours to keep the feed fresh.
+ */
+export function defaultFxQuotes(nowSec: number): FxQuote[] {
+  const table: [string, string, [string, string, string, string], [string, string, string]][] = [
+    // base, quote, [alpha, beta, gamma, delta(now)], [alpha, beta, gamma] 24 h ago
+    ["EUR", "USD", ["1.0842", "1.0845", "1.0843", "1.1300"], ["1.0821", "1.0824", "1.0822"]],
+    ["GBP", "USD", ["1.2701", "1.2705", "1.2703", "1.2704"], ["1.2688", "1.2690", "1.2689"]],
+    ["USD", "CHF", ["0.8841", "0.8843", "0.8842", "0.8842"], ["0.8850", "0.8852", "0.8851"]],
+    ["USD", "JPY", ["152.35", "152.38", "152.36", "152.37"], ["151.90", "151.94", "151.92"]],
+    ["EUR", "GBP", ["0.8536", "0.8538", "0.8537", "0.8537"], ["0.8529", "0.8531", "0.8530"]],
+  ];
+  const out: FxQuote[] = [];
+  for (const [base, quote, now, dayAgo] of table) {
+    ["alpha", "beta", "gamma", "delta"].forEach((provider, i) => {
+      out.push({ provider, base, quote, rate: now[i]!, ts: nowSec - 30 - 15 * i });
+    });
+    ["alpha", "beta", "gamma"].forEach((provider, i) => {
+      out.push({ provider, base, quote, rate: dayAgo[i]!, ts: nowSec - DAY_SEC + 20 * i });
+    });
+  }
+  return out;
+}
