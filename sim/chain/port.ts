@@ -1,0 +1,74 @@
+// The one interface the engine drives for everything on chain: balances,
+// deposits, settlement batches and their receipts, blocks, and the executor's
+// fault hook. Shaped after the deployed Exchange so the Anvil adapter is a 1:1
+// mapping (matchOrdersBatch → failedMask + MatchFailed(reason, batchIndex);
+// matchOrdersBatchAtomic; setMatchFault(orderHash0, orderHash1, reason); cap 20).
+import type { Address, Hex, OrderMessage } from "../core/typed-data.ts";
+
+/** The contract's `Match`: each side's from-token amount given in this match. */
+export interface ChainMatch {
+  maker: OrderMessage;
+  makerSignature: Hex;
+  taker: OrderMessage;
+  takerSignature: Hex;
+  makerAmount: bigint;
+  takerAmount: bigint;
+}
+
+export interface MatchFailure {
+  /** Position of the match inside the submitted batch (bit of failedMask). */
+  index: number;
+  /** Revert string of the failing match (MatchFailed.reason). */
+  reason: string;
+}
+
+export interface BatchReceipt {
+  txHash: Hex;
+  blockNumber: bigint;
+  /** "reverted": the whole transaction failed (atomic batch, or the batch call itself). */
+  status: "success" | "reverted";
+  /** Revert reason of the whole transaction when status is "reverted". */
+  revertReason: string | null;
+  /** Bit i set when match i reverted inside a successful batch. */
+  failedMask: bigint;
+  failures: MatchFailure[];
+}
+
+export interface DepositEvent {
+  owner: Address;
+  token: Address;
+  amount: bigint;
+  blockNumber: bigint;
+  txHash: Hex;
+  logIndex: number;
+}
+
+export interface SubmitOptions {
+  /** Use the all-or-nothing batch (matchOrdersBatchAtomic). */
+  atomic?: boolean;
+}
+
+export interface ChainPort {
+  /** Largest batch one settlement transaction may carry (live: 20). */
+  readonly maxBatchSize: number;
+  /** Receives fees and the protocol's share of spreads (a vault ledger owner). */
+  readonly feeRecipient: Address;
+
+  blockNumber(): Promise<bigint>;
+  /** Mine `blocks` blocks (default 1), including any queued transactions. */
+  mine(blocks?: number): Promise<void>;
+
+  walletBalance(owner: Address, token: Address): Promise<bigint>;
+  vaultBalance(owner: Address, token: Address): Promise<bigint>;
+  /** Deposit events in blocks [fromBlock, toBlock]. */
+  depositEvents(fromBlock: bigint, toBlock: bigint): Promise<DepositEvent[]>;
+
+  /** Broadcast a settlement batch (1..maxBatchSize matches); the tx is mined later (or at once on automine). */
+  submitBatch(matches: ChainMatch[], options?: SubmitOptions): Promise<{ txHash: Hex }>;
+  /** null while the transaction is not mined. */
+  getReceipt(txHash: Hex): Promise<BatchReceipt | null>;
+
+  /** Executor-only fault hook: the match of this order pair reverts with `reason`. */
+  setMatchFault(maker: OrderMessage, taker: OrderMessage, reason: string): Promise<void>;
+  clearMatchFault(maker: OrderMessage, taker: OrderMessage): Promise<void>;
+}

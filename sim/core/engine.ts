@@ -1,0 +1,1064 @@
+// The engine facade: every command validates first, then mutates and appends
+// its events in one go, so a rejected command changes nothing (book, ledger,
+// orders, RNG, event log). Settlement and chain reads are async and go through
+// the ChainPort. Queries return the spec's wire objects as plain data.
+import { formatRaw, formatUnits, pow10, toScale } from "./amounts.ts";
+import { VirtualClock, isoOf, type ClockState } from "./clock.ts";
+import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
+import { EventLog, type EventLogState, type EventValue } from "./event-log.ts";
+import { Ledger, type LedgerState } from "./ledger.ts";
+import { MarketBook } from "./book.ts";
+import { canTransition, cloneOrder, type OrderRecord, type OrderStatus } from "./orders.ts";
+import { cloneFill, isFinalFill, type FillRecord, type FillStatus } from "./fills.ts";
+import { DEFAULT_SPREAD_SPLIT, matchMoves, maxGiveFor, minReceive, type SpreadSplit } from "./economics.ts";
+import type { BatchFaults, FaultPlan } from "./faults.ts";
+import { parseFaultPlan } from "./faults.ts";
+import { errorCodeForRevert, planBatches, type SettlementBatch } from "./settlement.ts";
+import { validateOrderFields, type ValidatedOrder } from "./preview.ts";
+import type { MarketInfo, Registry } from "./registry.ts";
+import { Rng, type RngState } from "./rng.ts";
+import type { Address, Hex, OrderMessage } from "./typed-data.ts";
+import { ZERO_ADDRESS } from "./typed-data.ts";
+import { checkVlLegUuidInt, groupIdOf, isUuid4, parseUint256, standaloneUuidInt } from "./uuid-int.ts";
+import {
+  DEFAULT_VL_LIMITS,
+  checkBatchSize,
+  checkDistinctMarkets,
+  maxLotsWithin,
+  needForLots,
+  passesFloor,
+  type VlBatchLimits,
+  type VlBatchRecord,
+} from "./vl.ts";
+import { fillView, orderView, type FillWire, type OrderWire } from "./views.ts";
+import type { ChainMatch, ChainPort } from "../chain/port.ts";
+
+export const DEFAULT_CANCEL_COOLDOWN_SEC = 300;
+
+export interface EngineOptions {
+  seed: number | string;
+  clock?: VirtualClock;
+  registry: Registry;
+  executorId: number;
+  chain: ChainPort;
+  /** Per-order cancel cooldown from creation, seconds (default 300; 0 disables). */
+  cancelCooldownSec?: number;
+  vlBatch?: VlBatchLimits;
+  faults?: FaultPlan;
+  spreadSplit?: SpreadSplit;
+  /** Matches per settlement transaction (default: the chain's cap). */
+  settlementBatchSize?: number;
+}
+
+/** POST /orders body as the HTTP layer parsed it (signature already verified against owner_address). */
+export interface OrderBody {
+  owner_address: unknown;
+  side: unknown;
+  amount: unknown;
+  price: unknown;
+  order_type: unknown;
+  from_address: unknown;
+  to_address: unknown;
+  order_id: unknown;
+  uuid_int: unknown;
+  expiration: unknown;
+  signature?: unknown;
+}
+
+export interface TradeWire {
+  quantity: string;
+  price: string;
+  counterparty_order_id: string;
+  ts: string;
+}
+
+export interface PlaceResult {
+  orderId: string;
+  status: OrderStatus;
+  /** Immediate fills of this order as taker. */
+  trades: TradeWire[];
+  remaining: string;
+}
+
+export interface CancelAllResult {
+  cancelled: string[];
+  failed: string[];
+  skipped_cooldown: string[];
+  total: number;
+}
+
+export interface VlBatchResult {
+  order_ids: string[];
+  amendments: { order_id: string; original_amount: string; actual_amount: string; reason: "budget_clip" }[];
+  cancelled: { order_id: string; reason: "quota_exceeded" }[];
+  fills: { order_id: string; trades: TradeWire[]; remaining: string }[];
+  vl_group: { primary_id: string; max_budget: string; budget_consumed: string; spent_token: string };
+}
+
+export interface BalanceRow {
+  token: string;
+  symbol: string;
+  decimals: number;
+  wallet_balance: string;
+  vault_available: string;
+  vault_frozen: string;
+  vault_total: string;
+  total: string;
+}
+
+export interface BalancesWire {
+  owner_address: string;
+  balances: BalanceRow[];
+  updated_at: string;
+  wallet_balance_available: boolean;
+}
+
+export interface SettleReport {
+  broadcast: number;
+  confirmed: number;
+  failed: number;
+}
+
+/** One planned execution against a resting maker (computed before anything mutates). */
+interface PlannedFill {
+  maker: OrderRecord;
+  lots: bigint;
+  baseRaw: bigint;
+  quoteRaw: bigint;
+}
+
+interface PlannedOrder {
+  record: OrderRecord;
+  plan: PlannedFill[];
+  expired: OrderRecord[];
+}
+
+interface MarketUnits {
+  /** Raw base units per lot: 10^(base_decimals − quantity_precision). */
+  baseUnit: bigint;
+}
+
+export interface EngineSnapshot {
+  readonly clock: ClockState;
+  readonly rng: RngState;
+  readonly log: EventLogState;
+  readonly ledger: LedgerState;
+  readonly orders: readonly OrderRecord[];
+  readonly fills: readonly FillRecord[];
+  readonly vl: readonly VlBatchRecord[];
+  readonly settlements: readonly SettlementBatch[];
+  readonly unsettled: readonly number[];
+  readonly orderSeq: number;
+  readonly depositCursor: bigint;
+  readonly executorId: number;
+  readonly faults: FaultPlan;
+  readonly faultedPairs: readonly [number, readonly number[]][];
+}
+
+export class Engine {
+  readonly registry: Registry;
+  readonly clock: VirtualClock;
+  readonly rng: Rng;
+  readonly chain: ChainPort;
+  readonly log = new EventLog();
+  readonly ledger = new Ledger();
+  readonly cancelCooldownSec: number;
+  readonly vlLimits: VlBatchLimits;
+  readonly spreadSplit: SpreadSplit;
+  readonly settlementBatchSize: number;
+  /** Vault owner of fees and the protocol's spread share. */
+  readonly protocolOwner: string;
+  private executorIdValue: number;
+  private faults: FaultPlan;
+
+  private orders = new Map<string, OrderRecord>();
+  private ordersByOwner = new Map<string, OrderRecord[]>();
+  private fills: FillRecord[] = [];
+  private books = new Map<string, MarketBook>();
+  private units = new Map<string, MarketUnits>();
+  private vlBatches = new Map<string, VlBatchRecord>();
+  private settlements: SettlementBatch[] = [];
+  /** Fill ids not yet broadcast, in execution order. */
+  private unsettled: number[] = [];
+  /** Settlement id → fill ids whose pair got a fault installed (cleared on receipt). */
+  private faultedPairs = new Map<number, number[]>();
+  private orderSeq = 0;
+  private depositCursor = 0n;
+  /** Serialises async settlement / sync steps. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(o: EngineOptions) {
+    this.registry = o.registry;
+    this.clock = o.clock ?? new VirtualClock();
+    this.rng = new Rng(o.seed);
+    this.chain = o.chain;
+    this.executorIdValue = o.executorId;
+    this.cancelCooldownSec = o.cancelCooldownSec ?? DEFAULT_CANCEL_COOLDOWN_SEC;
+    this.vlLimits = o.vlBatch ?? DEFAULT_VL_LIMITS;
+    if (this.vlLimits.min < 1 || this.vlLimits.max < this.vlLimits.min || this.vlLimits.max > 4096) {
+      throw new RangeError(`bad VL batch limits ${JSON.stringify(this.vlLimits)}`);
+    }
+    this.faults = o.faults ? parseFaultPlan(o.faults) : {};
+    this.spreadSplit = o.spreadSplit ?? DEFAULT_SPREAD_SPLIT;
+    this.settlementBatchSize = Math.min(o.settlementBatchSize ?? o.chain.maxBatchSize, o.chain.maxBatchSize);
+    this.protocolOwner = o.chain.feeRecipient.toLowerCase();
+    for (const m of this.registry.markets()) {
+      this.books.set(m.symbol, new MarketBook());
+      this.units.set(m.symbol, { baseUnit: pow10(m.baseDecimals - m.quantityPrecision) });
+    }
+  }
+
+  // ================================================================ configuration
+
+  get executorId(): number {
+    return this.executorIdValue;
+  }
+
+  /** Executor rotation: outstanding signed ids of the old executor stop validating. */
+  setExecutorId(id: number): void {
+    if (!Number.isInteger(id) || id < 0 || id > 15) throw new RangeError(`executor id must be 0-15, got ${id}`);
+    this.executorIdValue = id;
+    this.log.append("executor_changed", this.clock.nowMs(), { executor_id: id });
+  }
+
+  setFaultPlan(plan: FaultPlan): void {
+    this.faults = parseFaultPlan(plan);
+    this.log.append("fault_plan", this.clock.nowMs(), { plan: JSON.stringify(this.faults) });
+  }
+
+  faultPlan(): FaultPlan {
+    return this.faults;
+  }
+
+  // ================================================================ deposits
+
+  /** Credit a deposit observed on chain to the owner's available vault balance. */
+  creditDeposit(owner: string, token: string, amount: bigint): void {
+    const t = this.registry.token(token);
+    if (!t) throw new ExchangeError("VALIDATION", 400, `token ${token} is not in the registry`);
+    if (amount <= 0n) throw new ExchangeError("VALIDATION", 400, "deposit amount must be positive");
+    const ow = owner.toLowerCase();
+    this.ledger.credit(ow, t.address, amount);
+    this.log.append("deposit", this.clock.nowMs(), { owner: ow, token: t.address, amount });
+  }
+
+  /** Pull deposit events from the chain port since the last sync and credit them. */
+  syncDeposits(): Promise<number> {
+    return this.serialised(async () => {
+      const head = await this.chain.blockNumber();
+      if (head <= this.depositCursor) return 0;
+      const events = await this.chain.depositEvents(this.depositCursor + 1n, head);
+      let n = 0;
+      for (const ev of events) {
+        if (!this.registry.token(ev.token)) continue;
+        this.creditDeposit(ev.owner, ev.token, ev.amount);
+        n++;
+      }
+      this.depositCursor = head;
+      return n;
+    });
+  }
+
+  // ================================================================ placing orders
+
+  /** POST /orders. Validation order: decimal → precision → market → floors → expiration → uuid_int → equity → STP. */
+  placeOrder(body: OrderBody): PlaceResult {
+    const v = validateOrderFields(body, { registry: this.registry, nowSec: this.clock.nowSec(), executorId: this.executorIdValue });
+    this.checkNewId(v.orderId);
+    const lots = toScale(v.amount, v.market.quantityPrecision);
+    if (this.ledger.available(v.owner, v.terms.fromToken) < v.terms.fromAmount) throw this.equityError(v.owner, v.terms.fromToken, v.terms.fromAmount);
+    const planned = this.planOrder(v, signatureOf(body.signature), null, lots, v.terms.fromAmount);
+    const trades = this.commitOrder(planned, v.terms.fromAmount);
+    return { orderId: v.orderId, status: planned.record.status, trades, remaining: this.lotsText(planned.record, planned.record.remainingLots) };
+  }
+
+  private checkNewId(orderId: string): void {
+    if (this.orders.has(orderId)) throw new ExchangeError("CONFLICT", 409, `order_id ${orderId} already exists`);
+  }
+
+  private equityError(owner: string, token: string, need: bigint): ExchangeError {
+    const available = this.ledger.available(owner, token);
+    const t = this.registry.token(token);
+    return new ExchangeError(
+      "INSUFFICIENT_EQUITY",
+      400,
+      `available equity ${t ? formatRaw(available, t.decimals) : available} ${t?.symbol ?? token} is below the order's frozen-amount need ${t ? formatRaw(need, t.decimals) : need}`,
+      { available_raw: available.toString(), required_raw: need.toString(), token },
+    );
+  }
+
+  /** Build the record and its match plan; throws STP_BLOCKED without touching anything. */
+  private planOrder(v: ValidatedOrder, signature: Hex | null, vlBatchId: string | null, lots: bigint, need: bigint, match = true): PlannedOrder {
+    const now = this.clock.nowMs();
+    const record: OrderRecord = {
+      id: v.orderId,
+      owner: v.owner,
+      seq: this.orderSeq + 1,
+      market: v.market,
+      side: v.side,
+      priceTicks: toScale(v.price, v.market.tickPrecision),
+      amountLots: lots,
+      remainingLots: lots,
+      fromToken: v.terms.fromToken,
+      toToken: v.terms.toToken,
+      fromAmount: v.terms.fromAmount,
+      toAmount: v.terms.toAmount,
+      uuidInt: v.uuidInt,
+      expiration: v.expiration,
+      feeBps: this.registry.feeBps,
+      signature,
+      vlBatchId,
+      status: "pending",
+      createdAtMs: now,
+      updatedAtMs: now,
+      filledBaseRaw: 0n,
+      filledQuoteRaw: 0n,
+      filledFromRaw: 0n,
+      chainGivenRaw: 0n,
+      reserved: need,
+      inflight: 0n,
+      fillIds: [],
+      error: null,
+      errorCode: null,
+      inBook: false,
+    };
+    if (!match) return { record, plan: [], expired: [] };
+    const { plan, expired } = this.planMatches(record);
+    return { record, plan, expired };
+  }
+
+  /**
+   * Walk the opposite side best-first, as far as the taker's size reaches.
+   * Execution at the maker's price; amounts per fill satisfy both signed rates
+   * (maker: mulDiv rounded up; taker: within its own limit) and the cumulative
+   * fromAmount caps. A pair whose rounding leaves no valid amount stops the walk.
+   */
+  private planMatches(taker: OrderRecord): { plan: PlannedFill[]; expired: OrderRecord[] } {
+    const book = this.books.get(taker.market.symbol)!;
+    const side = book.oppositeSide(taker.side);
+    const baseUnit = this.units.get(taker.market.symbol)!.baseUnit;
+    const nowSec = this.clock.nowSec();
+    const isBid = taker.side === "bid";
+    const plan: PlannedFill[] = [];
+    const expired: OrderRecord[] = [];
+    let left = taker.remainingLots;
+    for (let li = 0; left > 0n; li++) {
+      const level = side.levelAt(li);
+      if (level === undefined) break;
+      if (isBid ? level.ticks > taker.priceTicks : level.ticks < taker.priceTicks) break;
+      const orders = level.orders;
+      for (let i = level.head; i < orders.length && left > 0n; i++) {
+        const maker = orders[i]!;
+        if (!maker.inBook) continue;
+        if (maker.expiration <= nowSec) {
+          expired.push(maker);
+          continue;
+        }
+        if (maker.owner === taker.owner) {
+          throw new ExchangeError(
+            "STP_BLOCKED",
+            409,
+            `self-trade prevention: the order would match your own resting ${maker.side} ${maker.id}`,
+            { resting_order_id: maker.id },
+          );
+        }
+        const lots = left < maker.remainingLots ? left : maker.remainingLots;
+        const baseRaw = lots * baseUnit;
+        const quoteRaw = isBid ? minReceive(maker, baseRaw) : maxGiveFor(maker, baseRaw);
+        const ok = isBid
+          ? quoteRaw > 0n && quoteRaw <= maxGiveFor(taker, baseRaw)
+          : quoteRaw > 0n && quoteRaw >= minReceive(taker, baseRaw);
+        if (!ok) return { plan, expired };
+        plan.push({ maker, lots, baseRaw, quoteRaw });
+        left -= lots;
+      }
+    }
+    return { plan, expired };
+  }
+
+  /** Apply a validated, planned order: freeze, insert, fill, rest. Cannot fail. */
+  private commitOrder(p: PlannedOrder, need: bigint): TradeWire[] {
+    const o = p.record;
+    const now = o.createdAtMs;
+    this.orderSeq = o.seq;
+    this.ledger.freeze(o.owner, o.fromToken, need);
+    this.orders.set(o.id, o);
+    let list = this.ordersByOwner.get(o.owner);
+    if (list === undefined) {
+      list = [];
+      this.ordersByOwner.set(o.owner, list);
+    }
+    list.push(o);
+    this.log.append("order_placed", now, {
+      order_id: o.id,
+      owner: o.owner,
+      symbol: o.market.symbol,
+      side: o.side,
+      price_ticks: o.priceTicks,
+      lots: o.amountLots,
+      from_amount: o.fromAmount,
+      to_amount: o.toAmount,
+      reserved: need,
+      vl_batch_id: o.vlBatchId,
+    });
+    for (const m of p.expired) m.inBook = false;
+    const trades: TradeWire[] = [];
+    for (const f of p.plan) trades.push(this.executeFill(f, o, now));
+    if (o.remainingLots > 0n) this.books.get(o.market.symbol)!.restingSide(o.side).add(o);
+    else this.moveOrder(o, "matched", now);
+    return trades;
+  }
+
+  private executeFill(f: PlannedFill, taker: OrderRecord, now: number): TradeWire {
+    const maker = f.maker;
+    const takerIsBid = taker.side === "bid";
+    let spread = 0n;
+    const sp = this.faults.spreadFills;
+    // Positive spread only where the taker's limit leaves room above the maker's price.
+    if (sp !== undefined && takerIsBid && taker.priceTicks > maker.priceTicks && this.rng.chance(sp.rate)) {
+      const room = maxGiveFor(taker, f.baseRaw) - f.quoteRaw;
+      const want = (f.quoteRaw * BigInt(sp.sizeBps)) / 10_000n;
+      spread = want < room ? want : room;
+      if (spread < 0n) spread = 0n;
+    }
+    const makerGive = takerIsBid ? f.baseRaw : f.quoteRaw;
+    const takerGive = takerIsBid ? f.quoteRaw + spread : f.baseRaw;
+    const fill: FillRecord = {
+      id: this.fills.length + 1,
+      symbol: taker.market.symbol,
+      makerOrderId: maker.id,
+      takerOrderId: taker.id,
+      makerOwner: maker.owner,
+      takerOwner: taker.owner,
+      makerSide: maker.side,
+      priceTicks: maker.priceTicks,
+      lots: f.lots,
+      baseRaw: f.baseRaw,
+      quoteRaw: f.quoteRaw,
+      makerGive,
+      takerGive,
+      spreadRaw: spread,
+      moves: matchMoves(maker, taker, makerGive, takerGive, this.spreadSplit),
+      atMs: now,
+      status: "pending",
+      txHash: null,
+      settlementId: null,
+      revertReason: null,
+      updatedAtMs: now,
+    };
+    this.fills.push(fill);
+    this.unsettled.push(fill.id);
+    this.applyFillProgress(maker, fill, makerGive, now);
+    this.applyFillProgress(taker, fill, takerGive, now);
+    this.log.append("fill", now, {
+      fill_id: fill.id,
+      maker: maker.id,
+      taker: taker.id,
+      price_ticks: fill.priceTicks,
+      lots: f.lots,
+      base_raw: f.baseRaw,
+      quote_raw: f.quoteRaw,
+      spread,
+    });
+    if (maker.remainingLots === 0n) {
+      maker.inBook = false;
+      this.moveOrder(maker, "matched", now);
+    }
+    return {
+      quantity: formatUnits(f.lots, taker.market.quantityPrecision),
+      price: formatUnits(maker.priceTicks, taker.market.tickPrecision),
+      counterparty_order_id: maker.id,
+      ts: isoOf(now),
+    };
+  }
+
+  private applyFillProgress(o: OrderRecord, fill: FillRecord, give: bigint, now: number): void {
+    o.remainingLots -= fill.lots;
+    o.filledBaseRaw += fill.baseRaw;
+    o.filledQuoteRaw += fill.quoteRaw;
+    o.filledFromRaw += o.side === "ask" ? fill.baseRaw : fill.quoteRaw;
+    o.chainGivenRaw += give;
+    o.inflight += give;
+    o.fillIds.push(fill.id);
+    o.updatedAtMs = now;
+  }
+
+  /** Status change along the spec's table; leaving "pending" releases the unused reservation. */
+  private moveOrder(o: OrderRecord, to: OrderStatus, now: number): void {
+    if (!canTransition(o.status, to)) throw new Error(`illegal order transition ${o.status} → ${to} for ${o.id}`);
+    const from = o.status;
+    o.status = to;
+    o.updatedAtMs = now;
+    if (from === "pending") {
+      o.inBook = false;
+      const unused = o.reserved - o.inflight;
+      if (unused > 0n) {
+        this.ledger.release(o.owner, o.fromToken, unused);
+        o.reserved = o.inflight;
+      }
+    }
+    this.log.append("order_status", now, { order_id: o.id, from, to });
+  }
+
+  // ================================================================ cancels
+
+  private cooldownLeftSec(o: OrderRecord): number {
+    const left = o.createdAtMs + this.cancelCooldownSec * 1000 - this.clock.nowMs();
+    return left > 0 ? Math.ceil(left / 1000) : 0;
+  }
+
+  private ownedOrder(owner: string, orderId: unknown): OrderRecord {
+    if (typeof orderId !== "string") throw new ExchangeError("VALIDATION", 400, "order_id must be a string");
+    const o = this.orders.get(orderId.toLowerCase());
+    if (!o) throw notFound(`order ${orderId} not found`);
+    if (o.owner !== owner.toLowerCase()) throw new ExchangeError("FORBIDDEN", 403, "order belongs to another owner");
+    return o;
+  }
+
+  /** POST /orders/cancel (signature over CancelOrder verified by the caller). */
+  cancelOrder(p: { owner: string; orderId: unknown; uuidInt: unknown }): { status: "ok" } {
+    const o = this.ownedOrder(p.owner, p.orderId);
+    const uuidInt = parseUint256(p.uuidInt, "uuid_int");
+    if (uuidInt !== o.uuidInt) throw new ExchangeError("UUID_INT_MISMATCH", 400, "uuid_int is not the composite id of this order");
+    if (o.status !== "pending") throw new ExchangeError("CONFLICT", 409, `order is ${o.status}; only pending orders can be cancelled`);
+    const left = this.cooldownLeftSec(o);
+    if (left > 0) {
+      throw new ExchangeError("CANCEL_COOLDOWN", 429, `order is inside its cancel cooldown; retry in ${left} s`, { retry_after: left });
+    }
+    this.cancelNow(o, "user");
+    return { status: "ok" };
+  }
+
+  private cancelNow(o: OrderRecord, reason: string): void {
+    const now = this.clock.nowMs();
+    this.log.append("order_cancel", now, { order_id: o.id, reason });
+    this.moveOrder(o, "cancelled", now);
+  }
+
+  /** DELETE /orders/cancel-all. */
+  cancelAll(owner: string): CancelAllResult {
+    const out: CancelAllResult = { cancelled: [], failed: [], skipped_cooldown: [], total: 0 };
+    for (const o of this.ordersByOwner.get(owner.toLowerCase()) ?? []) {
+      if (o.status !== "pending") continue;
+      if (this.cooldownLeftSec(o) > 0) out.skipped_cooldown.push(o.id);
+      else {
+        this.cancelNow(o, "cancel_all");
+        out.cancelled.push(o.id);
+      }
+    }
+    out.total = out.cancelled.length;
+    return out;
+  }
+
+  // ================================================================ VL batches
+
+  /** POST /orders/vl/batch (every leg's signature verified by the caller). */
+  placeVlBatch(bodies: readonly OrderBody[]): VlBatchResult {
+    if (!Array.isArray(bodies)) throw new ExchangeError("VALIDATION", 400, "orders must be an array");
+    checkBatchSize(bodies.length, this.vlLimits);
+    const ctx = { registry: this.registry, nowSec: this.clock.nowSec(), executorId: this.executorIdValue };
+    const leg0Id = bodies[0]!.order_id;
+    const groupId = isUuid4(leg0Id) ? groupIdOf(leg0Id.toLowerCase()) : 0n;
+    const legs: ValidatedOrder[] = bodies.map((b, i) => {
+      // validateOrderFields checks uuid_int as a standalone id last; give it that
+      // encoding and check the real one against the VL leg rule right after.
+      const standalone = isUuid4(b.order_id) ? standaloneUuidInt(b.order_id.toLowerCase(), this.executorIdValue).toString() : b.uuid_int;
+      const v = validateOrderFields({ ...b, uuid_int: standalone }, ctx);
+      const uuidInt = parseUint256(b.uuid_int, "uuid_int");
+      checkVlLegUuidInt(v.orderId, uuidInt, this.executorIdValue, groupId, i);
+      return { ...v, uuidInt, message: { ...v.message, uuid: uuidInt } };
+    });
+    const owner = legs[0]!.owner;
+    const spent = legs[0]!.terms.fromToken;
+    legs.forEach((l, i) => {
+      if (l.owner !== owner) throw new ExchangeError("VALIDATION", 400, `orders[${i}].owner_address differs from leg 0`);
+      if (l.terms.fromToken !== spent) throw new ExchangeError("VALIDATION", 400, `orders[${i}] spends a different token than leg 0`);
+    });
+    checkDistinctMarkets(legs.map((l) => l.terms));
+    const ids = new Set<string>();
+    for (const l of legs) {
+      this.checkNewId(l.orderId);
+      if (ids.has(l.orderId)) throw new ExchangeError("CONFLICT", 409, `order_id ${l.orderId} appears twice in the batch`);
+      ids.add(l.orderId);
+    }
+
+    // Budget, in priority (array) order.
+    const maxBudget = this.ledger.available(owner, spent);
+    let left = maxBudget;
+    const amendments: VlBatchResult["amendments"] = [];
+    const cancelled: VlBatchResult["cancelled"] = [];
+    const sized: { v: ValidatedOrder; lots: bigint; need: bigint; dropped: boolean }[] = [];
+    for (const v of legs) {
+      const fullLots = toScale(v.amount, v.market.quantityPrecision);
+      const need = v.terms.fromAmount;
+      if (need <= left) {
+        sized.push({ v, lots: fullLots, need, dropped: false });
+        left -= need;
+        continue;
+      }
+      const ticks = toScale(v.price, v.market.tickPrecision);
+      const lots = maxLotsWithin(v.market, v.side, ticks, left);
+      if (lots > 0n && passesFloor(v.market, v.side, lots, v.price)) {
+        const clippedNeed = needForLots(v.market, v.side, lots, ticks);
+        sized.push({ v, lots, need: clippedNeed, dropped: false });
+        left -= clippedNeed;
+        amendments.push({
+          order_id: v.orderId,
+          original_amount: formatUnits(fullLots, v.market.quantityPrecision),
+          actual_amount: formatUnits(lots, v.market.quantityPrecision),
+          reason: "budget_clip",
+        });
+      } else {
+        sized.push({ v, lots: fullLots, need: 0n, dropped: true });
+        cancelled.push({ order_id: v.orderId, reason: "quota_exceeded" });
+      }
+    }
+    if (sized.every((s) => s.dropped)) throw this.equityError(owner, spent, legs[0]!.terms.fromAmount);
+
+    // Plan every leg before committing any (STP may still reject the batch):
+    // legs sit on distinct markets, so one leg's fills cannot change another's plan.
+    const vlId = legs[0]!.orderId;
+    const planned = sized.map((s, i) => ({ s, p: this.planOrder(s.v, signatureOf(bodies[i]!.signature), vlId, s.lots, s.need, !s.dropped) }));
+    const fills: VlBatchResult["fills"] = [];
+    let consumed = 0n;
+    for (const { s, p } of planned) {
+      // planOrder numbers every record as the next one; renumber in array order.
+      const record: OrderRecord = { ...p.record, seq: this.orderSeq + 1 };
+      if (s.dropped) {
+        this.commitOrder({ record, plan: [], expired: [] }, 0n);
+        this.cancelNow(record, "quota_exceeded");
+        continue;
+      }
+      consumed += s.need;
+      const trades = this.commitOrder({ record, plan: p.plan, expired: p.expired }, s.need);
+      if (trades.length > 0) fills.push({ order_id: record.id, trades, remaining: this.lotsText(record, record.remainingLots) });
+    }
+    const rec: VlBatchRecord = { id: vlId, owner, spentToken: spent, legIds: legs.map((l) => l.orderId), maxBudget, budgetConsumed: consumed };
+    this.vlBatches.set(vlId, rec);
+    const token = this.registry.token(spent)!;
+    this.log.append("vl_batch", this.clock.nowMs(), { vl_batch_id: vlId, owner, legs: [...rec.legIds], max_budget: maxBudget, consumed });
+    return {
+      order_ids: rec.legIds.slice(),
+      amendments,
+      cancelled,
+      fills,
+      vl_group: {
+        primary_id: vlId,
+        max_budget: formatRaw(maxBudget, token.decimals),
+        budget_consumed: formatRaw(consumed, token.decimals),
+        spent_token: token.symbol,
+      },
+    };
+  }
+
+  /** POST /orders/vl/cancel: every pending leg, or 429 (nothing changes) if any is in its cooldown. */
+  cancelVlBatch(p: { owner: string; vlBatchId: unknown }): { status: "ok" } {
+    if (typeof p.vlBatchId !== "string") throw new ExchangeError("VALIDATION", 400, "vl_batch_id must be a string");
+    const b = this.vlBatches.get(p.vlBatchId.toLowerCase());
+    if (!b) throw notFound(`VL batch ${p.vlBatchId} not found`);
+    if (b.owner !== p.owner.toLowerCase()) throw new ExchangeError("FORBIDDEN", 403, "VL batch belongs to another owner");
+    const open = b.legIds.map((id) => this.orders.get(id)!).filter((o) => o.status === "pending");
+    const wait = Math.max(0, ...open.map((o) => this.cooldownLeftSec(o)));
+    if (wait > 0) throw new ExchangeError("CANCEL_COOLDOWN", 429, `a leg is inside its cancel cooldown; retry in ${wait} s`, { retry_after: wait });
+    for (const o of open) this.cancelNow(o, "vl_cancel");
+    return { status: "ok" };
+  }
+
+  // ================================================================ settlement
+
+  /**
+   * One settlement step: broadcast every unsettled fill in batches, then apply
+   * every receipt that has reached the confirmation depth.
+   */
+  settle(): Promise<SettleReport> {
+    return this.serialised(async () => {
+      const broadcast = await this.broadcast();
+      const { confirmed, failed } = await this.applyReceipts();
+      return { broadcast, confirmed, failed };
+    });
+  }
+
+  /** Run settle() until nothing is in flight (mining blocks for the confirmation delay). */
+  async settleAll(maxRounds = 1000): Promise<void> {
+    for (let i = 0; i < maxRounds; i++) {
+      await this.settle();
+      if (this.unsettled.length === 0 && !this.settlements.some((s) => s.status === "pending")) return;
+      await this.chain.mine(1);
+    }
+    throw new Error("settleAll: settlement did not finish");
+  }
+
+  private serialised<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private orderMessage(o: OrderRecord): OrderMessage {
+    return {
+      user: o.owner as Address,
+      expiration: BigInt(o.expiration),
+      feeBps: BigInt(o.feeBps),
+      recipient: ZERO_ADDRESS,
+      fromToken: o.fromToken as Address,
+      toToken: o.toToken as Address,
+      fromAmount: o.fromAmount,
+      toAmount: o.toAmount,
+      initialDepositAmount: 0n,
+      uuid: o.uuidInt,
+    };
+  }
+
+  private faultsFor(nth: number, fills: readonly FillRecord[]): BatchFaults {
+    const reverts = new Map<number, string>();
+    let atomic = false;
+    const s = this.faults.revertSettlements?.find((r) => r.nth === nth);
+    if (s) {
+      if (s.mode === "batch") {
+        atomic = true;
+        reverts.set(0, s.reason);
+      } else fills.forEach((_, i) => reverts.set(i, s.reason));
+    }
+    fills.forEach((f, i) => {
+      const byId = this.faults.revertFills?.find((r) => r.fill === f.id);
+      if (byId && !reverts.has(i)) reverts.set(i, byId.reason);
+    });
+    const frac = this.faults.revertFraction;
+    if (frac) fills.forEach((_, i) => {
+      // Draw for every fill so the RNG stream does not depend on other faults.
+      const hit = this.rng.chance(frac.fraction);
+      if (hit && !reverts.has(i)) reverts.set(i, frac.reason);
+    });
+    return { atomic, reverts };
+  }
+
+  private async broadcast(): Promise<number> {
+    if (this.unsettled.length === 0) return 0;
+    const batches = planBatches(this.unsettled, this.settlementBatchSize);
+    let n = 0;
+    for (const ids of batches) {
+      const fills = ids.map((id) => this.fills[id - 1]!);
+      const nth = this.settlements.length + 1;
+      const rngBefore = this.rng.snapshot();
+      const bf = this.faultsFor(nth, fills);
+      const matches: ChainMatch[] = fills.map((f) => {
+        const maker = this.orders.get(f.makerOrderId)!;
+        const taker = this.orders.get(f.takerOrderId)!;
+        return {
+          maker: this.orderMessage(maker),
+          makerSignature: maker.signature ?? "0x",
+          taker: this.orderMessage(taker),
+          takerSignature: taker.signature ?? "0x",
+          makerAmount: f.makerGive,
+          takerAmount: f.takerGive,
+        };
+      });
+      let txHash: Hex;
+      try {
+        for (const [i, reason] of bf.reverts) await this.chain.setMatchFault(matches[i]!.maker, matches[i]!.taker, reason);
+        txHash = (await this.chain.submitBatch(matches, { atomic: bf.atomic })).txHash;
+      } catch (e) {
+        // Nothing was broadcast: leave the fills pending and the RNG where it was.
+        this.rng.restore(rngBefore);
+        throw e;
+      }
+      const now = this.clock.nowMs();
+      const batch: SettlementBatch = { id: nth, fillIds: ids, atomic: bf.atomic, txHash, status: "pending", minedBlock: null };
+      this.settlements.push(batch);
+      if (bf.reverts.size > 0) this.faultedPairs.set(nth, [...bf.reverts.keys()].map((i) => ids[i]!));
+      for (const f of fills) {
+        this.moveFill(f, "confirming", now);
+        f.txHash = txHash;
+        f.settlementId = nth;
+      }
+      this.unsettled = this.unsettled.slice(ids.length);
+      this.log.append("settlement_broadcast", now, { settlement_id: nth, tx_hash: txHash, fills: ids, atomic: bf.atomic });
+      n++;
+    }
+    return n;
+  }
+
+  private async applyReceipts(): Promise<{ confirmed: number; failed: number }> {
+    let confirmed = 0;
+    let failed = 0;
+    const delay = BigInt(this.faults.confirmationDelayBlocks ?? 0);
+    const head = await this.chain.blockNumber();
+    for (const batch of this.settlements) {
+      if (batch.status !== "pending") continue;
+      const r = await this.chain.getReceipt(batch.txHash as Hex);
+      if (r === null || head - r.blockNumber < delay) continue;
+      const now = this.clock.nowMs();
+      batch.minedBlock = r.blockNumber;
+      const fills = batch.fillIds.map((id) => this.fills[id - 1]!);
+      if (r.status === "reverted") {
+        batch.status = "failed";
+        failed++;
+        for (const f of fills) this.finishFill(f, "failed", r.revertReason ?? "TRANSACTION_REVERTED", now);
+      } else {
+        batch.status = "confirmed";
+        confirmed++;
+        const reasons = new Map(r.failures.map((x) => [x.index, x.reason]));
+        fills.forEach((f, i) => {
+          const reason = reasons.get(i);
+          if (reason === undefined) this.finishFill(f, "settled", null, now);
+          else this.finishFill(f, "reverted", reason, now);
+        });
+      }
+      this.log.append("settlement_receipt", now, {
+        settlement_id: batch.id,
+        status: batch.status,
+        block: r.blockNumber,
+        failed_mask: r.failedMask,
+        reason: r.revertReason,
+      });
+      const faulted = this.faultedPairs.get(batch.id);
+      if (faulted) {
+        this.faultedPairs.delete(batch.id);
+        for (const id of faulted) {
+          const f = this.fills[id - 1]!;
+          await this.chain.clearMatchFault(this.orderMessage(this.orders.get(f.makerOrderId)!), this.orderMessage(this.orders.get(f.takerOrderId)!));
+        }
+      }
+    }
+    return { confirmed, failed };
+  }
+
+  private moveFill(f: FillRecord, to: FillStatus, now: number): void {
+    const from = f.status;
+    if (from === to) return;
+    if (!isFinalFill(from) && (to === "confirming" ? from === "pending" : true)) {
+      f.status = to;
+      f.updatedAtMs = now;
+      this.log.append("fill_status", now, { fill_id: f.id, from, to });
+      return;
+    }
+    throw new Error(`illegal fill transition ${from} → ${to}`);
+  }
+
+  /** Apply a final fill outcome to both orders and the ledger. */
+  private finishFill(f: FillRecord, outcome: "settled" | "reverted" | "failed", reason: string | null, now: number): void {
+    this.moveFill(f, outcome, now);
+    f.revertReason = reason;
+    const maker = this.orders.get(f.makerOrderId)!;
+    const taker = this.orders.get(f.takerOrderId)!;
+    const mv = f.moves;
+    if (outcome === "settled") {
+      this.settleSide(maker, f.makerGive, 0n, mv.makerCredit);
+      this.settleSide(taker, f.takerGive, mv.takerRefund, mv.takerCredit);
+      if (mv.makerFee + mv.protocolSpread > 0n) this.ledger.credit(this.protocolOwner, maker.toToken, mv.makerFee + mv.protocolSpread);
+      if (mv.takerFee > 0n) this.ledger.credit(this.protocolOwner, maker.fromToken, mv.takerFee);
+    } else {
+      const code = errorCodeForRevert(reason);
+      this.unwindSide(maker, f, f.makerGive, reason, code, now);
+      this.unwindSide(taker, f, f.takerGive, reason, code, now);
+    }
+    for (const o of [maker, taker]) {
+      o.updatedAtMs = now;
+      if (o.status === "matched" && o.fillIds.every((id) => isFinalFill(this.fills[id - 1]!.status))) this.moveOrder(o, "settled", now);
+    }
+  }
+
+  private settleSide(o: OrderRecord, give: bigint, refund: bigint, credit: bigint): void {
+    this.ledger.burnFrozen(o.owner, o.fromToken, give);
+    if (refund > 0n) this.ledger.credit(o.owner, o.fromToken, refund);
+    if (credit > 0n) this.ledger.credit(o.owner, o.toToken, credit);
+    o.reserved -= give;
+    o.inflight -= give;
+  }
+
+  /**
+   * A reverted or failed fill is undone for the order. A pending order (the spec
+   * has no pending → failed move) gets the quantity back — the contract never
+   * counted it — keeps its reservation and shows the error; any other order
+   * releases the fill's funds, and a matched one moves to failed.
+   */
+  private unwindSide(o: OrderRecord, f: FillRecord, give: bigint, reason: string | null, code: ErrorCode, now: number): void {
+    o.inflight -= give;
+    o.chainGivenRaw -= give;
+    o.filledBaseRaw -= f.baseRaw;
+    o.filledQuoteRaw -= f.quoteRaw;
+    o.filledFromRaw -= o.side === "ask" ? f.baseRaw : f.quoteRaw;
+    o.error = reason;
+    o.errorCode = code;
+    if (o.status === "pending") {
+      o.remainingLots += f.lots;
+    } else {
+      o.reserved -= give;
+      this.ledger.release(o.owner, o.fromToken, give);
+      if (o.status === "matched") this.moveOrder(o, "failed", now);
+    }
+  }
+
+  // ================================================================ queries
+
+  private lotsText(o: OrderRecord, lots: bigint): string {
+    return formatUnits(lots, o.market.quantityPrecision);
+  }
+
+  private record(orderId: string): OrderRecord {
+    const o = typeof orderId === "string" ? this.orders.get(orderId.toLowerCase()) : undefined;
+    if (!o) throw notFound(`order ${orderId} not found`);
+    return o;
+  }
+
+  private fillsOf(o: OrderRecord): FillRecord[] {
+    return o.fillIds.map((id) => this.fills[id - 1]!);
+  }
+
+  /** GET /orders/{order_id}. 404 when unknown. */
+  getOrder(orderId: string): OrderWire {
+    const o = this.record(orderId);
+    return orderView(o, this.fillsOf(o), this.settlements, this.registry);
+  }
+
+  /** Every order of an owner in placement order (GET /orders filters, sorts and pages over this). */
+  listOrders(owner: string): OrderWire[] {
+    return (this.ordersByOwner.get(owner.toLowerCase()) ?? []).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry));
+  }
+
+  /** GET /fills/{order_id}: fills of one order, from that order's perspective, in execution order. */
+  fillsOfOrder(orderId: string): FillWire[] {
+    const o = this.record(orderId);
+    return this.fillsOf(o).map((f) => fillView(f, o, this.registry));
+  }
+
+  /**
+   * GET /fills?owner_address: every fill touching the owner, from the owner's
+   * order's perspective (both sides when the owner was on both), with the
+   * order's status for the order_status filter.
+   */
+  fillsOfOwner(owner: string): (FillWire & { order_id: string; order_status: OrderStatus })[] {
+    const ow = owner.toLowerCase();
+    const out: (FillWire & { order_id: string; order_status: OrderStatus })[] = [];
+    for (const f of this.fills) {
+      for (const id of [f.makerOrderId, f.takerOrderId]) {
+        const o = this.orders.get(id)!;
+        if (o.owner === ow) out.push({ ...fillView(f, o, this.registry), order_id: o.id, order_status: o.status });
+      }
+    }
+    return out;
+  }
+
+  /** GET /balances: wallet from the chain port, vault from the ledger. */
+  async balances(owner: string, includeZero = false): Promise<BalancesWire> {
+    const ow = owner.toLowerCase();
+    const rows: BalanceRow[] = [];
+    let walletOk = true;
+    for (const t of this.registry.tokens()) {
+      let wallet = 0n;
+      try {
+        wallet = await this.chain.walletBalance(ow as Address, t.address);
+      } catch {
+        walletOk = false;
+      }
+      const acc = this.ledger.peek(ow, t.address);
+      const vaultTotal = acc.available + acc.frozen;
+      const total = wallet + vaultTotal;
+      if (!includeZero && total === 0n) continue;
+      rows.push({
+        token: t.address,
+        symbol: t.symbol,
+        decimals: t.decimals,
+        wallet_balance: wallet.toString(),
+        vault_available: acc.available.toString(),
+        vault_frozen: acc.frozen.toString(),
+        vault_total: vaultTotal.toString(),
+        total: total.toString(),
+      });
+    }
+    return { owner_address: ow, balances: rows, updated_at: this.clock.iso(), wallet_balance_available: walletOk };
+  }
+
+  /** Raw records, read-only by convention (tests, invariants, the control API). */
+  orderRecord(orderId: string): Readonly<OrderRecord> {
+    return this.record(orderId);
+  }
+
+  fillRecords(): readonly Readonly<FillRecord>[] {
+    return this.fills;
+  }
+
+  settlementBatches(): readonly Readonly<SettlementBatch>[] {
+    return this.settlements;
+  }
+
+  vlBatch(id: string): VlBatchRecord | undefined {
+    return this.vlBatches.get(id.toLowerCase());
+  }
+
+  /** Live orders of a market side, best first (depth view). */
+  depth(symbol: string, side: "bid" | "ask"): { price: string; quantity: string; orders: number }[] {
+    const m = this.registry.marketBySymbol(symbol);
+    const book = this.books.get(symbol);
+    if (!m || !book) throw notFound(`market ${symbol} not found`);
+    return book.restingSide(side).depth().map((l) => ({
+      price: formatUnits(l.ticks, m.tickPrecision),
+      quantity: formatUnits(l.orders.reduce((s, o) => s + o.remainingLots, 0n), m.quantityPrecision),
+      orders: l.orders.length,
+    }));
+  }
+
+  eventHash(): string {
+    return this.log.hash();
+  }
+
+  // ================================================================ snapshots
+
+  /** Whole-engine snapshot: copies of mutable records, shared immutable events. */
+  snapshot(): EngineSnapshot {
+    return {
+      clock: this.clock.snapshot(),
+      rng: this.rng.snapshot(),
+      log: this.log.snapshot(),
+      ledger: this.ledger.snapshot(),
+      orders: [...this.orders.values()].map(cloneOrder),
+      fills: this.fills.map(cloneFill),
+      vl: [...this.vlBatches.values()],
+      settlements: this.settlements.map((s) => ({ ...s })),
+      unsettled: this.unsettled.slice(),
+      orderSeq: this.orderSeq,
+      depositCursor: this.depositCursor,
+      executorId: this.executorIdValue,
+      faults: this.faults,
+      faultedPairs: [...this.faultedPairs],
+    };
+  }
+
+  /** Restore a snapshot; books are rebuilt from the resting orders in time priority. */
+  restore(s: EngineSnapshot): void {
+    this.clock.restore(s.clock);
+    this.rng.restore(s.rng);
+    this.log.restore(s.log);
+    this.ledger.restore(s.ledger);
+    this.orders = new Map();
+    this.ordersByOwner = new Map();
+    for (const m of this.registry.markets()) this.books.set(m.symbol, new MarketBook());
+    const copies = s.orders.map(cloneOrder).sort((a, b) => a.seq - b.seq);
+    for (const o of copies) {
+      this.orders.set(o.id, o);
+      let list = this.ordersByOwner.get(o.owner);
+      if (list === undefined) {
+        list = [];
+        this.ordersByOwner.set(o.owner, list);
+      }
+      list.push(o);
+      if (o.inBook) this.books.get(o.market.symbol)!.restingSide(o.side).add(o);
+    }
+    this.fills = s.fills.map(cloneFill);
+    this.vlBatches = new Map(s.vl.map((b) => [b.id, b]));
+    this.settlements = s.settlements.map((b) => ({ ...b }));
+    this.unsettled = s.unsettled.slice();
+    this.orderSeq = s.orderSeq;
+    this.depositCursor = s.depositCursor;
+    this.executorIdValue = s.executorId;
+    this.faults = s.faults;
+    this.faultedPairs = new Map(s.faultedPairs.map(([k, v]) => [k, v.slice()]));
+  }
+}
+
+function signatureOf(sig: unknown): Hex | null {
+  return typeof sig === "string" && /^0x[0-9a-fA-F]*$/.test(sig) ? (sig as Hex) : null;
+}
+
+export type { OrderWire, FillWire } from "./views.ts";
+export type { EventValue };

@@ -1,0 +1,75 @@
+// The order record the engine keeps, and the spec's order status machine.
+import type { ErrorCode } from "./errors.ts";
+import type { Hex } from "./typed-data.ts";
+import type { MarketInfo } from "./registry.ts";
+import type { Side } from "./order-terms.ts";
+
+export type OrderStatus = "pending" | "matched" | "settled" | "failed" | "cancelled";
+
+/**
+ * The only moves the spec's Order status table allows. A partial fill keeps an
+ * order pending (no transition); nothing ever goes back to pending.
+ */
+const ALLOWED: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  pending: ["matched", "cancelled"],
+  matched: ["settled", "failed"],
+  settled: [],
+  failed: [],
+  cancelled: [],
+};
+
+export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
+  return ALLOWED[from].includes(to);
+}
+
+export interface OrderRecord {
+  readonly id: string;
+  readonly owner: string;
+  /** Placement sequence: time priority inside a price level, and list order. */
+  readonly seq: number;
+  readonly market: MarketInfo;
+  readonly side: Side;
+  /** Price in ticks (price × 10^tick_precision) and size in lots (amount × 10^quantity_precision). */
+  readonly priceTicks: bigint;
+  /** The working size; below the signed size when a VL budget clipped the leg. */
+  amountLots: bigint;
+  remainingLots: bigint;
+  readonly fromToken: string;
+  readonly toToken: string;
+  /** Signed raw amounts: the contract caps the sum of from-token given at fromAmount. */
+  readonly fromAmount: bigint;
+  readonly toAmount: bigint;
+  readonly uuidInt: bigint;
+  readonly expiration: number;
+  readonly feeBps: number;
+  readonly signature: Hex | null;
+  readonly vlBatchId: string | null;
+  status: OrderStatus;
+  readonly createdAtMs: number;
+  updatedAtMs: number;
+  /** Progress at execution prices over fills that have not reverted or failed. */
+  filledBaseRaw: bigint;
+  filledQuoteRaw: bigint;
+  /** From-token given at execution price (owner-visible filled_amount). */
+  filledFromRaw: bigint;
+  /** From-token the contract counts as filled (incl. any positive spread), live fills only. */
+  chainGivenRaw: bigint;
+  /** Frozen in the ledger on behalf of this order. */
+  reserved: bigint;
+  /** From-token of this order's fills that are not final yet (part of reserved). */
+  inflight: bigint;
+  readonly fillIds: number[];
+  error: string | null;
+  errorCode: ErrorCode | null;
+  /** True while the order sits in its market's book (resting, matchable). */
+  inBook: boolean;
+}
+
+export function isOpen(o: OrderRecord): boolean {
+  return o.status === "pending";
+}
+
+/** Independent copy for snapshots (fillIds is the only nested mutable part). */
+export function cloneOrder(o: OrderRecord): OrderRecord {
+  return { ...o, fillIds: o.fillIds.slice() };
+}

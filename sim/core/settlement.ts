@@ -1,0 +1,70 @@
+// Settlement vocabulary and planning: how fills are grouped into on-chain
+// batches, which revert names may be shown, and which typed error_code a
+// failure surfaces as.
+import type { ErrorCode } from "./errors.ts";
+
+/**
+ * Revert names the service may show in failure_reason / latest_failed_fill_failure_reason.
+ * They are the Exchange's and Vault's own revert strings for per-match failures;
+ * anything else (custom chaos reasons, panics, infrastructure errors) is shown as null.
+ */
+export const FAILURE_REASON_ALLOWLIST: readonly string[] = [
+  "ORDER_EXPIRED",
+  "OVERFILL",
+  "BAD_SIGNATURE",
+  "INSUFFICIENT_VAULT_BALANCE",
+  "PRICE_MISMATCH",
+  "TOKEN_NOT_WHITELISTED",
+  "TOKEN_MISMATCH",
+  "ZERO_AMOUNT",
+  "ZERO_ORDER_AMOUNT",
+  "EXPIRATION_TOO_FAR",
+  "FEE_TOO_HIGH",
+  "SAME_TOKEN",
+  "SAME_ORDER",
+  "ALLOWANCE_INSUFFICIENT",
+  "INSUFFICIENT_WALLET_BALANCE",
+  "PAUSED",
+];
+
+const ALLOWED = new Set(FAILURE_REASON_ALLOWLIST);
+
+export function publicFailureReason(reason: string | null): string | null {
+  return reason !== null && ALLOWED.has(reason) ? reason : null;
+}
+
+/** Revert names with a typed meaning in the spec's vocabulary; everything else is TRANSIENT. */
+const CODE_OF_REASON: Readonly<Record<string, ErrorCode>> = {
+  INSUFFICIENT_VAULT_BALANCE: "INSUFFICIENT_EQUITY",
+  ORDER_EXPIRED: "INTENT_DEADLINE_EXPIRED",
+  ALLOWANCE_INSUFFICIENT: "ALLOWANCE_INSUFFICIENT",
+  TOKEN_NOT_WHITELISTED: "PAIR_INACTIVE",
+};
+
+export function errorCodeForRevert(reason: string | null): ErrorCode {
+  return (reason !== null && CODE_OF_REASON[reason]) || "TRANSIENT_SETTLEMENT_FAILURE";
+}
+
+/**
+ * A settlement transaction. Status values (settlement_summary.latest_parent_status):
+ * "pending" (broadcast, not confirmed), "confirmed" (mined with enough
+ * confirmations, some legs may have reverted), "failed" (the transaction reverted).
+ */
+export type SettlementStatus = "pending" | "confirmed" | "failed";
+
+export interface SettlementBatch {
+  readonly id: number;
+  readonly fillIds: readonly number[];
+  readonly atomic: boolean;
+  txHash: string | null;
+  status: SettlementStatus;
+  minedBlock: bigint | null;
+}
+
+/** Split fill ids (already in execution order) into batches of at most `cap`. */
+export function planBatches(fillIds: readonly number[], cap: number): number[][] {
+  if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`batch cap must be >= 1, got ${cap}`);
+  const out: number[][] = [];
+  for (let i = 0; i < fillIds.length; i += cap) out.push(fillIds.slice(i, i + cap));
+  return out;
+}

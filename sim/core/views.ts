@@ -1,0 +1,238 @@
+// Wire shapes of the spec's Order and Fill resources, built from engine records.
+// Economics are owner-perspective:
+//  - gross_debits / gross_credits: what the owner gave and got at execution
+//    prices over fills that have not reverted or failed (filled_amount and
+//    filled_* report the same totals);
+//  - balance_debits / balance_credits: actual vault movements of SETTLED fills
+//    (net of the spread refund on the debit side, net of fees and incl. the
+//    spread share on the credit side) — what a balance display should use;
+//  - fees_paid: explicit fees of settled fills (type "fee"), never to be
+//    subtracted again from balance_*.
+// With a positive spread the taker's balance debit exceeds filled_amount.
+import { formatRaw, formatUnits } from "./amounts.ts";
+import { isoOf } from "./clock.ts";
+import type { ErrorCode } from "./errors.ts";
+import { line, type EconomicsLine, type FeeLine, type TokenRef } from "./economics.ts";
+import type { FillRecord, FillStatus } from "./fills.ts";
+import type { OrderRecord, OrderStatus } from "./orders.ts";
+import type { Registry } from "./registry.ts";
+import { publicFailureReason, type SettlementBatch } from "./settlement.ts";
+
+export interface SettlementSummary {
+  status: string;
+  total_fill_count: number;
+  pending_fill_count: number;
+  settled_fill_count: number;
+  failed_fill_count: number;
+  reverted_fill_count: number;
+  latest_settlement_id: number | null;
+  latest_tx_hash: string | null;
+  latest_parent_status: string | null;
+  latest_fill_settlement_status: string | null;
+  latest_failed_fill_failure_reason: string | null;
+}
+
+export interface OrderEconomics {
+  perspective_order_id: string;
+  gross_debits: EconomicsLine[];
+  gross_credits: EconomicsLine[];
+  balance_debits: EconomicsLine[];
+  balance_credits: EconomicsLine[];
+  fees_paid: FeeLine[];
+}
+
+export interface FillEconomics {
+  perspective_order_id: string;
+  gross_debits: EconomicsLine[];
+  gross_credits: EconomicsLine[];
+  fees_paid: FeeLine[];
+}
+
+export interface OrderWire {
+  trade_id: string;
+  owner_address: string;
+  status: OrderStatus;
+  order_type: "limit";
+  symbol: string;
+  base_symbol: string;
+  quote_symbol: string;
+  side: "bid" | "ask";
+  base_token: string;
+  quote_token: string;
+  price: string;
+  amount: string;
+  remaining_amount: string;
+  filled_base_amount: string;
+  filled_quote_amount: string;
+  notional: string;
+  remaining_notional: string;
+  from_token: string;
+  to_token: string;
+  from_amount: string;
+  to_amount: string;
+  filled_amount: string;
+  created_at: string;
+  updated_at: string;
+  expiration: string;
+  error: string | null;
+  error_code: ErrorCode | null;
+  uuid_int: string;
+  vl_batch_id: string | null;
+  settlement_summary: SettlementSummary;
+  settlement_economics: OrderEconomics;
+}
+
+export interface FillWire {
+  maker_order_id: string;
+  taker_order_id: string;
+  quantity: string;
+  price: string;
+  settlement_status: FillStatus;
+  tx_hash: string | null;
+  timestamp: string;
+  failure_reason: string | null;
+  settlement_economics: FillEconomics;
+}
+
+function tokenRef(registry: Registry, address: string): TokenRef {
+  const t = registry.token(address);
+  if (!t) throw new Error(`token ${address} missing from the registry`);
+  return { symbol: t.symbol, address: t.address, decimals: t.decimals };
+}
+
+const isLive = (f: FillRecord) => f.status !== "reverted" && f.status !== "failed";
+
+function summary(fills: readonly FillRecord[], settlements: readonly SettlementBatch[]): SettlementSummary {
+  let pending = 0;
+  let settled = 0;
+  let failed = 0;
+  let reverted = 0;
+  let latestSettlement: number | null = null;
+  let latestFailed: FillRecord | null = null;
+  for (const f of fills) {
+    if (f.status === "settled") settled++;
+    else if (f.status === "failed") failed++;
+    else if (f.status === "reverted") reverted++;
+    else pending++;
+    if (f.settlementId !== null && (latestSettlement === null || f.settlementId > latestSettlement)) latestSettlement = f.settlementId;
+    if ((f.status === "failed" || f.status === "reverted") && (latestFailed === null || f.updatedAtMs >= latestFailed.updatedAtMs)) latestFailed = f;
+  }
+  const batch = latestSettlement === null ? undefined : settlements[latestSettlement - 1];
+  const last = fills[fills.length - 1];
+  const status = pending > 0 || fills.length === 0 ? "pending" : failed + reverted > 0 ? "failed" : "settled";
+  return {
+    status,
+    total_fill_count: fills.length,
+    pending_fill_count: pending,
+    settled_fill_count: settled,
+    failed_fill_count: failed,
+    reverted_fill_count: reverted,
+    latest_settlement_id: latestSettlement,
+    latest_tx_hash: batch?.txHash ?? null,
+    latest_parent_status: batch?.status ?? null,
+    latest_fill_settlement_status: last?.status ?? null,
+    latest_failed_fill_failure_reason: latestFailed ? publicFailureReason(latestFailed.revertReason) : null,
+  };
+}
+
+/** This order's side of a fill: what it gave and got, gross and net. */
+function sideOf(o: OrderRecord, f: FillRecord) {
+  const isMaker = f.makerOrderId === o.id;
+  const mv = f.moves;
+  return {
+    grossGive: o.side === "ask" ? f.baseRaw : f.quoteRaw,
+    grossGet: o.side === "ask" ? f.quoteRaw : f.baseRaw,
+    debit: isMaker ? mv.makerDebit : mv.takerDebit,
+    credit: isMaker ? mv.makerCredit : mv.takerCredit,
+    fee: isMaker ? mv.makerFee : mv.takerFee,
+  };
+}
+
+function feeLines(t: TokenRef, raw: bigint): FeeLine[] {
+  return line(t, raw, formatRaw).map((l) => ({ ...l, type: "fee" }));
+}
+
+export function orderView(o: OrderRecord, fills: readonly FillRecord[], settlements: readonly SettlementBatch[], registry: Registry): OrderWire {
+  const m = o.market;
+  const from = tokenRef(registry, o.fromToken);
+  const to = tokenRef(registry, o.toToken);
+  let debits = 0n;
+  let credits = 0n;
+  let fees = 0n;
+  for (const f of fills) {
+    if (f.status !== "settled") continue;
+    const s = sideOf(o, f);
+    debits += s.debit;
+    credits += s.credit;
+    fees += s.fee;
+  }
+  const grossGet = o.side === "ask" ? o.filledQuoteRaw : o.filledBaseRaw;
+  const remainingLots = o.status === "pending" || o.status === "cancelled" ? o.remainingLots : 0n;
+  const priceScale = m.tickPrecision;
+  const qtyScale = m.quantityPrecision;
+  return {
+    trade_id: o.id,
+    owner_address: o.owner,
+    status: o.status,
+    order_type: "limit",
+    symbol: m.symbol,
+    base_symbol: m.baseSymbol,
+    quote_symbol: m.quoteSymbol,
+    side: o.side,
+    base_token: m.base,
+    quote_token: m.quote,
+    price: formatUnits(o.priceTicks, priceScale),
+    amount: formatUnits(o.amountLots, qtyScale),
+    remaining_amount: formatUnits(remainingLots, qtyScale),
+    filled_base_amount: formatRaw(o.filledBaseRaw, m.baseDecimals),
+    filled_quote_amount: formatRaw(o.filledQuoteRaw, m.quoteDecimals),
+    notional: formatUnits(o.amountLots * o.priceTicks, qtyScale + priceScale),
+    remaining_notional: formatUnits(remainingLots * o.priceTicks, qtyScale + priceScale),
+    from_token: o.fromToken,
+    to_token: o.toToken,
+    from_amount: o.fromAmount.toString(),
+    to_amount: o.toAmount.toString(),
+    filled_amount: o.filledFromRaw.toString(),
+    created_at: isoOf(o.createdAtMs),
+    updated_at: isoOf(o.updatedAtMs),
+    expiration: String(o.expiration),
+    error: o.error,
+    error_code: o.errorCode,
+    uuid_int: o.uuidInt.toString(),
+    vl_batch_id: o.vlBatchId,
+    settlement_summary: summary(fills, settlements),
+    settlement_economics: {
+      perspective_order_id: o.id,
+      gross_debits: line(from, o.filledFromRaw, formatRaw),
+      gross_credits: line(to, grossGet, formatRaw),
+      balance_debits: line(from, debits, formatRaw),
+      balance_credits: line(to, credits, formatRaw),
+      fees_paid: feeLines(to, fees),
+    },
+  };
+}
+
+/** A fill row from the perspective of `o` (one of its two orders). */
+export function fillView(f: FillRecord, o: OrderRecord, registry: Registry): FillWire {
+  const m = o.market;
+  const s = sideOf(o, f);
+  const from = tokenRef(registry, o.fromToken);
+  const to = tokenRef(registry, o.toToken);
+  const live = isLive(f);
+  return {
+    maker_order_id: f.makerOrderId,
+    taker_order_id: f.takerOrderId,
+    quantity: formatUnits(f.lots, m.quantityPrecision),
+    price: formatUnits(f.priceTicks, m.tickPrecision),
+    settlement_status: f.status,
+    tx_hash: f.txHash,
+    timestamp: isoOf(f.atMs),
+    failure_reason: publicFailureReason(f.revertReason),
+    settlement_economics: {
+      perspective_order_id: o.id,
+      gross_debits: live ? line(from, s.grossGive, formatRaw) : [],
+      gross_credits: live ? line(to, s.grossGet, formatRaw) : [],
+      fees_paid: f.status === "settled" ? feeLines(to, s.fee) : [],
+    },
+  };
+}
