@@ -1,0 +1,34 @@
+// The /api/v1 express application. It holds no business rule: routers validate,
+// authenticate, call sim/core and shape answers; errors are shaped in errors.ts.
+
+import express, { type Application, Router } from "express";
+import type { HttpContext } from "./context.ts";
+import { errorHandler, notFoundHandler } from "./errors.ts";
+import { marketsRouter } from "./routes/markets.ts";
+import { systemRouter } from "./routes/system.ts";
+import { tokensRouter } from "./routes/tokens.ts";
+
+export type { HttpContext } from "./context.ts";
+
+export const API_PREFIX = "/api/v1";
+
+export function createApp(ctx: HttpContext): Application {
+  const app = express();
+  // Nothing about the server implementation leaks, and no caching validators the
+  // live service does not send.
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("query parser", "simple");
+
+  const v1 = Router();
+  v1.use(systemRouter(ctx));
+  if (ctx.registry) {
+    v1.use(tokensRouter(ctx.registry));
+    v1.use(marketsRouter(ctx.registry));
+  }
+  app.use(API_PREFIX, v1);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(ctx.logger));
+  return app;
+}

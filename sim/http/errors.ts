@@ -1,0 +1,191 @@
+// The one place where errors become HTTP responses. Routes and the engine throw
+// ExchangeError; this module picks the envelope the spec gives for the route, turns
+// body-parser failures into 4xx, and hides every unexpected exception behind the
+// spec's 503 (logged, never leaking a stack).
+
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
+import { ExchangeError, isExchangeError } from "../core/errors.ts";
+
+/**
+ * Error body shapes of the spec:
+ * - plain:     {"detail": "..."}                                   (everything not listed below)
+ * - typed:     {"detail": {"detail": "...", "error_code": "..."}}  (POST /orders, every 4xx)
+ * - preview:   {"ok": false, "error_code": "...", "detail": "..."} (POST /orders/preview)
+ * - swapQuote: {"detail": {"code": "AMOUNT_BELOW_MIN", "detail", min_amount_raw, min_amount}}
+ *              for the floor; plain otherwise                     (POST /swap/quote)
+ */
+export type EnvelopeStyle = "plain" | "typed" | "preview" | "swapQuote";
+
+/**
+ * Envelope per route (method + path under /api/v1). Kept here, next to the mapping,
+ * so the whole error contract reads in one file. Routes not listed are plain.
+ * - POST /orders/vl/batch: "each sibling has the same semantics as POST /orders",
+ *   so its rejections use the same typed envelope.
+ * - POST /swap: the spec names typed codes for it (QUOTE_STALE with error_code, and
+ *   a typed subset) but does not show the wire shape; the POST /orders envelope is
+ *   the one shape the service is known to use for error_code, so we use it.
+ */
+export const ROUTE_ENVELOPES: Readonly<Record<string, EnvelopeStyle>> = {
+  "POST /orders": "typed",
+  "POST /orders/vl/batch": "typed",
+  "POST /swap": "typed",
+  "POST /orders/preview": "preview",
+  "POST /swap/quote": "swapQuote",
+};
+
+export const SERVICE_UNAVAILABLE_DETAIL = "Service temporarily unavailable; please retry";
+export const RATE_LIMIT_DETAIL = "Rate limit exceeded";
+export const NOT_FOUND_DETAIL = "Not Found";
+export const METHOD_NOT_ALLOWED_DETAIL = "Method Not Allowed";
+
+export interface ErrorResponse {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** Keys an envelope owns; ExchangeError.extra may not overwrite them. */
+const RESERVED = new Set(["detail", "error_code", "code", "ok"]);
+
+function extras(err: ExchangeError): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(err.extra)) if (!RESERVED.has(k)) out[k] = v;
+  return out;
+}
+
+function unavailable(): ErrorResponse {
+  return { status: 503, body: { detail: SERVICE_UNAVAILABLE_DETAIL }, headers: { "Retry-After": "1" } };
+}
+
+/** The response for an ExchangeError on a route using `style`. */
+export function errorResponse(err: ExchangeError, style: EnvelopeStyle = "plain"): ErrorResponse {
+  // 5xx never discloses its cause, whatever the route.
+  if (err.status >= 500) return unavailable();
+  // The rate limiter answers before any route logic, with its own fixed plain body
+  // (FACTS: plain rate limit 429 {"detail": "Rate limit exceeded"}).
+  if (err.code === "RATE_LIMITED") {
+    // Retry-After (whole seconds) when the limiter knows when the window frees up.
+    const ms = err.extra["retry_after_ms"];
+    const headers: Record<string, string> = typeof ms === "number" ? { "Retry-After": String(Math.max(1, Math.ceil(ms / 1000))) } : {};
+    return { status: 429, body: { detail: RATE_LIMIT_DETAIL }, headers };
+  }
+  // The cancel cooldown is typed on every cancel route (FACTS), though cancels are otherwise plain.
+  if (err.code === "CANCEL_COOLDOWN") {
+    return { status: err.status, body: { detail: { detail: err.detail, error_code: "CANCEL_COOLDOWN" } }, headers: {} };
+  }
+  switch (style) {
+    case "typed": {
+      // The floor rejection is documented on POST /orders as detail.code, and the
+      // typed envelope as detail.error_code: carry both so either reading works.
+      const code = err.code === "AMOUNT_BELOW_MIN" ? { code: err.code } : {};
+      return { status: err.status, body: { detail: { detail: err.detail, error_code: err.code, ...code, ...extras(err) } }, headers: {} };
+    }
+    case "preview":
+      // "Failures return a body with error_code and detail" at the top level; the
+      // success body leads with ok: true, so a failure says ok: false as well.
+      return { status: err.status, body: { ok: false, error_code: err.code, detail: err.detail, ...extras(err) }, headers: {} };
+    case "swapQuote":
+      if (err.code === "AMOUNT_BELOW_MIN") {
+        return { status: err.status, body: { detail: { code: err.code, detail: err.detail, ...extras(err) } }, headers: {} };
+      }
+      return { status: err.status, body: { detail: err.detail }, headers: {} };
+    case "plain":
+      return { status: err.status, body: { detail: err.detail }, headers: {} };
+  }
+}
+
+/** Shape of the errors body-parser (express.json) raises. */
+interface BodyParserError {
+  type: string;
+  status: number;
+}
+
+function isBodyParserError(e: unknown): e is BodyParserError {
+  return typeof e === "object" && e !== null && typeof (e as BodyParserError).type === "string" && typeof (e as BodyParserError).status === "number";
+}
+
+/**
+ * Request-level failures as ExchangeErrors, so they get the route's envelope.
+ * Malformed JSON is 422: the live service is FastAPI-shaped ({"detail"} bodies,
+ * 422 for validation), and FastAPI answers an unparseable body with 422; it is a
+ * client error either way, never a 500. Returns null for anything unexpected.
+ */
+export function requestError(e: unknown): ExchangeError | null {
+  if (isExchangeError(e)) return e;
+  if (!isBodyParserError(e)) return null;
+  switch (e.type) {
+    case "entity.parse.failed":
+      return new ExchangeError("VALIDATION", 422, "Request body is not valid JSON");
+    case "entity.too.large":
+      return new ExchangeError("VALIDATION", 413, "Request body too large");
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new ExchangeError("VALIDATION", 415, "Unsupported request body encoding");
+    default:
+      // Aborted or truncated uploads and the like: the client's fault, a 4xx.
+      return e.status >= 400 && e.status < 500 ? new ExchangeError("VALIDATION", e.status, "Malformed request body") : null;
+  }
+}
+
+export interface HttpLogger {
+  error(message: string, meta: Record<string, unknown>): void;
+}
+
+/** Default logger: one line on stderr (the stack goes to the log, never to the client). */
+export const stderrLogger: HttpLogger = {
+  error(message, meta) {
+    process.stderr.write(`${message} ${JSON.stringify(meta)}\n`);
+  },
+};
+
+/** Envelope of the request's route: a route may override via res.locals.envelope. */
+export function envelopeOf(req: Request, res: Response): EnvelopeStyle {
+  const override = res.locals["envelope"] as EnvelopeStyle | undefined;
+  if (override) return override;
+  // req.path is relative to the mount point; originalUrl carries the full path.
+  const path = (req.originalUrl.split("?")[0] ?? "").replace(/^\/api\/v1/, "").replace(/\/+$/, "") || "/";
+  return ROUTE_ENVELOPES[`${req.method} ${path}`] ?? "plain";
+}
+
+function send(res: Response, r: ErrorResponse): void {
+  for (const [k, v] of Object.entries(r.headers)) res.setHeader(k, v);
+  res.status(r.status).json(r.body);
+}
+
+/** Final express error handler: ExchangeError → envelope; anything else → logged 503. */
+export function errorHandler(logger: HttpLogger = stderrLogger): ErrorRequestHandler {
+  return (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const known = requestError(err);
+    if (known) {
+      if (known.status >= 500) logger.error("service unavailable", { method: req.method, path: req.originalUrl, code: known.code, detail: known.detail });
+      send(res, errorResponse(known, envelopeOf(req, res)));
+      return;
+    }
+    logger.error("unexpected error", {
+      method: req.method,
+      path: req.originalUrl,
+      error: err instanceof Error ? err.stack ?? err.message : String(err),
+    });
+    send(res, unavailable());
+  };
+}
+
+/** Unknown routes: 404 {"detail": "Not Found"} (FACTS), the same text FastAPI uses. */
+export const notFoundHandler: RequestHandler = (_req, res) => {
+  res.status(404).json({ detail: NOT_FOUND_DETAIL });
+};
+
+/**
+ * A known path asked with a method it does not serve. FastAPI/Starlette (the shape
+ * the live service follows) answer 405 {"detail": "Method Not Allowed"} with an
+ * Allow header here, not 404; the spec's table omits 405 only because no documented
+ * call provokes it. Attach with `router.route(p).get(h).all(methodNotAllowed("GET"))`.
+ */
+export function methodNotAllowed(...allowed: string[]): RequestHandler {
+  const allow = allowed.map((m) => m.toUpperCase()).join(", ");
+  return (_req, res) => {
+    res.setHeader("Allow", allow);
+    res.status(405).json({ detail: METHOD_NOT_ALLOWED_DETAIL });
+  };
+}
