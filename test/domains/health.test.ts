@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { VirtualClock } from "../../sim/core/clock.ts";
+import { ExchangeError } from "../../sim/core/errors.ts";
+import { Health } from "../../sim/core/health.ts";
+
+function caught(f: () => unknown): ExchangeError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ExchangeError) return e;
+    throw e;
+  }
+  throw new Error("expected an ExchangeError");
+}
+
+describe("Health", () => {
+  it("is healthy by default with the relayer agreeing", () => {
+    const clock = new VirtualClock();
+    const h = new Health(clock, { executorId: 3 });
+    expect(h.view()).toEqual({
+      status: "healthy",
+      version: "v1",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      executor_id: 3,
+      relayer_executor_id: 3,
+      signature_ready: true,
+    });
+    clock.advanceSec(5);
+    expect(h.view().timestamp).toBe("2026-01-01T00:00:05.000Z");
+  });
+
+  it("a null relayer id alone is not degradation", () => {
+    const h = new Health(new VirtualClock(), { executorId: 1, relayerExecutorId: null });
+    expect(h.view().status).toBe("healthy");
+    expect(h.view().relayer_executor_id).toBeNull();
+  });
+
+  it("degrades when signatures are not ready", () => {
+    const h = new Health(new VirtualClock());
+    h.setSignatureReady(false);
+    expect(h.view()).toMatchObject({ status: "degraded", signature_ready: false });
+    h.setSignatureReady(true);
+    expect(h.view().status).toBe("healthy");
+  });
+
+  it("degrades when executor and relayer ids disagree", () => {
+    const h = new Health(new VirtualClock(), { executorId: 2 });
+    h.setRelayerExecutorId(5);
+    expect(h.view()).toMatchObject({ status: "degraded", executor_id: 2, relayer_executor_id: 5 });
+    expect(h.isHealthy()).toBe(false);
+  });
+
+  it("rotating the executor moves the relayer unless it is told to lag", () => {
+    const h = new Health(new VirtualClock(), { executorId: 2 });
+    h.setExecutorId(7);
+    expect(h.executorId).toBe(7);
+    expect(h.view()).toMatchObject({ status: "healthy", executor_id: 7, relayer_executor_id: 7 });
+    h.setExecutorId(8, false);
+    expect(h.view()).toMatchObject({ status: "degraded", executor_id: 8, relayer_executor_id: 7 });
+    h.setRelayerExecutorId(null);
+    h.setExecutorId(9);
+    expect(h.view().relayer_executor_id).toBeNull();
+  });
+
+  it("503 UNAVAILABLE while a dependency is down", () => {
+    const h = new Health(new VirtualClock());
+    h.setDependencyUnavailable(true);
+    const e = caught(() => h.view());
+    expect(e.status).toBe(503);
+    expect(e.code).toBe("UNAVAILABLE");
+    h.setDependencyUnavailable(false);
+    expect(h.view().status).toBe("healthy");
+  });
+
+  it("rejects executor ids outside 0-15", () => {
+    expect(() => new Health(new VirtualClock(), { executorId: 16 })).toThrow(RangeError);
+    expect(() => new Health(new VirtualClock(), { relayerExecutorId: -1 })).toThrow(RangeError);
+    const h = new Health(new VirtualClock());
+    expect(() => h.setExecutorId(1.5)).toThrow(RangeError);
+    expect(() => h.setRelayerExecutorId(99)).toThrow(RangeError);
+  });
+
+  it("snapshot/restore", () => {
+    const h = new Health(new VirtualClock(), { executorId: 4 });
+    const snap = h.snapshot();
+    h.setExecutorId(5, false);
+    h.setSignatureReady(false);
+    h.setDependencyUnavailable(true);
+    h.restore(snap);
+    expect(h.snapshot()).toEqual({ executorId: 4, relayerExecutorId: 4, signatureReady: true, dependencyUnavailable: false });
+    expect(h.view().status).toBe("healthy");
+  });
+});
