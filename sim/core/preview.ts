@@ -16,7 +16,7 @@ import { checkExpiration } from "./expiration.ts";
 import { buildOrderToSign, checkFloor, isSide, orderMessageToStrings, orderTerms, type OrderTerms, type Side } from "./order-terms.ts";
 import type { MarketInfo, Registry } from "./registry.ts";
 import { ORDER_TYPE, type Address, type OrderMessage } from "./typed-data.ts";
-import { checkStandaloneUuidInt, isUuid4, parseUint256 } from "./uuid-int.ts";
+import { checkStandaloneUuidInt, checkVlLegUuidInt, isUuid4, parseUint256 } from "./uuid-int.ts";
 
 export interface PreviewContext {
   registry: Registry;
@@ -41,7 +41,16 @@ export interface ValidatedOrder {
   canonicalizationRequired: boolean;
 }
 
+/** Position of a VL sibling: its uuid_int must carry the batch's group_id and this leg id. */
+export interface VlLegPosition {
+  groupId: bigint;
+  legId: number;
+}
+
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** The spec: "client_id and fee_bps are not accepted" on POST /orders (and so on preview). */
+export const UNACCEPTED_ORDER_FIELDS = ["client_id", "fee_bps"] as const;
 
 function field(detail: string, name: string): ExchangeError {
   return new ExchangeError("VALIDATION", 400, detail, { field: name });
@@ -62,12 +71,19 @@ function addressField(body: Record<string, unknown>, name: string): Address {
  * Precision needs the market's grid, so the market is resolved (silently) before
  * precision; when no market exists for the two addresses at all, the precision
  * step is skipped and the pair step reports PAIR_INACTIVE.
+ *
+ * A body carrying `client_id` or `fee_bps` is refused (VALIDATION) in the shape
+ * step. Addresses are accepted in any letter case (checksums are not verified).
+ * With `leg`, uuid_int is checked as that VL sibling instead of as a standalone id.
  */
-export function validateOrderFields(body: unknown, ctx: PreviewContext): ValidatedOrder {
+export function validateOrderFields(body: unknown, ctx: PreviewContext, leg?: VlLegPosition): ValidatedOrder {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw new ExchangeError("VALIDATION", 400, "request body must be a JSON object");
   }
   const b = body as Record<string, unknown>;
+  for (const name of UNACCEPTED_ORDER_FIELDS) {
+    if (b[name] !== undefined) throw field(`${name} is not accepted`, name);
+  }
   const owner = addressField(b, "owner_address");
   if (!isSide(b.side)) throw field("side must be 'bid' or 'ask'", "side");
   const side = b.side;
@@ -109,7 +125,8 @@ export function validateOrderFields(body: unknown, ctx: PreviewContext): Validat
 
   // 6. composite id against the current executor id
   const uuidInt = parseUint256(b.uuid_int, "uuid_int");
-  checkStandaloneUuidInt(orderId, uuidInt, ctx.executorId);
+  if (leg) checkVlLegUuidInt(orderId, uuidInt, ctx.executorId, leg.groupId, leg.legId);
+  else checkStandaloneUuidInt(orderId, uuidInt, ctx.executorId);
 
   const terms = orderTerms(market, side, amount, price);
   const message = buildOrderToSign({

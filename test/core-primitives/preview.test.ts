@@ -6,7 +6,7 @@ import { EXPIRATION_MAX_AHEAD_SEC } from "../../sim/core/expiration.ts";
 import { previewOrder, validateOrderFields, type PreviewContext } from "../../sim/core/preview.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../../sim/core/registry.ts";
 import { exchangeDomain, ORDER_TYPE, type Address } from "../../sim/core/typed-data.ts";
-import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
+import { encodeUuidInt, groupIdOf, standaloneUuidInt } from "../../sim/core/uuid-int.ts";
 
 const registry = new Registry(DEFAULT_REGISTRY_CONFIG);
 const NOW = 1_767_225_600;
@@ -113,6 +113,22 @@ describe("previewOrder success", () => {
   });
 });
 
+describe("VL legs", () => {
+  const LEG0 = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+  const leg = { groupId: groupIdOf(LEG0), legId: 3 };
+  const legUuid = encodeUuidInt({ executorId: 1, orderId: ORDER_ID, ...leg }).toString();
+
+  it("checks uuid_int against the batch group and leg position when given", () => {
+    expect(validateOrderFields(body({ uuid_int: legUuid }), ctx, leg).uuidInt.toString()).toBe(legUuid);
+    const e = caught(() => validateOrderFields(body({ uuid_int: legUuid }), ctx, { ...leg, legId: 2 }));
+    expect(e.code).toBe("UUID_INT_MISMATCH");
+    expect(e.status).toBe(400);
+    // a standalone encoding is not a valid leg, and a leg encoding is not a valid standalone id
+    expect(caught(() => validateOrderFields(body(), ctx, leg)).code).toBe("UUID_INT_MISMATCH");
+    expect(caught(() => validateOrderFields(body({ uuid_int: legUuid }), ctx)).code).toBe("UUID_INT_MISMATCH");
+  });
+});
+
 describe("previewOrder failures, each with status and code", () => {
   const cases: [string, Record<string, unknown>, string][] = [
     ["non-object body", { __replace: null }, "VALIDATION"],
@@ -122,6 +138,8 @@ describe("previewOrder failures, each with status and code", () => {
     ["missing order_type", { order_type: undefined }, "VALIDATION"],
     ["bad from_address", { from_address: "usdc" }, "VALIDATION"],
     ["same tokens", { to_address: usdc }, "VALIDATION"],
+    ["client_id sent", { client_id: "abc" }, "VALIDATION"],
+    ["fee_bps sent", { fee_bps: 0 }, "VALIDATION"],
     ["non-v4 order_id", { order_id: "0f8fad5b-d9cb-169f-a165-70867728950e" }, "VALIDATION"],
     ["amount with exponent", { amount: "1e1" }, "INVALID_DECIMAL_FORMAT"],
     ["numeric price", { price: 152.35 }, "INVALID_DECIMAL_FORMAT"],
