@@ -12,7 +12,8 @@
 //   3. Outlier filtering, only with 3 or more votes left: drop votes deviating
 //      from their median by more than `outlierBps` (default 100 bps = 1 %),
 //      i.e. |r - m| * 10000 > outlierBps * m. (With two votes there is no
-//      majority to say which one is wrong, so both stay.)
+//      majority to say which one is wrong, so both stay; likewise when the
+//      filter would drop every vote, which an even split can cause.)
 //   4. rate = median of the survivors (the mean of the two middle values for an
 //      even count, exact); as_of = the newest survivor timestamp.
 // Current rate: R = now, window [now - recencyWindowSec (4 h), now].
@@ -202,7 +203,10 @@ export class FxRates {
     // 3. outliers against the cluster median
     if (kept.length >= 3) {
       const m = median(kept.map((v) => v.rate));
-      kept = kept.filter((v) => !isOutlier(v.rate, m, this.options.outlierBps));
+      const inliers = kept.filter((v) => !isOutlier(v.rate, m, this.options.outlierBps));
+      // An even split (e.g. 0.9, 0.9, 1.1, 1.1) can leave every vote off the averaged
+      // median; with no majority to trust, keep them all rather than answer nothing.
+      if (inliers.length > 0) kept = inliers;
     }
     // 4. median of the survivors
     return { rate: median(kept.map((v) => v.rate)), asOf: Math.max(...kept.map((v) => v.ts)) };

@@ -118,6 +118,12 @@ describe("consensus", () => {
     expect(two.fx.rate("EUR", "USD").rate).toBe("1.5");
   });
 
+  it("an even split that would filter every vote keeps them all", () => {
+    const { fx, q } = setup();
+    fx.addQuotes([q("a", "0.9", 1), q("b", "0.9", 1), q("c", "1.1", 1), q("d", "1.1", 1)]);
+    expect(fx.rate("EUR", "USD").rate).toBe("1");
+  });
+
   it("outlier threshold and windows are configurable", () => {
     const { fx, q } = setup({ outlierBps: 50, clusterWindowSec: 5, recencyWindowSec: 60 });
     fx.addQuotes([q("a", "1.000", 1), q("b", "1.007", 1), q("c", "1.001", 1), q("d", "2", 7)]);
@@ -282,5 +288,28 @@ describe("quote injection, defaults, snapshot", () => {
     expect(fx.quotes().map((x) => x.provider)).toEqual(["c"]);
     fx.clear();
     expect(fx.quotes()).toEqual([]);
+  });
+});
+
+describe("fx properties", () => {
+  it("the consensus lies between the lowest and highest fresh quote and ignores quote order", async () => {
+    const fc = (await import("fast-check")).default;
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ bp: fc.integer({ min: 9000, max: 11000 }), ago: fc.integer({ min: 0, max: 900 }) }), { minLength: 1, maxLength: 8 }),
+        (raw) => {
+          const { fx, q, clock } = setup();
+          const quotes = raw.map((r, i) => q(`p${i}`, (r.bp / 10000).toString(), r.ago));
+          fx.addQuotes(quotes);
+          const r = fx.rate("EUR", "USD");
+          const v = Number(r.rate);
+          expect(v).toBeGreaterThanOrEqual(Math.min(...raw.map((x) => x.bp / 10000)));
+          expect(v).toBeLessThanOrEqual(Math.max(...raw.map((x) => x.bp / 10000)));
+          const fx2 = new FxRates(clock);
+          fx2.addQuotes([...quotes].reverse());
+          expect(fx2.rate("EUR", "USD")).toEqual(r);
+        },
+      ),
+    );
   });
 });
