@@ -4,6 +4,9 @@
 import express, { type Application, Router } from "express";
 import type { HttpContext } from "./context.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
+import { configRouter } from "./routes/config.ts";
+import { fxRouter } from "./routes/fx.ts";
+import { healthRouter } from "./routes/health.ts";
 import { marketsRouter } from "./routes/markets.ts";
 import { systemRouter } from "./routes/system.ts";
 import { tokensRouter } from "./routes/tokens.ts";
@@ -22,6 +25,9 @@ export function createApp(ctx: HttpContext): Application {
 
   const v1 = Router();
   v1.use(systemRouter(ctx));
+  v1.use(configRouter(ctx.config ?? (() => ({}))));
+  if (ctx.health) v1.use(healthRouter(ctx.health));
+  if (ctx.fx) v1.use(fxRouter(ctx.fx));
   if (ctx.registry) {
     v1.use(tokensRouter(ctx.registry));
     v1.use(marketsRouter(ctx.registry));

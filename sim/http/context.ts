@@ -4,6 +4,9 @@
 // absent is not mounted, and answers 404 like any unknown route).
 
 import type { Clock } from "../core/clock.ts";
+import type { ConfigInputs } from "../core/config-view.ts";
+import type { FxRates } from "../core/fx.ts";
+import type { Health } from "../core/health.ts";
 import type { Registry } from "../core/registry.ts";
 import type { ApiKeyAuthenticator, WalletRateLimiter } from "./auth.ts";
 import type { HttpLogger } from "./errors.ts";
@@ -17,6 +20,15 @@ export interface HttpContext {
   bodyLimit?: string | number;
   /** Tokens and markets (GET /tokens, GET /markets). */
   registry?: Registry;
+  /** Health state (GET /health). */
+  health?: Health;
+  /** Provider quotes and the consensus rule (GET /fx/rate). */
+  fx?: FxRates;
+  /**
+   * What GET /config shows, read on every request (addresses and chain id appear as
+   * start-up progresses). Absent: every value null, the VL limits at their defaults.
+   */
+  config?: () => ConfigInputs;
   /** Bearer-credential authentication for "API Key" routes. */
   apiKeys?: ApiKeyAuthenticator;
   /** Per-wallet rate limiting; absent means unlimited. */

@@ -1,0 +1,18 @@
+// GET /config: chain id, contract addresses, EIP-712 domain and run-time limits.
+// Always mounted: during partial start-up the unknown values are null (spec Config
+// rules), so the inputs are read per request rather than fixed at app creation.
+
+import { Router } from "express";
+import { configView, type ConfigInputs } from "../../core/config-view.ts";
+import { methodNotAllowed } from "../errors.ts";
+
+export function configRouter(inputs: () => ConfigInputs): Router {
+  const router = Router();
+  router
+    .route("/config")
+    .get((_req, res) => {
+      res.json(configView(inputs()));
+    })
+    .all(methodNotAllowed("GET"));
+  return router;
+}
