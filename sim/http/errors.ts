@@ -142,8 +142,9 @@ export const stderrLogger: HttpLogger = {
 export function envelopeOf(req: Request, res: Response): EnvelopeStyle {
   const override = res.locals["envelope"] as EnvelopeStyle | undefined;
   if (override) return override;
-  // req.path is relative to the mount point; originalUrl carries the full path.
-  const path = (req.originalUrl.split("?")[0] ?? "").replace(/^\/api\/v1/, "").replace(/\/+$/, "") || "/";
+  // req.path is relative to the router that failed; originalUrl carries the full path
+  // (possibly under an outer mount point), so cut everything up to /api/v1.
+  const path = (req.originalUrl.split("?")[0] ?? "").replace(/^.*?\/api\/v1(?=\/|$)/, "").replace(/\/+$/, "") || "/";
   return ROUTE_ENVELOPES[`${req.method} ${path}`] ?? "plain";
 }
 

@@ -34,6 +34,12 @@ describe("app skeleton", () => {
     expect(res.body).toEqual({ detail: "Method Not Allowed" });
   });
 
+  it("answers HEAD on GET routes without a body", async () => {
+    const res = await request(app().app).head("/api/v1/system/time");
+    expect(res.status).toBe(200);
+    expect(res.text ?? "").toBe("");
+  });
+
   it("leaves routes whose dependency is absent unmounted (404)", async () => {
     const res = await request(app(false).app).get("/api/v1/tokens");
     expect(res.status).toBe(404);

@@ -191,6 +191,14 @@ describe("error handling through express", () => {
     expect(swapQuote.body).toEqual({ detail: { code: "AMOUNT_BELOW_MIN", detail: "below", min_amount_raw: "1000000", min_amount: "1" } });
   });
 
+  it("finds the route's envelope when the app is mounted under an outer prefix", async () => {
+    const outer = express();
+    outer.use("/exchange-a", harness().app);
+    const res = await request(outer).post("/exchange-a/api/v1/orders").send({ code: "NO_LIQUIDITY", detail: "thin" });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: { detail: "thin", error_code: "NO_LIQUIDITY" } });
+  });
+
   it("lets a route override its envelope", async () => {
     const res = await request(harness().app).get("/api/v1/override");
     expect(res.status).toBe(400);
