@@ -8,8 +8,17 @@ import type { ConfigInputs } from "../core/config-view.ts";
 import type { FxRates } from "../core/fx.ts";
 import type { Health } from "../core/health.ts";
 import type { Registry } from "../core/registry.ts";
+import type { Address, Hex } from "../core/typed-data.ts";
 import type { ApiKeyAuthenticator, WalletRateLimiter } from "./auth.ts";
 import type { HttpLogger } from "./errors.ts";
+
+/** EIP-1271 access for signature checks; the chain port supplies it. */
+export interface ContractSignatureChecker {
+  /** Whether `addr` has code (a contract wallet, or an EIP-7702-delegated EOA). */
+  isContract(addr: Address): boolean | Promise<boolean>;
+  /** `isValidSignature(digest, signature)` returned the EIP-1271 magic value; false on revert. */
+  isValidSignature(addr: Address, digest: Hex, signature: Hex): boolean | Promise<boolean>;
+}
 
 export interface HttpContext {
   /** The simulator's virtual clock: the only time source of every response. */
@@ -31,6 +40,8 @@ export interface HttpContext {
   config?: () => ConfigInputs;
   /** Bearer-credential authentication for "API Key" routes. */
   apiKeys?: ApiKeyAuthenticator;
+  /** EIP-1271 fallback for signed routes; absent means ECDSA only (no contract wallets). */
+  contractSignatures?: ContractSignatureChecker;
   /** Per-wallet rate limiting; absent means unlimited. */
   rateLimits?: WalletRateLimiter;
 }
