@@ -1,5 +1,13 @@
 // The /api/v1 express application. It holds no business rule: routers validate,
 // authenticate, call sim/core and shape answers; errors are shaped in errors.ts.
+//
+// Adding a resource: a `routes/<resource>.ts` exporting a Router factory, mounted
+// below. Per route, in this order: `jsonBody(ctx.bodyLimit)` for POST bodies (body.ts),
+// `requireApiKey`/`optionalApiKey` + `rateLimit(ctx, group)` (auth.ts) or
+// `requireTypedSignature` (signed.ts), `validate`/`parseInput` (validate.ts), then the
+// core call; throw ExchangeError for every rejection. Close each path with
+// `.all(methodNotAllowed(...))`. Routes with a non-plain error body are listed in
+// ROUTE_ENVELOPES (errors.ts).
 
 import express, { type Application, Router } from "express";
 import type { HttpContext } from "./context.ts";
