@@ -301,6 +301,22 @@ export function recoverDigestSigner(digest: unknown, signature: unknown): Addres
   return active === "native" ? recoverNative(digestBytes, sig) : recoverJs(digestBytes, sig);
 }
 
+/**
+ * The spelling of an accepted ECDSA signature that the exchange contracts take:
+ * v 0/1 becomes 27/28 (ecrecover, and so contracts/Signatures.sol, only knows
+ * 27/28; the authorisation is the same). 64-byte EIP-2098 signatures and anything
+ * else (EIP-1271 blobs) pass through unchanged, lowercased. Store this form with
+ * an order so its first fill does not fail the on-chain check.
+ */
+export function toContractSignature(signature: Hex): Hex {
+  const hex = signature.toLowerCase() as Hex;
+  if (hex.length !== 132) return hex;
+  const v = hex.slice(130);
+  if (v === "00") return `${hex.slice(0, 130)}1b` as Hex;
+  if (v === "01") return `${hex.slice(0, 130)}1c` as Hex;
+  return hex;
+}
+
 // ---------------------------------------------------------------------------
 // Verification (ECDSA, then EIP-1271)
 

@@ -17,6 +17,7 @@ import {
   nativeSignaturesAvailable,
   recoverDigestSigner,
   signatureBackend,
+  toContractSignature,
   useSignatureBackend,
   verifyTypedSignature,
   type SignatureBackend,
@@ -237,6 +238,23 @@ describe.each(BACKENDS)("recoverDigestSigner (%s)", (backend) => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("toContractSignature", () => {
+  it("rewrites v 0/1 to 27/28, keeps 27/28, compact and other blobs unchanged (lowercased)", async () => {
+    const key = `0x${"ef".repeat(32)}` as Hex;
+    const message = { owner: DOMAIN.verifyingContract, orderId: 5n };
+    const sig = await sign(key, "CancelOrder", message);
+    const v = parseInt(sig.slice(130), 16);
+    const zeroOne = withV(sig, v - 27);
+    expect(toContractSignature(zeroOne)).toBe(sig.toLowerCase());
+    expect(toContractSignature(sig)).toBe(sig.toLowerCase());
+    const digest = hashTyped(DOMAIN, EXCHANGE_TYPES, "CancelOrder", message);
+    expect(recoverDigestSigner(digest, toContractSignature(zeroOne))).toBe(privateKeyToAccount(key).address.toLowerCase());
+    const compact = serializeCompactSignature(signatureToCompactSignature(parseSignature(sig)));
+    expect(toContractSignature(compact)).toBe(compact.toLowerCase());
+    expect(toContractSignature("0xABCD")).toBe("0xabcd");
   });
 });
 
