@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { minReceive } from "../../sim/core/economics.ts";
+import { bookLiquidity, findRoute, hasPath, intermediates, routeTotals, type RouteRequest } from "../../sim/core/routing.ts";
+import { MAKER, MAKER2, TAKER, caught, rest, setupDesk, token, type DeskEnv } from "./helpers.ts";
+
+function req(env: DeskEnv, from: string, to: string, amountIn: bigint): RouteRequest {
+  return { inputToken: token(env, from).address, outputToken: token(env, to).address, amountIn, taker: TAKER.toLowerCase(), nowSec: env.clock.nowSec() };
+}
+const route = (env: DeskEnv, r: RouteRequest) => findRoute(env.registry, bookLiquidity(env.books), r);
+
+describe("routing: direct market", () => {
+  it("input as quote walks the asks best price first, in whole lots, leaving dust below one lot", () => {
+    const env = setupDesk();
+    const worse = rest(env, "EURC/USDC", "ask", "10", "1.09", { owner: MAKER2 });
+    const better = rest(env, "EURC/USDC", "ask", "10", "1.08");
+    const r = route(env, req(env, "USDC", "EURC", 15_000000n))!;
+    expect(r.kind).toBe("direct");
+    expect(r.legs.map((l) => [l.maker.id, l.lots, l.makerAmount, l.takerAmount])).toEqual([
+      [better.id, 1000n, 10_000000n, 10_800000n],
+      [worse.id, 385n, 3_850000n, 4_196500n],
+    ]);
+    expect(r.output).toBe(13_850000n);
+    expect(r.input).toBe(14_996500n);
+    expect(routeTotals(r.inputToken, r.outputToken, r.legs)).toEqual({ input: r.input, output: r.output });
+  });
+
+  it("input as base walks the bids, highest first", () => {
+    const env = setupDesk();
+    rest(env, "EURC/USDC", "bid", "10", "1.06", { owner: MAKER2 });
+    rest(env, "EURC/USDC", "bid", "10", "1.07");
+    const r = route(env, req(env, "EURC", "USDC", 12_000000n))!;
+    expect(r.legs.map((l) => [l.makerAmount, l.takerAmount])).toEqual([
+      [10_700000n, 10_000000n],
+      [2_120000n, 2_000000n],
+    ]);
+    expect(r.output).toBe(12_820000n);
+    expect(r.input).toBe(12_000000n);
+  });
+
+  it("returns null when the book cannot absorb the amount, and when it is empty", () => {
+    const env = setupDesk();
+    expect(route(env, req(env, "USDC", "EURC", 5_000000n))).toBeNull();
+    rest(env, "EURC/USDC", "ask", "20", "1.08");
+    expect(route(env, req(env, "USDC", "EURC", 30_000000n))).toBeNull();
+    expect(route(env, req(env, "USDC", "EURC", 21_600000n))!.output).toBe(20_000000n);
+  });
+
+  it("skips expired makers", () => {
+    const env = setupDesk();
+    rest(env, "EURC/USDC", "ask", "10", "1.05", { expiration: env.clock.nowSec() + 10 });
+    const live = rest(env, "EURC/USDC", "ask", "10", "1.08");
+    env.clock.advanceSec(10);
+    const r = route(env, req(env, "USDC", "EURC", 5_400000n))!;
+    expect(r.legs.map((l) => l.maker.id)).toEqual([live.id]);
+  });
+
+  it("the taker's own resting order blocks the route with STP_BLOCKED 409", async () => {
+    const env = setupDesk();
+    rest(env, "EURC/USDC", "ask", "10", "1.08", { owner: TAKER });
+    const e = await caught(() => route(env, req(env, "USDC", "EURC", 5_000000n)));
+    expect([e.status, e.code]).toEqual([409, "STP_BLOCKED"]);
+  });
+});
+
+describe("routing: two hops", () => {
+  it("goes through the common token when no direct market exists, netting the intermediate to zero", () => {
+    const env = setupDesk();
+    rest(env, "USDT/USDC", "bid", "100", "0.9999");
+    rest(env, "EURC/USDC", "ask", "100", "1.08", { owner: MAKER2 });
+    const r = route(env, req(env, "USDT", "EURC", 50_000000n))!;
+    expect(r.kind).toBe("two_hop");
+    expect(r.intermediate).toBe(token(env, "USDC").address);
+    expect(r.legs.map((l) => [l.hop, l.makerAmount, l.takerAmount])).toEqual([
+      [0, 49_995000n, 50_000000n],
+      // 4629 lots cost 49_993_200; the 1_800 USDC below one lot is paid on top.
+      [1, 46_290000n, 49_995000n],
+    ]);
+    expect(r.input).toBe(50_000000n);
+    expect(r.output).toBe(46_290000n);
+    expect(routeTotals(r.inputToken, r.outputToken, r.legs)).toEqual({ input: 50_000000n, output: 46_290000n });
+    for (const l of r.legs) expect(l.takerAmount >= minReceive(l.maker, l.makerAmount)).toBe(true);
+  });
+
+  it("is null when the second hop cannot absorb the intermediate", () => {
+    const env = setupDesk();
+    rest(env, "USDT/USDC", "bid", "100", "0.9999");
+    rest(env, "EURC/USDC", "ask", "10", "1.08", { owner: MAKER2 });
+    expect(route(env, req(env, "USDT", "EURC", 50_000000n))).toBeNull();
+  });
+
+  it("treats an inactive direct market as absent", () => {
+    const env = setupDesk();
+    expect(intermediates(env.registry, token(env, "EURC").address, token(env, "JPYS").address)).toEqual([token(env, "USDC").address]);
+    rest(env, "EURC/USDC", "bid", "100", "1.07");
+    rest(env, "USDC/JPYS", "bid", "200", "152.1", { owner: MAKER2 });
+    const r = route(env, req(env, "EURC", "JPYS", 10_000000n))!;
+    expect(r.kind).toBe("two_hop");
+    expect(r.legs.every((l) => l.takerAmount >= minReceive(l.maker, l.makerAmount))).toBe(true);
+    expect(routeTotals(r.inputToken, r.outputToken, r.legs).output).toBe(r.output);
+  });
+
+  it("hasPath is false for a token with no market", () => {
+    const env = setupDesk({}, {
+      tokens: [
+        { symbol: "AAA", currency: "USD", decimals: 6, min_trade_amount_raw: "0" },
+        { symbol: "BBB", currency: "USD", decimals: 6, min_trade_amount_raw: "0" },
+        { symbol: "CCC", currency: "USD", decimals: 6, min_trade_amount_raw: "0" },
+      ],
+      markets: [{ base: "AAA", quote: "BBB", tick_precision: 4, quantity_precision: 2, min_ask_amount_raw: "0", min_bid_quote_amount_raw: "0" }],
+    });
+    expect(hasPath(env.registry, token(env, "AAA").address, token(env, "CCC").address)).toBe(false);
+    expect(hasPath(env.registry, token(env, "AAA").address, token(env, "BBB").address)).toBe(true);
+  });
+
+  it("routeTotals rejects legs the Router would refuse", () => {
+    const env = setupDesk();
+    rest(env, "EURC/USDC", "ask", "10", "1.08");
+    const r = route(env, req(env, "USDC", "EURC", 5_400000n))!;
+    const short = [{ ...r.legs[0]!, takerAmount: r.legs[0]!.takerAmount - 1n }];
+    expect(() => routeTotals(r.inputToken, r.outputToken, short)).toThrow("PRICE_MISMATCH");
+    expect(() => routeTotals(r.outputToken, token(env, "JPYS").address, r.legs)).toThrow("BAD_ROUTE");
+  });
+});
