@@ -8,13 +8,13 @@ import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
 import { EventLog, type EventLogState, type EventValue } from "./event-log.ts";
 import { Ledger, type LedgerState } from "./ledger.ts";
 import { MarketBook } from "./book.ts";
-import { canTransition, cloneOrder, type OrderRecord, type OrderStatus } from "./orders.ts";
+import { NO_FILLS, canTransition, cloneOrder, type OrderRecord, type OrderStatus } from "./orders.ts";
 import { cloneFill, isFinalFill, type FillRecord, type FillStatus } from "./fills.ts";
-import { DEFAULT_SPREAD_SPLIT, matchMoves, maxGiveFor, minReceive, type SpreadSplit } from "./economics.ts";
+import { DEFAULT_SPREAD_SPLIT, matchMoves, maxGiveFor, minReceive, type MatchMoves, type SpreadSplit } from "./economics.ts";
 import type { BatchFaults, FaultPlan } from "./faults.ts";
 import { parseFaultPlan } from "./faults.ts";
 import { errorCodeForRevert, planBatches, type SettlementBatch } from "./settlement.ts";
-import { validateOrderFields, type ValidatedOrder } from "./preview.ts";
+import { OrderIntake, type IntakeOrder } from "./order-intake.ts";
 import type { MarketInfo, Registry } from "./registry.ts";
 import { Rng, type RngState } from "./rng.ts";
 import type { Address, Hex, OrderMessage } from "./typed-data.ts";
@@ -75,9 +75,8 @@ export interface TradeWire {
 export interface PlaceResult {
   orderId: string;
   status: OrderStatus;
-  /** Immediate fills of this order as taker. */
-  trades: TradeWire[];
-  remaining: string;
+  /** Ids of the fills this order made as taker on arrival (see fillsOfOrder for their wire form). */
+  fillIds: number[];
 }
 
 export interface CancelAllResult {
@@ -171,6 +170,7 @@ export class Engine {
   private executorIdValue: number;
   private faults: FaultPlan;
 
+  private readonly intake: OrderIntake;
   private orders = new Map<string, OrderRecord>();
   private ordersByOwner = new Map<string, OrderRecord[]>();
   private fills: FillRecord[] = [];
@@ -202,6 +202,7 @@ export class Engine {
     this.spreadSplit = o.spreadSplit ?? DEFAULT_SPREAD_SPLIT;
     this.settlementBatchSize = Math.min(o.settlementBatchSize ?? o.chain.maxBatchSize, o.chain.maxBatchSize);
     this.protocolOwner = o.chain.feeRecipient.toLowerCase();
+    this.intake = new OrderIntake(this.registry);
     for (const m of this.registry.markets()) {
       this.books.set(m.symbol, new MarketBook());
       this.units.set(m.symbol, { baseUnit: pow10(m.baseDecimals - m.quantityPrecision) });
@@ -263,13 +264,19 @@ export class Engine {
 
   /** POST /orders. Validation order: decimal → precision → market → floors → expiration → uuid_int → equity → STP. */
   placeOrder(body: OrderBody): PlaceResult {
-    const v = validateOrderFields(body, { registry: this.registry, nowSec: this.clock.nowSec(), executorId: this.executorIdValue });
+    const v = this.intake.intake(body as unknown as Record<string, unknown>, this.intakeContext());
     this.checkNewId(v.orderId);
-    const lots = toScale(v.amount, v.market.quantityPrecision);
-    if (this.ledger.available(v.owner, v.terms.fromToken) < v.terms.fromAmount) throw this.equityError(v.owner, v.terms.fromToken, v.terms.fromAmount);
-    const planned = this.planOrder(v, signatureOf(body.signature), null, lots, v.terms.fromAmount);
-    const trades = this.commitOrder(planned, v.terms.fromAmount);
-    return { orderId: v.orderId, status: planned.record.status, trades, remaining: this.lotsText(planned.record, planned.record.remainingLots) };
+    if (this.ledger.available(v.owner, v.fromToken) < v.fromAmount) throw this.equityError(v.owner, v.fromToken, v.fromAmount);
+    const planned = this.planOrder(v, signatureOf(body.signature), null, v.lots, v.fromAmount);
+    const first = this.fills.length + 1;
+    this.commitOrder(planned, v.fromAmount);
+    const fillIds: number[] = [];
+    for (let id = first; id <= this.fills.length; id++) fillIds.push(id);
+    return { orderId: v.orderId, status: planned.record.status, fillIds };
+  }
+
+  private intakeContext() {
+    return { registry: this.registry, nowSec: this.clock.nowSec(), executorId: this.executorIdValue };
   }
 
   private checkNewId(orderId: string): void {
@@ -288,7 +295,7 @@ export class Engine {
   }
 
   /** Build the record and its match plan; throws STP_BLOCKED without touching anything. */
-  private planOrder(v: ValidatedOrder, signature: Hex | null, vlBatchId: string | null, lots: bigint, need: bigint, match = true): PlannedOrder {
+  private planOrder(v: IntakeOrder, signature: Hex | null, vlBatchId: string | null, lots: bigint, need: bigint, match = true): PlannedOrder {
     const now = this.clock.nowMs();
     const record: OrderRecord = {
       id: v.orderId,
@@ -296,13 +303,13 @@ export class Engine {
       seq: this.orderSeq + 1,
       market: v.market,
       side: v.side,
-      priceTicks: toScale(v.price, v.market.tickPrecision),
+      priceTicks: v.priceTicks,
       amountLots: lots,
       remainingLots: lots,
-      fromToken: v.terms.fromToken,
-      toToken: v.terms.toToken,
-      fromAmount: v.terms.fromAmount,
-      toAmount: v.terms.toAmount,
+      fromToken: v.fromToken,
+      toToken: v.toToken,
+      fromAmount: v.fromAmount,
+      toAmount: v.toAmount,
       uuidInt: v.uuidInt,
       expiration: v.expiration,
       feeBps: this.registry.feeBps,
@@ -313,11 +320,9 @@ export class Engine {
       updatedAtMs: now,
       filledBaseRaw: 0n,
       filledQuoteRaw: 0n,
-      filledFromRaw: 0n,
-      chainGivenRaw: 0n,
       reserved: need,
       inflight: 0n,
-      fillIds: [],
+      fillIds: NO_FILLS,
       error: null,
       errorCode: null,
       inBook: false,
@@ -342,9 +347,12 @@ export class Engine {
     const plan: PlannedFill[] = [];
     const expired: OrderRecord[] = [];
     let left = taker.remainingLots;
+    // Dropping dead entries is invisible bookkeeping, so it is fine even when the command is then rejected.
+    side.best();
     for (let li = 0; left > 0n; li++) {
       const level = side.levelAt(li);
       if (level === undefined) break;
+      if (!level.settleHead()) continue;
       if (isBid ? level.ticks > taker.priceTicks : level.ticks < taker.priceTicks) break;
       const orders = level.orders;
       for (let i = level.head; i < orders.length && left > 0n; i++) {
@@ -377,7 +385,7 @@ export class Engine {
   }
 
   /** Apply a validated, planned order: freeze, insert, fill, rest. Cannot fail. */
-  private commitOrder(p: PlannedOrder, need: bigint): TradeWire[] {
+  private commitOrder(p: PlannedOrder, need: bigint): void {
     const o = p.record;
     const now = o.createdAtMs;
     this.orderSeq = o.seq;
@@ -396,20 +404,16 @@ export class Engine {
       side: o.side,
       price_ticks: o.priceTicks,
       lots: o.amountLots,
-      from_amount: o.fromAmount,
-      to_amount: o.toAmount,
       reserved: need,
       vl_batch_id: o.vlBatchId,
     });
     for (const m of p.expired) m.inBook = false;
-    const trades: TradeWire[] = [];
-    for (const f of p.plan) trades.push(this.executeFill(f, o, now));
+    for (const f of p.plan) this.executeFill(f, o, now);
     if (o.remainingLots > 0n) this.books.get(o.market.symbol)!.restingSide(o.side).add(o);
     else this.moveOrder(o, "matched", now);
-    return trades;
   }
 
-  private executeFill(f: PlannedFill, taker: OrderRecord, now: number): TradeWire {
+  private executeFill(f: PlannedFill, taker: OrderRecord, now: number): void {
     const maker = f.maker;
     const takerIsBid = taker.side === "bid";
     let spread = 0n;
@@ -438,7 +442,6 @@ export class Engine {
       makerGive,
       takerGive,
       spreadRaw: spread,
-      moves: matchMoves(maker, taker, makerGive, takerGive, this.spreadSplit),
       atMs: now,
       status: "pending",
       txHash: null,
@@ -456,7 +459,6 @@ export class Engine {
       taker: taker.id,
       price_ticks: fill.priceTicks,
       lots: f.lots,
-      base_raw: f.baseRaw,
       quote_raw: f.quoteRaw,
       spread,
     });
@@ -464,22 +466,31 @@ export class Engine {
       maker.inBook = false;
       this.moveOrder(maker, "matched", now);
     }
-    return {
-      quantity: formatUnits(f.lots, taker.market.quantityPrecision),
-      price: formatUnits(maker.priceTicks, taker.market.tickPrecision),
-      counterparty_order_id: maker.id,
-      ts: isoOf(now),
-    };
+  }
+
+  /** The VL response's trade items for fills [first, last]. */
+  private tradesOf(first: number, last: number): TradeWire[] {
+    const out: TradeWire[] = [];
+    for (let id = first; id <= last; id++) {
+      const f = this.fills[id - 1]!;
+      const m = this.orders.get(f.takerOrderId)!.market;
+      out.push({
+        quantity: formatUnits(f.lots, m.quantityPrecision),
+        price: formatUnits(f.priceTicks, m.tickPrecision),
+        counterparty_order_id: f.makerOrderId,
+        ts: isoOf(f.atMs),
+      });
+    }
+    return out;
   }
 
   private applyFillProgress(o: OrderRecord, fill: FillRecord, give: bigint, now: number): void {
     o.remainingLots -= fill.lots;
     o.filledBaseRaw += fill.baseRaw;
     o.filledQuoteRaw += fill.quoteRaw;
-    o.filledFromRaw += o.side === "ask" ? fill.baseRaw : fill.quoteRaw;
-    o.chainGivenRaw += give;
     o.inflight += give;
-    o.fillIds.push(fill.id);
+    if (o.fillIds === NO_FILLS) o.fillIds = [fill.id];
+    else o.fillIds.push(fill.id);
     o.updatedAtMs = now;
   }
 
@@ -497,7 +508,8 @@ export class Engine {
         o.reserved = o.inflight;
       }
     }
-    this.log.append("order_status", now, { order_id: o.id, from, to });
+    // pending → matched is implied by the fill that exhausted the order; log the other moves.
+    if (to !== "matched") this.log.append("order_status", now, { order_id: o.id, from, to });
   }
 
   // ================================================================ cancels
@@ -556,25 +568,25 @@ export class Engine {
   placeVlBatch(bodies: readonly OrderBody[]): VlBatchResult {
     if (!Array.isArray(bodies)) throw new ExchangeError("VALIDATION", 400, "orders must be an array");
     checkBatchSize(bodies.length, this.vlLimits);
-    const ctx = { registry: this.registry, nowSec: this.clock.nowSec(), executorId: this.executorIdValue };
+    const ctx = this.intakeContext();
     const leg0Id = bodies[0]!.order_id;
     const groupId = isUuid4(leg0Id) ? groupIdOf(leg0Id.toLowerCase()) : 0n;
-    const legs: ValidatedOrder[] = bodies.map((b, i) => {
-      // validateOrderFields checks uuid_int as a standalone id last; give it that
-      // encoding and check the real one against the VL leg rule right after.
+    const legs: IntakeOrder[] = bodies.map((b, i) => {
+      // The shared validator checks uuid_int as a standalone id, last; give it
+      // that encoding and check the real one against the VL leg rule right after.
       const standalone = isUuid4(b.order_id) ? standaloneUuidInt(b.order_id.toLowerCase(), this.executorIdValue).toString() : b.uuid_int;
-      const v = validateOrderFields({ ...b, uuid_int: standalone }, ctx);
+      const v = this.intake.intake({ ...(b as unknown as Record<string, unknown>), uuid_int: standalone }, ctx);
       const uuidInt = parseUint256(b.uuid_int, "uuid_int");
       checkVlLegUuidInt(v.orderId, uuidInt, this.executorIdValue, groupId, i);
-      return { ...v, uuidInt, message: { ...v.message, uuid: uuidInt } };
+      return { ...v, uuidInt };
     });
     const owner = legs[0]!.owner;
-    const spent = legs[0]!.terms.fromToken;
+    const spent = legs[0]!.fromToken;
     legs.forEach((l, i) => {
       if (l.owner !== owner) throw new ExchangeError("VALIDATION", 400, `orders[${i}].owner_address differs from leg 0`);
-      if (l.terms.fromToken !== spent) throw new ExchangeError("VALIDATION", 400, `orders[${i}] spends a different token than leg 0`);
+      if (l.fromToken !== spent) throw new ExchangeError("VALIDATION", 400, `orders[${i}] spends a different token than leg 0`);
     });
-    checkDistinctMarkets(legs.map((l) => l.terms));
+    checkDistinctMarkets(legs);
     const ids = new Set<string>();
     for (const l of legs) {
       this.checkNewId(l.orderId);
@@ -587,18 +599,18 @@ export class Engine {
     let left = maxBudget;
     const amendments: VlBatchResult["amendments"] = [];
     const cancelled: VlBatchResult["cancelled"] = [];
-    const sized: { v: ValidatedOrder; lots: bigint; need: bigint; dropped: boolean }[] = [];
+    const sized: { v: IntakeOrder; lots: bigint; need: bigint; dropped: boolean }[] = [];
     for (const v of legs) {
-      const fullLots = toScale(v.amount, v.market.quantityPrecision);
-      const need = v.terms.fromAmount;
+      const fullLots = v.lots;
+      const need = v.fromAmount;
       if (need <= left) {
         sized.push({ v, lots: fullLots, need, dropped: false });
         left -= need;
         continue;
       }
-      const ticks = toScale(v.price, v.market.tickPrecision);
+      const ticks = v.priceTicks;
       const lots = maxLotsWithin(v.market, v.side, ticks, left);
-      if (lots > 0n && passesFloor(v.market, v.side, lots, v.price)) {
+      if (lots > 0n && passesFloor(v.market, v.side, lots, { units: ticks, scale: v.market.tickPrecision })) {
         const clippedNeed = needForLots(v.market, v.side, lots, ticks);
         sized.push({ v, lots, need: clippedNeed, dropped: false });
         left -= clippedNeed;
@@ -613,7 +625,7 @@ export class Engine {
         cancelled.push({ order_id: v.orderId, reason: "quota_exceeded" });
       }
     }
-    if (sized.every((s) => s.dropped)) throw this.equityError(owner, spent, legs[0]!.terms.fromAmount);
+    if (sized.every((s) => s.dropped)) throw this.equityError(owner, spent, legs[0]!.fromAmount);
 
     // Plan every leg before committing any (STP may still reject the batch):
     // legs sit on distinct markets, so one leg's fills cannot change another's plan.
@@ -630,8 +642,11 @@ export class Engine {
         continue;
       }
       consumed += s.need;
-      const trades = this.commitOrder({ record, plan: p.plan, expired: p.expired }, s.need);
-      if (trades.length > 0) fills.push({ order_id: record.id, trades, remaining: this.lotsText(record, record.remainingLots) });
+      const first = this.fills.length + 1;
+      this.commitOrder({ record, plan: p.plan, expired: p.expired }, s.need);
+      if (this.fills.length >= first) {
+        fills.push({ order_id: record.id, trades: this.tradesOf(first, this.fills.length), remaining: this.lotsText(record, record.remainingLots) });
+      }
     }
     const rec: VlBatchRecord = { id: vlId, owner, spentToken: spent, legIds: legs.map((l) => l.orderId), maxBudget, budgetConsumed: consumed };
     this.vlBatches.set(vlId, rec);
@@ -841,7 +856,7 @@ export class Engine {
     f.revertReason = reason;
     const maker = this.orders.get(f.makerOrderId)!;
     const taker = this.orders.get(f.takerOrderId)!;
-    const mv = f.moves;
+    const mv = this.movesOf(f);
     if (outcome === "settled") {
       this.settleSide(maker, f.makerGive, 0n, mv.makerCredit);
       this.settleSide(taker, f.takerGive, mv.takerRefund, mv.takerCredit);
@@ -856,6 +871,11 @@ export class Engine {
       o.updatedAtMs = now;
       if (o.status === "matched" && o.fillIds.every((id) => isFinalFill(this.fills[id - 1]!.status))) this.moveOrder(o, "settled", now);
     }
+  }
+
+  /** Exact balance movements of a fill when it settles (derived, so fills stay small). */
+  private movesOf(f: FillRecord): MatchMoves {
+    return matchMoves(this.orders.get(f.makerOrderId)!, this.orders.get(f.takerOrderId)!, f.makerGive, f.takerGive, this.spreadSplit);
   }
 
   private settleSide(o: OrderRecord, give: bigint, refund: bigint, credit: bigint): void {
@@ -874,10 +894,8 @@ export class Engine {
    */
   private unwindSide(o: OrderRecord, f: FillRecord, give: bigint, reason: string | null, code: ErrorCode, now: number): void {
     o.inflight -= give;
-    o.chainGivenRaw -= give;
     o.filledBaseRaw -= f.baseRaw;
     o.filledQuoteRaw -= f.quoteRaw;
-    o.filledFromRaw -= o.side === "ask" ? f.baseRaw : f.quoteRaw;
     o.error = reason;
     o.errorCode = code;
     if (o.status === "pending") {
@@ -908,18 +926,18 @@ export class Engine {
   /** GET /orders/{order_id}. 404 when unknown. */
   getOrder(orderId: string): OrderWire {
     const o = this.record(orderId);
-    return orderView(o, this.fillsOf(o), this.settlements, this.registry);
+    return orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f));
   }
 
   /** Every order of an owner in placement order (GET /orders filters, sorts and pages over this). */
   listOrders(owner: string): OrderWire[] {
-    return (this.ordersByOwner.get(owner.toLowerCase()) ?? []).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry));
+    return (this.ordersByOwner.get(owner.toLowerCase()) ?? []).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f)));
   }
 
   /** GET /fills/{order_id}: fills of one order, from that order's perspective, in execution order. */
   fillsOfOrder(orderId: string): FillWire[] {
     const o = this.record(orderId);
-    return this.fillsOf(o).map((f) => fillView(f, o, this.registry));
+    return this.fillsOf(o).map((f) => fillView(f, o, this.registry, this.movesOf(f)));
   }
 
   /**
@@ -933,7 +951,7 @@ export class Engine {
     for (const f of this.fills) {
       for (const id of [f.makerOrderId, f.takerOrderId]) {
         const o = this.orders.get(id)!;
-        if (o.owner === ow) out.push({ ...fillView(f, o, this.registry), order_id: o.id, order_status: o.status });
+        if (o.owner === ow) out.push({ ...fillView(f, o, this.registry, this.movesOf(f)), order_id: o.id, order_status: o.status });
       }
     }
     return out;

@@ -15,7 +15,9 @@ export interface EngineEvent {
 }
 
 export interface EventLogState {
-  readonly events: readonly EngineEvent[];
+  readonly types: readonly string[];
+  readonly ats: readonly number[];
+  readonly datas: readonly { readonly [k: string]: EventValue }[];
   readonly hashedUpTo: number;
   readonly hash: string;
 }
@@ -46,43 +48,55 @@ export function canonicalJson(v: EventValue | undefined): string {
 }
 
 export class EventLog {
-  private events: EngineEvent[] = [];
-  // Hashing is lazy: appends stay cheap on the hot path, hash() catches up.
+  // Parallel arrays rather than one wrapper object per event: the log grows with
+  // every order, and fewer retained objects means less GC on the hot path.
+  private types: string[] = [];
+  private ats: number[] = [];
+  private datas: { readonly [k: string]: EventValue }[] = [];
+  // Hashing is lazy: appends stay cheap, hash() catches up.
   private hashedUpTo = 0;
   private chainHash = GENESIS_HASH;
 
-  append(type: string, at: number, data: { [k: string]: EventValue }): EngineEvent {
-    const event: EngineEvent = { seq: this.events.length + 1, at, type, data };
-    this.events.push(event);
-    return event;
+  append(type: string, at: number, data: { [k: string]: EventValue }): void {
+    this.types.push(type);
+    this.ats.push(at);
+    this.datas.push(data);
   }
 
   get length(): number {
-    return this.events.length;
+    return this.types.length;
   }
 
-  /** Events with seq > afterSeq (all when omitted). Returned objects must not be mutated. */
-  since(afterSeq = 0): readonly EngineEvent[] {
-    return this.events.slice(Math.max(0, afterSeq));
+  at(index: number): EngineEvent {
+    return { seq: index + 1, at: this.ats[index]!, type: this.types[index]!, data: this.datas[index]! };
+  }
+
+  /** Events with seq > afterSeq (all when omitted). */
+  since(afterSeq = 0): EngineEvent[] {
+    const out: EngineEvent[] = [];
+    for (let i = Math.max(0, afterSeq); i < this.types.length; i++) out.push(this.at(i));
+    return out;
   }
 
   /** sha256 chain: h_n = sha256(h_{n-1} || canonical(event_n)). */
   hash(): string {
-    for (; this.hashedUpTo < this.events.length; this.hashedUpTo++) {
-      const e = this.events[this.hashedUpTo]!;
+    for (; this.hashedUpTo < this.types.length; this.hashedUpTo++) {
+      const e = this.at(this.hashedUpTo);
       const body = canonicalJson({ seq: e.seq, at: e.at, type: e.type, data: e.data as { [k: string]: EventValue } });
       this.chainHash = createHash("sha256").update(this.chainHash).update(body).digest("hex");
     }
     return this.chainHash;
   }
 
-  /** Events are immutable, so a snapshot only copies the array of references. */
+  /** Event data is immutable, so a snapshot only copies arrays of references. */
   snapshot(): EventLogState {
-    return { events: this.events.slice(), hashedUpTo: this.hashedUpTo, hash: this.chainHash };
+    return { types: this.types.slice(), ats: this.ats.slice(), datas: this.datas.slice(), hashedUpTo: this.hashedUpTo, hash: this.chainHash };
   }
 
   restore(state: EventLogState): void {
-    this.events = state.events.slice();
+    this.types = state.types.slice();
+    this.ats = state.ats.slice();
+    this.datas = state.datas.slice();
     this.hashedUpTo = state.hashedUpTo;
     this.chainHash = state.hash;
   }

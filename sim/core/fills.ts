@@ -1,6 +1,5 @@
 // One execution between a maker and a taker, and its settlement status.
 import type { Side } from "./order-terms.ts";
-import type { MatchMoves } from "./economics.ts";
 
 /** The spec's five fill settlement statuses. */
 export type FillStatus = "pending" | "confirming" | "settled" | "failed" | "reverted";
@@ -44,8 +43,6 @@ export interface FillRecord {
   readonly takerGive: bigint;
   /** Positive spread in the taker's from-token (0 for a plain fill). */
   readonly spreadRaw: bigint;
-  /** Exact balance movements this fill makes when it settles. */
-  readonly moves: MatchMoves;
   readonly atMs: number;
   status: FillStatus;
   txHash: string | null;

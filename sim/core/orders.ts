@@ -50,19 +50,24 @@ export interface OrderRecord {
   /** Progress at execution prices over fills that have not reverted or failed. */
   filledBaseRaw: bigint;
   filledQuoteRaw: bigint;
-  /** From-token given at execution price (owner-visible filled_amount). */
-  filledFromRaw: bigint;
-  /** From-token the contract counts as filled (incl. any positive spread), live fills only. */
-  chainGivenRaw: bigint;
   /** Frozen in the ledger on behalf of this order. */
   reserved: bigint;
   /** From-token of this order's fills that are not final yet (part of reserved). */
   inflight: bigint;
-  readonly fillIds: number[];
+  /** Fill ids in execution order; shares NO_FILLS until the first fill (saves memory on resting orders). */
+  fillIds: number[];
   error: string | null;
   errorCode: ErrorCode | null;
   /** True while the order sits in its market's book (resting, matchable). */
   inBook: boolean;
+}
+
+/** Shared empty list for orders without fills; never mutated. */
+export const NO_FILLS: number[] = [];
+
+/** From-token given at execution price: the owner-visible filled_amount. */
+export function filledFromRaw(o: OrderRecord): bigint {
+  return o.side === "ask" ? o.filledBaseRaw : o.filledQuoteRaw;
 }
 
 export function isOpen(o: OrderRecord): boolean {
@@ -71,5 +76,5 @@ export function isOpen(o: OrderRecord): boolean {
 
 /** Independent copy for snapshots (fillIds is the only nested mutable part). */
 export function cloneOrder(o: OrderRecord): OrderRecord {
-  return { ...o, fillIds: o.fillIds.slice() };
+  return { ...o, fillIds: o.fillIds === NO_FILLS ? NO_FILLS : o.fillIds.slice() };
 }

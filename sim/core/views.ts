@@ -12,9 +12,9 @@
 import { formatRaw, formatUnits } from "./amounts.ts";
 import { isoOf } from "./clock.ts";
 import type { ErrorCode } from "./errors.ts";
-import { line, type EconomicsLine, type FeeLine, type TokenRef } from "./economics.ts";
+import { line, type EconomicsLine, type FeeLine, type MatchMoves, type TokenRef } from "./economics.ts";
 import type { FillRecord, FillStatus } from "./fills.ts";
-import type { OrderRecord, OrderStatus } from "./orders.ts";
+import { filledFromRaw, type OrderRecord, type OrderStatus } from "./orders.ts";
 import type { Registry } from "./registry.ts";
 import { publicFailureReason, type SettlementBatch } from "./settlement.ts";
 
@@ -136,9 +136,8 @@ function summary(fills: readonly FillRecord[], settlements: readonly SettlementB
 }
 
 /** This order's side of a fill: what it gave and got, gross and net. */
-function sideOf(o: OrderRecord, f: FillRecord) {
+function sideOf(o: OrderRecord, f: FillRecord, mv: MatchMoves) {
   const isMaker = f.makerOrderId === o.id;
-  const mv = f.moves;
   return {
     grossGive: o.side === "ask" ? f.baseRaw : f.quoteRaw,
     grossGet: o.side === "ask" ? f.quoteRaw : f.baseRaw,
@@ -152,7 +151,13 @@ function feeLines(t: TokenRef, raw: bigint): FeeLine[] {
   return line(t, raw, formatRaw).map((l) => ({ ...l, type: "fee" }));
 }
 
-export function orderView(o: OrderRecord, fills: readonly FillRecord[], settlements: readonly SettlementBatch[], registry: Registry): OrderWire {
+export function orderView(
+  o: OrderRecord,
+  fills: readonly FillRecord[],
+  settlements: readonly SettlementBatch[],
+  registry: Registry,
+  movesOf: (f: FillRecord) => MatchMoves,
+): OrderWire {
   const m = o.market;
   const from = tokenRef(registry, o.fromToken);
   const to = tokenRef(registry, o.toToken);
@@ -161,7 +166,7 @@ export function orderView(o: OrderRecord, fills: readonly FillRecord[], settleme
   let fees = 0n;
   for (const f of fills) {
     if (f.status !== "settled") continue;
-    const s = sideOf(o, f);
+    const s = sideOf(o, f, movesOf(f));
     debits += s.debit;
     credits += s.credit;
     fees += s.fee;
@@ -192,7 +197,7 @@ export function orderView(o: OrderRecord, fills: readonly FillRecord[], settleme
     to_token: o.toToken,
     from_amount: o.fromAmount.toString(),
     to_amount: o.toAmount.toString(),
-    filled_amount: o.filledFromRaw.toString(),
+    filled_amount: filledFromRaw(o).toString(),
     created_at: isoOf(o.createdAtMs),
     updated_at: isoOf(o.updatedAtMs),
     expiration: String(o.expiration),
@@ -203,7 +208,7 @@ export function orderView(o: OrderRecord, fills: readonly FillRecord[], settleme
     settlement_summary: summary(fills, settlements),
     settlement_economics: {
       perspective_order_id: o.id,
-      gross_debits: line(from, o.filledFromRaw, formatRaw),
+      gross_debits: line(from, filledFromRaw(o), formatRaw),
       gross_credits: line(to, grossGet, formatRaw),
       balance_debits: line(from, debits, formatRaw),
       balance_credits: line(to, credits, formatRaw),
@@ -213,9 +218,9 @@ export function orderView(o: OrderRecord, fills: readonly FillRecord[], settleme
 }
 
 /** A fill row from the perspective of `o` (one of its two orders). */
-export function fillView(f: FillRecord, o: OrderRecord, registry: Registry): FillWire {
+export function fillView(f: FillRecord, o: OrderRecord, registry: Registry, moves: MatchMoves): FillWire {
   const m = o.market;
-  const s = sideOf(o, f);
+  const s = sideOf(o, f, moves);
   const from = tokenRef(registry, o.fromToken);
   const to = tokenRef(registry, o.toToken);
   const live = isLive(f);

@@ -1,0 +1,146 @@
+// Engine throughput against nodejs-order-book on one seeded stream of limit
+// orders (half of them crossing). The engine runs its full placeOrder path —
+// field validation, uuid_int check, equity, STP, matching at the maker's price
+// with exact bigint amounts, ledger, fills and events — the same Engine the
+// HTTP layer drives; settlement is not part of the timed loop.
+// Usage: npm run bench:engine [-- --orders 200000 --seed 42]
+import { OrderBook, Side, type LimitOrderOptions } from "nodejs-order-book";
+import { VirtualClock } from "../sim/core/clock.ts";
+import { Engine, type OrderBody } from "../sim/core/engine.ts";
+import { DEFAULT_REGISTRY_CONFIG, Registry } from "../sim/core/registry.ts";
+import { Rng } from "../sim/core/rng.ts";
+import { standaloneUuidInt } from "../sim/core/uuid-int.ts";
+import { formatUnits } from "../sim/core/amounts.ts";
+import { MemoryChain } from "../sim/chain/memory.ts";
+
+function arg(name: string, fallback: number | string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : String(fallback);
+}
+
+const N = Number(arg("orders", 200_000));
+const SEED = arg("seed", 42);
+const EXECUTOR_ID = 1;
+const OWNERS_PER_SIDE = 64;
+const SYMBOL = "EURC/USDC";
+
+interface StreamOrder {
+  side: "bid" | "ask";
+  /** Price in ticks and size in lots (integers on the market grid). */
+  ticks: number;
+  lots: number;
+  owner: number;
+  id: string;
+}
+
+/** Seeded stream: even positions cross the mid (they take), odd ones rest away from it. */
+function makeStream(n: number, seed: string): StreamOrder[] {
+  const rng = new Rng(`bench-stream:${seed}`);
+  const mid = 110_000; // 1.10000 at tick precision 5
+  const out: StreamOrder[] = [];
+  for (let i = 0; i < n; i++) {
+    const side = rng.chance(0.5) ? "bid" : "ask";
+    const off = 1 + rng.int(50);
+    const crossing = i % 2 === 0;
+    const ticks = side === "bid" ? (crossing ? mid + off : mid - off) : crossing ? mid - off : mid + off;
+    const lots = 1000 + rng.int(99_000); // 10.00 .. 999.99 units at quantity precision 2
+    out.push({ side, ticks, lots, owner: rng.int(OWNERS_PER_SIDE), id: rng.uuid4() });
+  }
+  return out;
+}
+
+function ownerAddress(side: "bid" | "ask", k: number): string {
+  // Bids and asks come from disjoint owner sets, so STP never rejects a stream order.
+  return `0x${(side === "bid" ? "b" : "a").repeat(2)}${k.toString(16).padStart(38, "0")}`;
+}
+
+function buildEngine(): Engine {
+  const clock = new VirtualClock();
+  const registry = new Registry(DEFAULT_REGISTRY_CONFIG);
+  const chain = new MemoryChain({ clock });
+  const engine = new Engine({ seed: SEED, clock, registry, executorId: EXECUTOR_ID, chain });
+  const m = registry.marketBySymbol(SYMBOL)!;
+  for (const side of ["bid", "ask"] as const) {
+    for (let k = 0; k < OWNERS_PER_SIDE; k++) {
+      engine.creditDeposit(ownerAddress(side, k), side === "bid" ? m.quote : m.base, 10n ** 30n);
+    }
+  }
+  return engine;
+}
+
+/** POST /orders bodies as the HTTP layer hands them over (built before timing). */
+function engineInput(stream: StreamOrder[]): OrderBody[] {
+  const registry = new Registry(DEFAULT_REGISTRY_CONFIG);
+  const m = registry.marketBySymbol(SYMBOL)!;
+  const expiration = new VirtualClock().nowSec() + 86_400;
+  return stream.map((o) => ({
+    owner_address: ownerAddress(o.side, o.owner),
+    side: o.side,
+    amount: formatUnits(BigInt(o.lots), m.quantityPrecision),
+    price: formatUnits(BigInt(o.ticks), m.tickPrecision),
+    order_type: "limit",
+    from_address: m.base,
+    to_address: m.quote,
+    order_id: o.id,
+    uuid_int: standaloneUuidInt(o.id, EXECUTOR_ID).toString(),
+    expiration,
+  }));
+}
+
+type BookInput = LimitOrderOptions[];
+
+function bookInput(stream: StreamOrder[]): BookInput {
+  return stream.map((o) => ({ id: o.id, side: o.side === "bid" ? Side.BUY : Side.SELL, size: o.lots, price: o.ticks }));
+}
+
+function runEngine(input: OrderBody[]): { perSec: number; fills: number } {
+  const engine = buildEngine();
+  const t0 = performance.now();
+  for (const b of input) engine.placeOrder(b);
+  const ms = performance.now() - t0;
+  return { perSec: (input.length / ms) * 1000, fills: engine.fillRecords().length };
+}
+
+function runOrderBook(input: BookInput): { perSec: number } {
+  const ob = new OrderBook();
+  const t0 = performance.now();
+  for (const o of input) ob.limit(o);
+  const ms = performance.now() - t0;
+  return { perSec: (input.length / ms) * 1000 };
+}
+
+const ROUNDS = Number(arg("rounds", 3));
+const stream = makeStream(N, SEED);
+const engIn = engineInput(stream);
+const bookIn = bookInput(stream);
+// Warm both code paths up on a short prefix so neither pays for JIT alone.
+runOrderBook(bookIn.slice(0, 20_000));
+runEngine(engIn.slice(0, 20_000));
+
+const profile = process.env.FAKEX_BENCH_PROFILE === "1" ? await import("node:inspector/promises") : null;
+const session = profile ? new profile.Session() : null;
+if (session) {
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+}
+// Alternate the two in each round (fresh instances) and report medians.
+const bookRates: number[] = [];
+const engRates: number[] = [];
+let fills = 0;
+for (let r = 0; r < ROUNDS; r++) {
+  bookRates.push(runOrderBook(bookIn).perSec);
+  const e = runEngine(engIn);
+  engRates.push(e.perSec);
+  fills = e.fills;
+}
+if (session) {
+  const { profile: p } = await session.post("Profiler.stop");
+  (await import("node:fs")).writeFileSync(process.env.FAKEX_BENCH_PROFILE_OUT ?? "engine.cpuprofile", JSON.stringify(p));
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (x: number) => Math.round(x).toLocaleString("en-US");
+console.log(`stream: ${N} limit orders, seed ${SEED}, half crossing, market ${SYMBOL}, ${ROUNDS} rounds (median)`);
+console.log(`nodejs-order-book: ${fmt(median(bookRates))} orders/s  [${bookRates.map(fmt).join(", ")}]`);
+console.log(`engine: ${fmt(median(engRates))} orders/s  [${engRates.map(fmt).join(", ")}]  (${fills} fills)`);
+console.log(`ratio: ${(median(engRates) / median(bookRates)).toFixed(2)}`);
