@@ -1,0 +1,2 @@
+// Public entry point `fakex/properties`: fast-check arbitraries for downstream suites.
+export * from "./arbitraries.ts";
