@@ -6,7 +6,7 @@ import { MarketBook } from "../../sim/core/book.ts";
 import { VirtualClock } from "../../sim/core/clock.ts";
 import { orderTerms, type Side } from "../../sim/core/order-terms.ts";
 import type { OrderRecord } from "../../sim/core/orders.ts";
-import { SwapDesk, type PermitTokenState, type QuoteTimeoutFaults, type SwapDeskOptions } from "../../sim/core/quotes.ts";
+import { SwapDesk, type PermitTokenState, type QuoteWire, type QuoteTimeoutFaults, type SwapDeskOptions } from "../../sim/core/quotes.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry, type RegistryConfig, type TokenInfo } from "../../sim/core/registry.ts";
 import { Rng } from "../../sim/core/rng.ts";
 import { bookLiquidity } from "../../sim/core/routing.ts";
@@ -113,8 +113,6 @@ export function rest(
     updatedAtMs: env.clock.nowMs(),
     filledBaseRaw: 0n,
     filledQuoteRaw: 0n,
-    filledFromRaw: 0n,
-    chainGivenRaw: 0n,
     reserved: t.fromAmount,
     inflight: 0n,
     fillIds: [],
@@ -148,3 +146,15 @@ export async function caught(p: Promise<unknown> | (() => unknown)): Promise<{ s
   }
   throw new Error("expected a rejection");
 }
+
+/** A POST /swap submission the HTTP layer would pass on for a correctly signed quote. */
+export function validSwap(q: QuoteWire, over: Record<string, unknown> = {}) {
+  return {
+    uuid: q.uuid,
+    signer: q.route_params.taker,
+    signature: "0x" + "ab".repeat(65),
+    ...(q.permit?.eip712 ? { permit_signature: "0x" + "cd".repeat(65), permit_deadline: q.permit.eip712.message.deadline } : {}),
+    ...over,
+  };
+}
+
