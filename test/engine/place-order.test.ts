@@ -1,0 +1,149 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ExchangeError } from "../../sim/core/errors.ts";
+import { OrderIntake } from "../../sim/core/order-intake.ts";
+import { validateOrderFields } from "../../sim/core/preview.ts";
+import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
+import { ALICE, BOB, EXECUTOR_ID, body, fund, market, setup, type Env } from "./helpers.ts";
+
+function codeOf(fn: () => unknown): { code: string; status: number } {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ExchangeError) return { code: e.code, status: e.status };
+    throw e;
+  }
+  return { code: "OK", status: 201 };
+}
+
+function state(env: Env) {
+  return JSON.stringify(
+    {
+      hash: env.engine.eventHash(),
+      rng: env.engine.rng.snapshot(),
+      ledger: env.engine.ledger.rows(),
+      orders: env.engine.listOrders(ALICE).length,
+      depth: env.engine.depth("EURC/USDC", "ask"),
+    },
+    (_, v) => (typeof v === "bigint" ? v.toString() : v),
+  );
+}
+
+describe("placeOrder validation, in the spec's order", () => {
+  const env = setup();
+  fund(env, ALICE, "EURC", 1_000_000000n);
+  const ok = () => body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" });
+
+  const cases: [string, () => Record<string, unknown>, string, number][] = [
+    ["non-canonical amount", () => ({ ...ok(), amount: "1e3" }), "INVALID_DECIMAL_FORMAT", 400],
+    ["signed price", () => ({ ...ok(), price: "-1.1" }), "INVALID_DECIMAL_FORMAT", 400],
+    ["zero amount", () => ({ ...ok(), amount: "0" }), "INVALID_DECIMAL_FORMAT", 400],
+    ["amount off the quantity grid", () => ({ ...ok(), amount: "10.001" }), "INVALID_PRECISION", 400],
+    ["price off the tick grid", () => ({ ...ok(), price: "1.100001" }), "INVALID_PRECISION", 400],
+    ["inactive pair", () => ({ ...ok(), from_address: market(env, "EURC/JPYS").base, to_address: market(env, "EURC/JPYS").quote }), "PAIR_INACTIVE", 400],
+    ["reversed orientation", () => ({ ...ok(), from_address: market(env).quote, to_address: market(env).base }), "PAIR_INACTIVE", 400],
+    ["below the ask floor", () => ({ ...ok(), amount: "4.99" }), "AMOUNT_BELOW_MIN", 400],
+    ["below the bid floor", () => ({ ...ok(), side: "bid", amount: "4", price: "1.1" }), "AMOUNT_BELOW_MIN", 400],
+    ["past expiration", () => ({ ...ok(), expiration: env.clock.nowSec() }), "EXPIRATION_INVALID", 400],
+    ["far expiration", () => ({ ...ok(), expiration: env.clock.nowSec() + 365 * 86400 }), "EXPIRATION_INVALID", 400],
+    ["uuid_int of another executor", () => {
+      const b = ok();
+      return { ...b, uuid_int: standaloneUuidInt(b.order_id as string, EXECUTOR_ID + 1).toString() };
+    }, "UUID_INT_MISMATCH", 400],
+    ["no equity", () => ({ ...ok(), owner_address: BOB }), "INSUFFICIENT_EQUITY", 400],
+    ["precision is checked before the floor", () => ({ ...ok(), amount: "1.001" }), "INVALID_PRECISION", 400],
+    ["the floor is checked before expiration", () => ({ ...ok(), amount: "1", expiration: 0 }), "AMOUNT_BELOW_MIN", 400],
+    ["expiration before uuid_int", () => ({ ...ok(), expiration: 0, uuid_int: "1" }), "EXPIRATION_INVALID", 400],
+    ["uuid_int before equity", () => ({ ...ok(), owner_address: BOB, uuid_int: "1" }), "UUID_INT_MISMATCH", 400],
+  ];
+  for (const [name, make, code, status] of cases) {
+    it(`${name} → ${status} ${code}, nothing changes`, () => {
+      const before = state(env);
+      expect(codeOf(() => env.engine.placeOrder(make() as never))).toEqual({ code, status });
+      expect(state(env)).toBe(before);
+    });
+  }
+
+  it("a duplicate order_id → 409", () => {
+    const b = ok();
+    env.engine.placeOrder(b);
+    const before = state(env);
+    expect(codeOf(() => env.engine.placeOrder(b))).toEqual({ code: "CONFLICT", status: 409 });
+    expect(state(env)).toBe(before);
+  });
+
+  it("equity is the available balance: frozen funds do not count twice", () => {
+    const e = setup();
+    fund(e, ALICE, "EURC", 15_000000n);
+    e.engine.placeOrder(body(e, { owner: ALICE, side: "ask", amount: "10", price: "1.1" }));
+    expect(codeOf(() => e.engine.placeOrder(body(e, { owner: ALICE, side: "ask", amount: "6", price: "1.1" })))).toEqual({
+      code: "INSUFFICIENT_EQUITY",
+      status: 400,
+    });
+    expect(codeOf(() => e.engine.placeOrder(body(e, { owner: ALICE, side: "ask", amount: "5", price: "1.1" })))).toEqual({ code: "OK", status: 201 });
+  });
+});
+
+describe("order intake fast path", () => {
+  const env = setup();
+  const intake = new OrderIntake(env.registry);
+  const ctx = () => ({ registry: env.registry, nowSec: env.clock.nowSec(), executorId: EXECUTOR_ID });
+  const m = market(env);
+
+  const decimals = fc.oneof(
+    { arbitrary: fc.constantFrom("10", "1.1", "1.10", "0.5", "5.00", "01", "1.", ".5", "1e2", " 1", "0", "10.001", "1.123456", "99999999"), weight: 1 },
+    {
+      arbitrary: fc.tuple(fc.integer({ min: 1, max: 100000 }), fc.integer({ min: 0, max: 6 })).map(([u, s]) => (s === 0 ? String(u) : (u / 10 ** s).toFixed(s))),
+      weight: 3,
+    },
+  );
+  const bodies = fc.record({
+    owner_address: fc.constantFrom(ALICE, ALICE, ALICE, ALICE.toUpperCase().replace("0X", "0x"), "0x12", 7),
+    side: fc.constantFrom("bid", "ask", "bid", "ask", "buy"),
+    amount: decimals,
+    price: decimals,
+    order_type: fc.constantFrom("limit", "limit", "limit", "limit", "market"),
+    from_address: fc.constantFrom(m.base, m.base, m.base, m.base.toUpperCase().replace("0X", "0x"), m.quote),
+    to_address: fc.constantFrom(m.quote, m.quote, m.quote, m.base),
+    order_id: fc.constantFrom("6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5c", "6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5c", "6B1F8A0E-3C1D-4F2A-9B7C-0D1E2F3A4B5C", "6b1f8a0e-3c1d-1f2a-9b7c-0d1e2f3a4b5c"),
+    uuid_mode: fc.constantFrom("ok", "ok", "ok", "bad", "other-exec"),
+    expiration: fc.constantFrom(3600, 3600, 3600, 0, -5, 365 * 86400, 1.5),
+  });
+
+  it("accepts and computes exactly what validateOrderFields does, or fails the same way", () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(bodies, (b) => {
+        const id = b.order_id.toLowerCase();
+        const uuidOk = b.order_id.charAt(14) === "4";
+        const uuid_int =
+          b.uuid_mode === "ok" && uuidOk
+            ? standaloneUuidInt(id, EXECUTOR_ID).toString()
+            : b.uuid_mode === "other-exec" && uuidOk
+              ? standaloneUuidInt(id, 9).toString()
+              : "12345";
+        const input: Record<string, unknown> = { ...b, uuid_int, expiration: env.clock.nowSec() + b.expiration };
+        delete input.uuid_mode;
+        let slow: unknown;
+        try {
+          const v = validateOrderFields(input, ctx());
+          slow = { owner: v.owner, orderId: v.orderId, from: v.terms.fromAmount, to: v.terms.toAmount, uuid: v.uuidInt };
+          accepted++;
+        } catch (e) {
+          slow = (e as ExchangeError).code + ":" + (e as ExchangeError).detail;
+        }
+        let fast: unknown;
+        try {
+          const v = intake.intake(input, ctx());
+          fast = { owner: v.owner, orderId: v.orderId, from: v.fromAmount, to: v.toAmount, uuid: v.uuidInt };
+        } catch (e) {
+          fast = (e as ExchangeError).code + ":" + (e as ExchangeError).detail;
+        }
+        expect(fast).toEqual(slow);
+      }),
+      { numRuns: 2000 },
+    );
+    // The generator must exercise the accepting path too, not only rejections.
+    expect(accepted).toBeGreaterThan(20);
+  });
+});
