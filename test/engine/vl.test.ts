@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { ExchangeError } from "../../sim/core/errors.ts";
+import { checkDistinctMarkets } from "../../sim/core/vl.ts";
+import { ALICE, BOB, body, fund, setup, vlBodies, type Env } from "./helpers.ts";
+
+function err(fn: () => unknown): ExchangeError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ExchangeError) return e;
+    throw e;
+  }
+  throw new Error("expected an ExchangeError");
+}
+
+/** Alice spends USDC: bids on EURC/USDC, GBPT/USDC, XCHF/USDC (all quote USDC). */
+function legs(env: Env, amounts: string[] = ["10", "10", "10"]) {
+  const symbols = ["EURC/USDC", "GBPT/USDC", "XCHF/USDC"];
+  return vlBodies(
+    env,
+    amounts.map((amount, i) => ({ owner: ALICE, side: "bid" as const, amount, price: "1", symbol: symbols[i]! })),
+  );
+}
+
+function make(usdc: bigint, over: Parameters<typeof setup>[0] = {}) {
+  const env = setup(over);
+  fund(env, ALICE, "USDC", usdc);
+  fund(env, BOB, "EURC", 1_000_000000n);
+  return env;
+}
+
+describe("VL batches", () => {
+  it("places every leg when the budget covers them; ids in submission order; vl_group summary", () => {
+    const env = make(100_000000n);
+    const bodies = legs(env);
+    const r = env.engine.placeVlBatch(bodies);
+    expect(r.order_ids).toEqual(bodies.map((b) => b.order_id));
+    expect(r).toMatchObject({ amendments: [], cancelled: [], fills: [] });
+    expect(r.vl_group).toEqual({ primary_id: bodies[0]!.order_id, max_budget: "100", budget_consumed: "30", spent_token: "USDC" });
+    for (const id of r.order_ids) {
+      const o = env.engine.getOrder(id);
+      expect(o.vl_batch_id).toBe(bodies[0]!.order_id);
+      expect(o.status).toBe("pending");
+    }
+  });
+
+  it("budget_clip: the leg that no longer fits is clipped to what is left", () => {
+    const env = make(25_000000n);
+    const bodies = legs(env);
+    const r = env.engine.placeVlBatch(bodies);
+    expect(r.amendments).toEqual([{ order_id: bodies[2]!.order_id, original_amount: "10", actual_amount: "5", reason: "budget_clip" }]);
+    expect(r.cancelled).toEqual([]);
+    expect(r.vl_group).toMatchObject({ max_budget: "25", budget_consumed: "25" });
+    const clipped = env.engine.getOrder(bodies[2]!.order_id);
+    expect([clipped.amount, clipped.remaining_amount]).toEqual(["5", "5"]);
+    // The signed amounts do not change; only the working size does.
+    expect(clipped.from_amount).toBe("10000000");
+    const usdc = env.engine.ledger.peek(ALICE.toLowerCase(), clipped.from_token);
+    expect([usdc.available, usdc.frozen]).toEqual([0n, 25_000000n]);
+  });
+
+  it("quota_exceeded: legs after the budget is gone (or clipped below the floor) are cancelled", () => {
+    const env = make(23_000000n);
+    const bodies = legs(env);
+    const r = env.engine.placeVlBatch(bodies);
+    expect(r.amendments).toEqual([]);
+    expect(r.cancelled).toEqual([{ order_id: bodies[2]!.order_id, reason: "quota_exceeded" }]);
+    expect(r.order_ids).toHaveLength(3);
+    expect(env.engine.getOrder(bodies[2]!.order_id).status).toBe("cancelled");
+    expect(r.vl_group.budget_consumed).toBe("20");
+  });
+
+  it("immediate fills are reported as success with trades and remaining", () => {
+    const env = make(100_000000n);
+    const ask = env.engine.placeOrder(body(env, { owner: BOB, side: "ask", amount: "6", price: "0.9" })).orderId;
+    const bodies = legs(env);
+    const r = env.engine.placeVlBatch(bodies);
+    expect(r.fills).toHaveLength(1);
+    expect(r.fills[0]).toMatchObject({ order_id: bodies[0]!.order_id, remaining: "4" });
+    expect(r.fills[0]!.trades).toEqual([{ quantity: "6", price: "0.9", counterparty_order_id: ask, ts: env.clock.iso() }]);
+  });
+
+  it("no budget at all → 400 INSUFFICIENT_EQUITY and nothing changes", () => {
+    const env = make(1n);
+    const hash = env.engine.eventHash();
+    const e = err(() => env.engine.placeVlBatch(legs(env)));
+    expect([e.status, e.code]).toEqual([400, "INSUFFICIENT_EQUITY"]);
+    expect(env.engine.eventHash()).toBe(hash);
+    expect(env.engine.listOrders(ALICE)).toEqual([]);
+  });
+
+  it("rejects batch-shape violations with 400 VALIDATION, leaving no trace", () => {
+    const env = make(100_000000n, { vlBatch: { min: 2, max: 3 } });
+    const hash = env.engine.eventHash();
+    const check = (bodies: unknown, code = "VALIDATION", status = 400) => {
+      const e = err(() => env.engine.placeVlBatch(bodies as never));
+      expect([e.status, e.code]).toEqual([status, code]);
+      expect(env.engine.eventHash()).toBe(hash);
+    };
+    check(legs(env, ["10"])); // too few
+    check(legs(env, ["10", "10", "10", "10"].slice(0, 3)).concat(legs(env, ["10"]))); // too many (4 > 3)
+    // two owners
+    const twoOwners = legs(env, ["10", "10"]);
+    twoOwners[1] = { ...twoOwners[1]!, owner_address: BOB };
+    check(twoOwners);
+    // different spent token: an ask on EURC/USDC spends EURC
+    const mixed = vlBodies(env, [
+      { owner: ALICE, side: "bid", amount: "10", price: "1", symbol: "EURC/USDC" },
+      { owner: ALICE, side: "ask", amount: "10", price: "1", symbol: "GBPT/USDC" },
+    ]);
+    check(mixed);
+    // duplicate market
+    check(vlBodies(env, [
+      { owner: ALICE, side: "bid", amount: "10", price: "1", symbol: "EURC/USDC" },
+      { owner: ALICE, side: "bid", amount: "10", price: "1.1", symbol: "EURC/USDC" },
+    ]));
+    // leg ids out of order: swap two legs' uuid_int
+    const swapped = legs(env, ["10", "10"]);
+    const [u0, u1] = [swapped[0]!.uuid_int, swapped[1]!.uuid_int];
+    swapped[0] = { ...swapped[0]!, uuid_int: u1 };
+    swapped[1] = { ...swapped[1]!, uuid_int: u0 };
+    check(swapped, "UUID_INT_MISMATCH");
+    // a standalone id (own group) on leg 1
+    const ownGroup = legs(env, ["10", "10"]);
+    ownGroup[1] = { ...ownGroup[1]!, uuid_int: body(env, { owner: ALICE, side: "bid", amount: "10", price: "1", orderId: ownGroup[1]!.order_id as string }).uuid_int };
+    check(ownGroup, "UUID_INT_MISMATCH");
+    // a leg's own field error surfaces with the POST /orders code
+    const badPrice = legs(env, ["10", "10"]);
+    badPrice[1] = { ...badPrice[1]!, price: "1.0000001" };
+    check(badPrice, "INVALID_PRECISION");
+  });
+
+  it("the duplicate / inverse market rule", () => {
+    expect(() => checkDistinctMarkets([{ fromToken: "a", toToken: "b" }, { fromToken: "b", toToken: "a" }])).toThrow(/inverse market/);
+    expect(() => checkDistinctMarkets([{ fromToken: "a", toToken: "b" }, { fromToken: "a", toToken: "b" }])).toThrow(/duplicates/);
+    expect(() => checkDistinctMarkets([{ fromToken: "a", toToken: "b" }, { fromToken: "a", toToken: "c" }])).not.toThrow();
+  });
+
+  it("cancel of a whole batch: 429 inside any leg's cooldown (nothing changes), then every pending leg cancelled", () => {
+    const env = make(100_000000n);
+    const bodies = legs(env);
+    env.engine.placeVlBatch(bodies);
+    const id = bodies[0]!.order_id as string;
+    const e = err(() => env.engine.cancelVlBatch({ owner: ALICE, vlBatchId: id }));
+    expect([e.status, e.code]).toEqual([429, "CANCEL_COOLDOWN"]);
+    expect(env.engine.listOrders(ALICE).every((o) => o.status === "pending")).toBe(true);
+    env.clock.advanceSec(300);
+    expect(env.engine.cancelVlBatch({ owner: ALICE, vlBatchId: id })).toEqual({ status: "ok" });
+    expect(env.engine.listOrders(ALICE).map((o) => o.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
+    const usdc = env.engine.ledger.peek(ALICE.toLowerCase(), env.registry.tokenBySymbol("USDC")!.address);
+    expect([usdc.available, usdc.frozen]).toEqual([100_000000n, 0n]);
+    const e404 = err(() => env.engine.cancelVlBatch({ owner: ALICE, vlBatchId: "0b0b0b0b-0b0b-4b0b-8b0b-0b0b0b0b0b0b" }));
+    expect([e404.status, e404.code]).toEqual([404, "NOT_FOUND"]);
+    const e403 = err(() => env.engine.cancelVlBatch({ owner: BOB, vlBatchId: id }));
+    expect([e403.status, e403.code]).toEqual([403, "FORBIDDEN"]);
+  });
+});
