@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { ExchangeError } from "../../sim/core/errors.ts";
+import { Ledger } from "../../sim/core/ledger.ts";
+import { canTransition } from "../../sim/core/orders.ts";
+import { canMoveFill } from "../../sim/core/fills.ts";
+
+describe("ledger", () => {
+  it("freeze / release / burn keep available and frozen non-negative", () => {
+    const l = new Ledger();
+    l.credit("a", "t", 100n);
+    l.freeze("a", "t", 60n);
+    expect(l.peek("a", "t")).toEqual({ available: 40n, frozen: 60n });
+    try {
+      l.freeze("a", "t", 41n);
+      throw new Error("froze more than available");
+    } catch (e) {
+      expect([(e as ExchangeError).status, (e as ExchangeError).code]).toEqual([400, "INSUFFICIENT_EQUITY"]);
+    }
+    l.release("a", "t", 10n);
+    l.burnFrozen("a", "t", 50n);
+    expect(l.peek("a", "t")).toEqual({ available: 50n, frozen: 0n });
+    expect(() => l.release("a", "t", 1n)).toThrow(RangeError);
+    expect(() => l.burnFrozen("a", "t", 1n)).toThrow(RangeError);
+    expect(() => l.debitAvailable("a", "t", 51n)).toThrow(ExchangeError);
+    expect(l.totalsByToken().get("t")).toBe(50n);
+    const snap = l.snapshot();
+    l.credit("b", "t", 5n);
+    l.restore(snap);
+    expect(l.rows()).toEqual([{ owner: "a", token: "t", available: 50n, frozen: 0n }]);
+  });
+});
+
+describe("status machines", () => {
+  it("orders move only along the spec's table", () => {
+    expect(canTransition("pending", "matched")).toBe(true);
+    expect(canTransition("pending", "cancelled")).toBe(true);
+    expect(canTransition("matched", "settled")).toBe(true);
+    expect(canTransition("matched", "failed")).toBe(true);
+    expect(canTransition("pending", "failed")).toBe(false);
+    expect(canTransition("matched", "pending")).toBe(false);
+    expect(canTransition("cancelled", "pending")).toBe(false);
+    expect(canTransition("settled", "failed")).toBe(false);
+  });
+
+  it("fills: pending → confirming → settled | reverted | failed", () => {
+    expect(canMoveFill("pending", "confirming")).toBe(true);
+    expect(canMoveFill("confirming", "settled")).toBe(true);
+    expect(canMoveFill("confirming", "reverted")).toBe(true);
+    expect(canMoveFill("confirming", "failed")).toBe(true);
+    expect(canMoveFill("pending", "settled")).toBe(false);
+    expect(canMoveFill("settled", "reverted")).toBe(false);
+  });
+});
