@@ -35,8 +35,6 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
     uint256 public constant MAX_BATCH_SIZE = 20;
     uint256 public constant MAX_ORDER_LIFETIME = 365 days;
     uint256 public constant MAX_WITHDRAW_TOKENS = 20;
-    uint256 public constant EMERGENCY_DELAY_BLOCKS = 7_200;
-    uint256 public constant EMERGENCY_LAPSE_BLOCKS = 14_400;
 
     struct Order {
         address user;
@@ -99,6 +97,10 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
     address public feeRecipient;
     uint256 public spreadMakerBps = 2_500;
     uint256 public spreadTakerBps = 2_500;
+    /// @dev Live values. Adjustable by the admin only because a local chain cannot mine
+    /// thousands of blocks quickly; deployments keep these defaults unless asked otherwise.
+    uint256 public emergencyDelayBlocks = 7_200;
+    uint256 public emergencyLapseBlocks = 14_400;
 
     mapping(address token => bool) private _whitelisted;
     mapping(bytes32 orderHash => uint256) public filled;
@@ -119,6 +121,7 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
     event MatchFaultCleared(bytes32 orderHash0, bytes32 orderHash1);
     event FeeRecipientSet(address feeRecipient);
     event SpreadSplitSet(uint256 makerBps, uint256 takerBps);
+    event EmergencyWithdrawBlocksSet(uint256 delayBlocks, uint256 lapseBlocks);
 
     constructor(string memory name, address admin, address vault_, address executor, address feeRecipient_)
         EIP712(name, "1")
@@ -161,6 +164,13 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
         spreadMakerBps = makerBps;
         spreadTakerBps = takerBps;
         emit SpreadSplitSet(makerBps, takerBps);
+    }
+
+    function setEmergencyWithdrawBlocks(uint256 delayBlocks, uint256 lapseBlocks) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        require(delayBlocks > 0 && lapseBlocks >= delayBlocks, "BAD_EMERGENCY_BLOCKS");
+        emergencyDelayBlocks = delayBlocks;
+        emergencyLapseBlocks = lapseBlocks;
+        emit EmergencyWithdrawBlocksSet(delayBlocks, lapseBlocks);
     }
 
     // ---------------------------------------------------------------- hashing
@@ -486,17 +496,17 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
 
     /// @notice Two-step exit that needs no executor and works while paused. The first call
     /// records a request; a later call for at most the requested amount pays out once
-    /// EMERGENCY_DELAY_BLOCKS have been mined. After EMERGENCY_LAPSE_BLOCKS the request
-    /// lapses and the next call records a new one.
+    /// emergencyDelayBlocks (live: 7,200) have been mined. After emergencyLapseBlocks
+    /// (live: 14,400) the request lapses and the next call records a new one.
     function emergencyWithdraw(address token, uint256 amount) external nonReentrant {
         require(amount > 0, "ZERO_AMOUNT");
         EmergencyRequest memory req = emergencyRequests[msg.sender][token];
-        if (req.blockNumber == 0 || block.number > req.blockNumber + EMERGENCY_LAPSE_BLOCKS) {
+        if (req.blockNumber == 0 || block.number > req.blockNumber + emergencyLapseBlocks) {
             emergencyRequests[msg.sender][token] = EmergencyRequest(amount, block.number);
             emit EmergencyWithdrawRequested(msg.sender, token, amount, block.number);
             return;
         }
-        require(block.number >= req.blockNumber + EMERGENCY_DELAY_BLOCKS, "EMERGENCY_TOO_EARLY");
+        require(block.number >= req.blockNumber + emergencyDelayBlocks, "EMERGENCY_TOO_EARLY");
         require(amount <= req.amount, "AMOUNT_EXCEEDS_REQUEST");
         delete emergencyRequests[msg.sender][token];
         vault.withdrawTo(msg.sender, token, amount, msg.sender);

@@ -7,6 +7,8 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
+  decodeErrorResult,
+  encodeFunctionData,
   hashTypedData,
   http,
   parseSignature,
@@ -285,4 +287,31 @@ export function lowerAddresses<T>(value: T): T {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lowerAddresses(v)])) as T;
   }
   return value;
+}
+
+/**
+ * Revert of a call evaluated with block.number overridden (eth_call blockOverrides): lets
+ * the block-count boundaries be probed without mining thousands of blocks.
+ * Returns null when the call would succeed.
+ */
+export async function revertAtBlock(
+  pub: PublicClient<Transport, Chain>,
+  account: PrivateKeyAccount,
+  call: Call,
+  blockNumber: bigint,
+): Promise<string | null> {
+  const data = encodeFunctionData({ abi: call.abi as Abi, functionName: call.functionName, args: call.args ?? [] });
+  try {
+    await pub.call({ account, to: call.address, data, blockOverrides: { number: blockNumber } });
+    return null;
+  } catch (err) {
+    if (err instanceof BaseError) {
+      const raw = err.walk((e) => typeof (e as { data?: unknown }).data === "string") as { data?: ViemHex } | null;
+      if (raw?.data) {
+        const decoded = decodeErrorResult({ abi: call.abi as Abi, data: raw.data });
+        return decoded.errorName === "Error" ? String(decoded.args?.[0]) : decoded.errorName;
+      }
+    }
+    throw err;
+  }
 }
