@@ -9,7 +9,7 @@ import { EventLog, type EventLogState, type EventValue } from "./event-log.ts";
 import { Ledger, type LedgerState } from "./ledger.ts";
 import { MarketBook } from "./book.ts";
 import { NO_FILLS, canTransition, cloneOrder, type OrderRecord, type OrderStatus } from "./orders.ts";
-import { cloneFill, isFinalFill, type FillRecord, type FillStatus } from "./fills.ts";
+import { canMoveFill, cloneFill, isFinalFill, type FillRecord, type FillStatus } from "./fills.ts";
 import { DEFAULT_SPREAD_SPLIT, matchMoves, maxGiveFor, minReceive, type MatchMoves, type SpreadSplit } from "./economics.ts";
 import type { BatchFaults, FaultPlan } from "./faults.ts";
 import { parseFaultPlan } from "./faults.ts";
@@ -840,14 +840,10 @@ export class Engine {
 
   private moveFill(f: FillRecord, to: FillStatus, now: number): void {
     const from = f.status;
-    if (from === to) return;
-    if (!isFinalFill(from) && (to === "confirming" ? from === "pending" : true)) {
-      f.status = to;
-      f.updatedAtMs = now;
-      this.log.append("fill_status", now, { fill_id: f.id, from, to });
-      return;
-    }
-    throw new Error(`illegal fill transition ${from} → ${to}`);
+    if (!canMoveFill(from, to)) throw new Error(`illegal fill transition ${from} → ${to} for fill ${f.id}`);
+    f.status = to;
+    f.updatedAtMs = now;
+    this.log.append("fill_status", now, { fill_id: f.id, from, to });
   }
 
   /** Apply a final fill outcome to both orders and the ledger. */

@@ -51,7 +51,7 @@ describe("VL batches", () => {
     expect(r.amendments).toEqual([{ order_id: bodies[2]!.order_id, original_amount: "10", actual_amount: "5", reason: "budget_clip" }]);
     expect(r.cancelled).toEqual([]);
     expect(r.vl_group).toMatchObject({ max_budget: "25", budget_consumed: "25" });
-    const clipped = env.engine.getOrder(bodies[2]!.order_id);
+    const clipped = env.engine.getOrder(bodies[2]!.order_id as string);
     expect([clipped.amount, clipped.remaining_amount]).toEqual(["5", "5"]);
     // The signed amounts do not change; only the working size does.
     expect(clipped.from_amount).toBe("10000000");
@@ -66,7 +66,7 @@ describe("VL batches", () => {
     expect(r.amendments).toEqual([]);
     expect(r.cancelled).toEqual([{ order_id: bodies[2]!.order_id, reason: "quota_exceeded" }]);
     expect(r.order_ids).toHaveLength(3);
-    expect(env.engine.getOrder(bodies[2]!.order_id).status).toBe("cancelled");
+    expect(env.engine.getOrder(bodies[2]!.order_id as string).status).toBe("cancelled");
     expect(r.vl_group.budget_consumed).toBe("20");
   });
 
