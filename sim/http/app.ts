@@ -12,12 +12,15 @@
 import express, { type Application, Router } from "express";
 import type { HttpContext } from "./context.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
+import { apiKeysRouter } from "./routes/api-keys.ts";
 import { configRouter } from "./routes/config.ts";
 import { fxRouter } from "./routes/fx.ts";
 import { healthRouter } from "./routes/health.ts";
 import { marketsRouter } from "./routes/markets.ts";
+import { previewRouter } from "./routes/preview.ts";
 import { systemRouter } from "./routes/system.ts";
 import { tokensRouter } from "./routes/tokens.ts";
+import { verifySignatureRouter } from "./routes/verify-signature.ts";
 
 export type { HttpContext } from "./context.ts";
 
@@ -39,6 +42,12 @@ export function createApp(ctx: HttpContext): Application {
   if (ctx.registry) {
     v1.use(tokensRouter(ctx.registry));
     v1.use(marketsRouter(ctx.registry));
+  }
+  if (ctx.apiKeyManager) v1.use(apiKeysRouter(ctx, ctx.apiKeyManager));
+  // Both build the Order to sign, which needs the markets and the current executor id.
+  if (ctx.registry && ctx.health) {
+    v1.use(previewRouter(ctx, ctx.registry, ctx.health));
+    v1.use(verifySignatureRouter(ctx, ctx.registry, ctx.health));
   }
   app.use(API_PREFIX, v1);
 

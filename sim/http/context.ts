@@ -3,12 +3,14 @@
 // members let the app start in partial configurations (a route whose dependency is
 // absent is not mounted, and answers 404 like any unknown route).
 
+import type { ApiKeyStore } from "../core/api-keys.ts";
 import type { Clock } from "../core/clock.ts";
 import type { ConfigInputs } from "../core/config-view.ts";
+import { ExchangeError } from "../core/errors.ts";
 import type { FxRates } from "../core/fx.ts";
 import type { Health } from "../core/health.ts";
 import type { Registry } from "../core/registry.ts";
-import type { Address, Hex } from "../core/typed-data.ts";
+import { exchangeDomain, type Address, type ExchangeDomain, type Hex } from "../core/typed-data.ts";
 import type { ApiKeyAuthenticator, WalletRateLimiter } from "./auth.ts";
 import type { HttpLogger } from "./errors.ts";
 
@@ -19,6 +21,9 @@ export interface ContractSignatureChecker {
   /** `isValidSignature(digest, signature)` returned the EIP-1271 magic value; false on revert. */
   isValidSignature(addr: Address, digest: Hex, signature: Hex): boolean | Promise<boolean>;
 }
+
+/** What the API-key management routes call; ApiKeyStore satisfies it. */
+export type ApiKeyManager = Pick<ApiKeyStore, "create" | "list" | "revoke" | "revokeAll" | "selfRevoke" | "verify" | "authenticate">;
 
 export interface HttpContext {
   /** The simulator's virtual clock: the only time source of every response. */
@@ -40,8 +45,28 @@ export interface HttpContext {
   config?: () => ConfigInputs;
   /** Bearer-credential authentication for "API Key" routes. */
   apiKeys?: ApiKeyAuthenticator;
+  /**
+   * API-key management (create, list, revoke, revoke-all, self-revoke, verify). Normally
+   * the same ApiKeyStore as `apiKeys`; absent means the /api-keys routes are not mounted.
+   */
+  apiKeyManager?: ApiKeyManager;
   /** EIP-1271 fallback for signed routes; absent means ECDSA only (no contract wallets). */
   contractSignatures?: ContractSignatureChecker;
   /** Per-wallet rate limiting; absent means unlimited. */
   rateLimits?: WalletRateLimiter;
+}
+
+/**
+ * The EIP-712 exchange domain every signed route verifies against. It comes from the
+ * same inputs GET /config shows, so what clients read there is what we check. Before
+ * start-up has produced the chain id, exchange address and domain name, a signed
+ * route cannot verify anything: 503 (the spec's "retry after Retry-After").
+ */
+export function signingDomain(ctx: Pick<HttpContext, "config">): ExchangeDomain {
+  const c = ctx.config?.();
+  const exchange = c?.exchangeAddress;
+  if (!c || typeof c.chainId !== "number" || typeof c.domainName !== "string" || typeof exchange !== "string") {
+    throw new ExchangeError("UNAVAILABLE", 503, "EIP-712 domain not configured yet");
+  }
+  return exchangeDomain(c.domainName, c.chainId, exchange.toLowerCase() as Address);
 }
