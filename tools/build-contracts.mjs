@@ -7,6 +7,8 @@
 // hash of the current inputs (contracts/**, foundry.toml, the shim, this script and the
 // pinned solc / OpenZeppelin versions). artifacts.ts is committed, so a fresh clone
 // never needs to compile unless someone changed a contract.
+//
+// --check: exits 1 (without building) when artifacts.ts is stale; for CI and tests.
 import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from "node:fs";
@@ -124,6 +126,12 @@ function renderModule(hash, artifacts) {
 
 const ifChanged = process.argv.includes("--if-changed");
 const hash = sourceHash();
+if (process.argv.includes("--check")) {
+  const stamped = stampedHash();
+  if (stamped === hash) process.exit(0);
+  process.stderr.write(`build-contracts: sim/chain/artifacts.ts is stale (stamped ${stamped ?? "none"}, sources ${hash}); run npm run build:contracts\n`);
+  process.exit(1);
+}
 if (ifChanged && stampedHash() === hash) {
   process.exit(0);
 }
