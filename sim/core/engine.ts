@@ -135,6 +135,13 @@ interface PlannedOrder {
 interface MarketUnits {
   /** Raw base units per lot: 10^(base_decimals − quantity_precision). */
   baseUnit: bigint;
+  /**
+   * Raw quote units per lot × tick, 10^(quote_decimals − quantity_precision − tick_precision),
+   * when that is an integer. Then every signed amount is an exact product, each
+   * order's rate is exactly its price, and a fill's quote amount is lots × ticks × this
+   * with both signed-rate rules holding by the price comparison alone.
+   */
+  quoteUnit: bigint | null;
 }
 
 export interface EngineSnapshot {
@@ -205,7 +212,8 @@ export class Engine {
     this.intake = new OrderIntake(this.registry);
     for (const m of this.registry.markets()) {
       this.books.set(m.symbol, new MarketBook());
-      this.units.set(m.symbol, { baseUnit: pow10(m.baseDecimals - m.quantityPrecision) });
+      const exact = m.quoteDecimals - m.quantityPrecision - m.tickPrecision;
+      this.units.set(m.symbol, { baseUnit: pow10(m.baseDecimals - m.quantityPrecision), quoteUnit: exact >= 0 ? pow10(exact) : null });
     }
   }
 
@@ -318,10 +326,7 @@ export class Engine {
       status: "pending",
       createdAtMs: now,
       updatedAtMs: now,
-      filledBaseRaw: 0n,
-      filledQuoteRaw: 0n,
       reserved: need,
-      inflight: 0n,
       fillIds: NO_FILLS,
       error: null,
       errorCode: null,
@@ -341,7 +346,7 @@ export class Engine {
   private planMatches(taker: OrderRecord): { plan: PlannedFill[]; expired: OrderRecord[] } {
     const book = this.books.get(taker.market.symbol)!;
     const side = book.oppositeSide(taker.side);
-    const baseUnit = this.units.get(taker.market.symbol)!.baseUnit;
+    const { baseUnit, quoteUnit } = this.units.get(taker.market.symbol)!;
     const nowSec = this.clock.nowSec();
     const isBid = taker.side === "bid";
     const plan: PlannedFill[] = [];
@@ -372,11 +377,17 @@ export class Engine {
         }
         const lots = left < maker.remainingLots ? left : maker.remainingLots;
         const baseRaw = lots * baseUnit;
-        const quoteRaw = isBid ? minReceive(maker, baseRaw) : maxGiveFor(maker, baseRaw);
-        const ok = isBid
-          ? quoteRaw > 0n && quoteRaw <= maxGiveFor(taker, baseRaw)
-          : quoteRaw > 0n && quoteRaw >= minReceive(taker, baseRaw);
-        if (!ok) return { plan, expired };
+        let quoteRaw: bigint;
+        if (quoteUnit !== null) {
+          quoteRaw = lots * maker.priceTicks * quoteUnit;
+        } else {
+          // Coarse quote decimals: amounts were floored when signed, so check both rates exactly.
+          quoteRaw = isBid ? minReceive(maker, baseRaw) : maxGiveFor(maker, baseRaw);
+          const ok = isBid
+            ? quoteRaw > 0n && quoteRaw <= maxGiveFor(taker, baseRaw)
+            : quoteRaw > 0n && quoteRaw >= minReceive(taker, baseRaw);
+          if (!ok) return { plan, expired };
+        }
         plan.push({ maker, lots, baseRaw, quoteRaw });
         left -= lots;
       }
@@ -451,8 +462,8 @@ export class Engine {
     };
     this.fills.push(fill);
     this.unsettled.push(fill.id);
-    this.applyFillProgress(maker, fill, makerGive, now);
-    this.applyFillProgress(taker, fill, takerGive, now);
+    this.applyFillProgress(maker, fill, now);
+    this.applyFillProgress(taker, fill, now);
     this.log.append("fill", now, {
       fill_id: fill.id,
       maker: maker.id,
@@ -484,11 +495,8 @@ export class Engine {
     return out;
   }
 
-  private applyFillProgress(o: OrderRecord, fill: FillRecord, give: bigint, now: number): void {
+  private applyFillProgress(o: OrderRecord, fill: FillRecord, now: number): void {
     o.remainingLots -= fill.lots;
-    o.filledBaseRaw += fill.baseRaw;
-    o.filledQuoteRaw += fill.quoteRaw;
-    o.inflight += give;
     if (o.fillIds === NO_FILLS) o.fillIds = [fill.id];
     else o.fillIds.push(fill.id);
     o.updatedAtMs = now;
@@ -502,10 +510,11 @@ export class Engine {
     o.updatedAtMs = now;
     if (from === "pending") {
       o.inBook = false;
-      const unused = o.reserved - o.inflight;
+      const inflight = this.inflightOf(o);
+      const unused = o.reserved - inflight;
       if (unused > 0n) {
         this.ledger.release(o.owner, o.fromToken, unused);
-        o.reserved = o.inflight;
+        o.reserved = inflight;
       }
     }
     // pending → matched is implied by the fill that exhausted the order; log the other moves.
@@ -879,7 +888,16 @@ export class Engine {
     if (refund > 0n) this.ledger.credit(o.owner, o.fromToken, refund);
     if (credit > 0n) this.ledger.credit(o.owner, o.toToken, credit);
     o.reserved -= give;
-    o.inflight -= give;
+  }
+
+  /** From-token of the order's fills not final yet: the part of `reserved` settlement still needs. */
+  inflightOf(o: Readonly<OrderRecord>): bigint {
+    let sum = 0n;
+    for (const id of o.fillIds) {
+      const f = this.fills[id - 1]!;
+      if (!isFinalFill(f.status)) sum += f.makerOrderId === o.id ? f.makerGive : f.takerGive;
+    }
+    return sum;
   }
 
   /**
@@ -889,9 +907,6 @@ export class Engine {
    * releases the fill's funds, and a matched one moves to failed.
    */
   private unwindSide(o: OrderRecord, f: FillRecord, give: bigint, reason: string | null, code: ErrorCode, now: number): void {
-    o.inflight -= give;
-    o.filledBaseRaw -= f.baseRaw;
-    o.filledQuoteRaw -= f.quoteRaw;
     o.error = reason;
     o.errorCode = code;
     if (o.status === "pending") {

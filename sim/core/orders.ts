@@ -47,13 +47,8 @@ export interface OrderRecord {
   status: OrderStatus;
   readonly createdAtMs: number;
   updatedAtMs: number;
-  /** Progress at execution prices over fills that have not reverted or failed. */
-  filledBaseRaw: bigint;
-  filledQuoteRaw: bigint;
   /** Frozen in the ledger on behalf of this order. */
   reserved: bigint;
-  /** From-token of this order's fills that are not final yet (part of reserved). */
-  inflight: bigint;
   /** Fill ids in execution order; shares NO_FILLS until the first fill (saves memory on resting orders). */
   fillIds: number[];
   error: string | null;
@@ -65,9 +60,19 @@ export interface OrderRecord {
 /** Shared empty list for orders without fills; never mutated. */
 export const NO_FILLS: number[] = [];
 
-/** From-token given at execution price: the owner-visible filled_amount. */
-export function filledFromRaw(o: OrderRecord): bigint {
-  return o.side === "ask" ? o.filledBaseRaw : o.filledQuoteRaw;
+/**
+ * Progress at execution prices over fills that have not reverted or failed
+ * (derived from the fills so the hot path keeps no running totals).
+ */
+export function filledTotals(fills: readonly { status: string; baseRaw: bigint; quoteRaw: bigint }[]): { base: bigint; quote: bigint } {
+  let base = 0n;
+  let quote = 0n;
+  for (const f of fills) {
+    if (f.status === "reverted" || f.status === "failed") continue;
+    base += f.baseRaw;
+    quote += f.quoteRaw;
+  }
+  return { base, quote };
 }
 
 export function isOpen(o: OrderRecord): boolean {

@@ -14,7 +14,7 @@ import { isoOf } from "./clock.ts";
 import type { ErrorCode } from "./errors.ts";
 import { line, type EconomicsLine, type FeeLine, type MatchMoves, type TokenRef } from "./economics.ts";
 import type { FillRecord, FillStatus } from "./fills.ts";
-import { filledFromRaw, type OrderRecord, type OrderStatus } from "./orders.ts";
+import { filledTotals, type OrderRecord, type OrderStatus } from "./orders.ts";
 import type { Registry } from "./registry.ts";
 import { publicFailureReason, type SettlementBatch } from "./settlement.ts";
 
@@ -171,7 +171,9 @@ export function orderView(
     credits += s.credit;
     fees += s.fee;
   }
-  const grossGet = o.side === "ask" ? o.filledQuoteRaw : o.filledBaseRaw;
+  const filled = filledTotals(fills);
+  const grossGive = o.side === "ask" ? filled.base : filled.quote;
+  const grossGet = o.side === "ask" ? filled.quote : filled.base;
   const remainingLots = o.status === "pending" || o.status === "cancelled" ? o.remainingLots : 0n;
   const priceScale = m.tickPrecision;
   const qtyScale = m.quantityPrecision;
@@ -189,15 +191,15 @@ export function orderView(
     price: formatUnits(o.priceTicks, priceScale),
     amount: formatUnits(o.amountLots, qtyScale),
     remaining_amount: formatUnits(remainingLots, qtyScale),
-    filled_base_amount: formatRaw(o.filledBaseRaw, m.baseDecimals),
-    filled_quote_amount: formatRaw(o.filledQuoteRaw, m.quoteDecimals),
+    filled_base_amount: formatRaw(filled.base, m.baseDecimals),
+    filled_quote_amount: formatRaw(filled.quote, m.quoteDecimals),
     notional: formatUnits(o.amountLots * o.priceTicks, qtyScale + priceScale),
     remaining_notional: formatUnits(remainingLots * o.priceTicks, qtyScale + priceScale),
     from_token: o.fromToken,
     to_token: o.toToken,
     from_amount: o.fromAmount.toString(),
     to_amount: o.toAmount.toString(),
-    filled_amount: filledFromRaw(o).toString(),
+    filled_amount: grossGive.toString(),
     created_at: isoOf(o.createdAtMs),
     updated_at: isoOf(o.updatedAtMs),
     expiration: String(o.expiration),
@@ -208,7 +210,7 @@ export function orderView(
     settlement_summary: summary(fills, settlements),
     settlement_economics: {
       perspective_order_id: o.id,
-      gross_debits: line(from, filledFromRaw(o), formatRaw),
+      gross_debits: line(from, grossGive, formatRaw),
       gross_credits: line(to, grossGet, formatRaw),
       balance_debits: line(from, debits, formatRaw),
       balance_credits: line(to, credits, formatRaw),
