@@ -237,6 +237,17 @@ describe("matchOrders: settlement", () => {
     expect(await vaultBalance(h, scw, USDC)).toBe(0n);
   });
 
+  it("an EIP-7702-delegated EOA (has code) still passes by ECDSA", async () => {
+    // Delegate Bob's account to a contract with no isValidSignature: only the ECDSA-first
+    // order of checks can accept his signature now that his address has code.
+    await h.testClient.setCode({ address: h.bob.address, bytecode: `0xef0100${h.d.vault.slice(2)}` });
+    expect((await h.pub.getCode({ address: h.bob.address }))?.length).toBe(2 + 23 * 2);
+    const maker = await ask(10n, 2000n);
+    const taker = await bid(h.bob, 2n, 2000n);
+    await execute(matchOf(maker, taker, 2n * UNIT.WETH, 4000n * UNIT.USDC));
+    expect(await vaultBalance(h, h.bob.address, WETH)).toBe(2n * UNIT.WETH);
+  });
+
   it("rounds the maker's required amount up (mulDiv ceil)", async () => {
     // 3 WETH for 1000 USDC-units: 1 wei of WETH requires ceil(1000 / 3e18) = 1 unit.
     const now = await latestTimestamp(h.pub);
