@@ -79,8 +79,14 @@ const order = (over: Partial<OrderMessage> = {}): OrderMessage => ({
   ...over,
 });
 
+// viem types uint48 members as numbers; both fit easily.
 const sign = (message: OrderMessage, account: PrivateKeyAccount = alice, domain = DOMAIN) =>
-  account.signTypedData({ domain, types: TYPES, primaryType: "Order", message });
+  account.signTypedData({
+    domain,
+    types: TYPES,
+    primaryType: "Order",
+    message: { ...message, expiration: Number(message.expiration), feeBps: Number(message.feeBps) },
+  });
 
 const verify = (app: ReturnType<typeof createApp>, b: unknown) => request(app).post("/api/v1/verify-signature").send(b as object);
 
