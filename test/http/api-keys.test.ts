@@ -182,6 +182,23 @@ describe("POST /api-keys (create)", () => {
     expect(env.store.activeCount(ALICE)).toBe(1);
   });
 
+  it("treats re-encodings of a used signature (v as 0/1, EIP-2098 compact) as the same signature: 409", async () => {
+    const env = setup();
+    const signed = await manage(env, "create");
+    expect((await request(env.app).post("/api/v1/api-keys").send(signed)).status).toBe(200);
+    const sig = signed.signature;
+    const yParity = parseInt(sig.slice(130), 16) - 27;
+    const lowV = `${sig.slice(0, 130)}0${yParity}`;
+    const vs = (BigInt(yParity) << 255n) | BigInt(`0x${sig.slice(66, 130)}`);
+    const compact = `${sig.slice(0, 66)}${vs.toString(16).padStart(64, "0")}`;
+    for (const signature of [lowV, compact, sig.toUpperCase().replace(/^0X/, "0x")]) {
+      const res = await request(env.app).post("/api/v1/api-keys").send({ ...signed, signature });
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual(REPLAYED);
+    }
+    expect(env.store.activeCount(ALICE)).toBe(1);
+  });
+
   it("allows 10 active keys per wallet; the 11th is 400 until one is revoked", async () => {
     const env = setup();
     const keys = [];
