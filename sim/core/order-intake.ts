@@ -41,35 +41,58 @@ interface MarketGrid {
   baseUnit: bigint; // raw base per lot
   quoteScale: bigint; // 10^quote_decimals
   gridScale: bigint; // 10^(quantity_precision + tick_precision)
-  /** Memo of amount / price strings → lots / ticks (null: not on the grid). Bounded. */
-  lotsOf: Map<string, bigint | null>;
-  ticksOf: Map<string, bigint | null>;
 }
 
 const MEMO_LIMIT = 16_384;
 
-/** Units of a canonical positive decimal string on a grid of `precision` digits; null when not canonical, zero or off-grid. */
-function gridUnits(s: unknown, precision: number, memo: Map<string, bigint | null>): bigint | null {
+/**
+ * Units of a canonical positive decimal string on a grid of `precision` digits;
+ * null when not canonical, zero or off-grid. Short strings (at most 15 digits,
+ * exact in a double) are scanned by hand; anything longer takes the string route.
+ */
+function gridUnits(s: unknown, precision: number): bigint | null {
   if (typeof s !== "string") return null;
-  const hit = memo.get(s);
-  if (hit !== undefined) return hit;
-  let out: bigint | null = null;
-  if (s.length <= 100 && CANONICAL.test(s)) {
-    const dot = s.indexOf(".");
-    const intPart = dot < 0 ? s : s.slice(0, dot);
-    let frac = dot < 0 ? "" : s.slice(dot + 1);
-    // Trailing zeros past the grid are allowed; other digits past it are not.
-    let end = frac.length;
-    while (end > precision && frac.charCodeAt(end - 1) === 48) end--;
-    if (end <= precision) {
-      frac = frac.slice(0, end).padEnd(precision, "0");
-      const units = BigInt(intPart + frac);
-      out = units > 0n ? units : null;
+  const n = s.length;
+  if (n === 0 || n > 16) return gridUnitsLong(s, precision);
+  let value = 0;
+  let digits = 0;
+  let dot = -1;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (dot >= 0 || i === 0 || i === n - 1) return null;
+      dot = i;
+      continue;
     }
+    if (c < 48 || c > 57) return null;
+    // Canonical integer part: "0" alone or no leading zero.
+    if (i === 1 && dot < 0 && s.charCodeAt(0) === 48) return null;
+    value = value * 10 + (c - 48);
+    digits++;
   }
-  if (memo.size >= MEMO_LIMIT) memo.clear();
-  memo.set(s, out);
-  return out;
+  let frac = dot < 0 ? 0 : n - dot - 1;
+  // Trailing zeros past the grid are allowed; other digits past it are not.
+  while (frac > precision && value % 10 === 0) {
+    value /= 10;
+    frac--;
+  }
+  if (frac > precision || value === 0 || digits > 15) return digits > 15 ? gridUnitsLong(s, precision) : null;
+  return BigInt(value) * POW10[precision - frac]!;
+}
+
+const POW10: bigint[] = Array.from({ length: 80 }, (_, i) => 10n ** BigInt(i));
+
+function gridUnitsLong(s: string, precision: number): bigint | null {
+  if (s.length > 100 || !CANONICAL.test(s)) return null;
+  const dot = s.indexOf(".");
+  const intPart = dot < 0 ? s : s.slice(0, dot);
+  let frac = dot < 0 ? "" : s.slice(dot + 1);
+  let end = frac.length;
+  while (end > precision && frac.charCodeAt(end - 1) === 48) end--;
+  if (end > precision) return null;
+  frac = frac.slice(0, end).padEnd(precision, "0");
+  const units = BigInt(intPart + frac);
+  return units > 0n ? units : null;
 }
 
 const HEX_DIGITS = "0123456789abcdef";
@@ -102,8 +125,6 @@ export class OrderIntake {
               baseUnit: pow10(m.baseDecimals - m.quantityPrecision),
               quoteScale: pow10(m.quoteDecimals),
               gridScale: pow10(m.quantityPrecision + m.tickPrecision),
-              lotsOf: new Map(),
-              ticksOf: new Map(),
             }
           : null;
       byTo.set(to, g);
@@ -169,8 +190,8 @@ export class OrderIntake {
     const g = this.grid(from, to);
     if (g === null) return null;
     const m = g.market;
-    const lots = gridUnits(b.amount, m.quantityPrecision, g.lotsOf);
-    const ticks = gridUnits(b.price, m.tickPrecision, g.ticksOf);
+    const lots = gridUnits(b.amount, m.quantityPrecision);
+    const ticks = gridUnits(b.price, m.tickPrecision);
     if (lots === null || ticks === null) return null;
     const baseRaw = lots * g.baseUnit;
     const quoteExact = lots * ticks * g.quoteScale; // quote raw × 10^(qp+tp), exact
