@@ -153,7 +153,7 @@ export interface EngineSnapshot {
   readonly fills: readonly FillRecord[];
   readonly vl: readonly VlBatchRecord[];
   readonly settlements: readonly SettlementBatch[];
-  readonly unsettled: readonly number[];
+  readonly broadcastUpTo: number;
   readonly orderSeq: number;
   readonly depositCursor: bigint;
   readonly executorId: number;
@@ -166,7 +166,29 @@ export class Engine {
   readonly clock: VirtualClock;
   readonly rng: Rng;
   readonly chain: ChainPort;
-  readonly log = new EventLog();
+  /** Orders and fills are logged by reference; these views pick their immutable fields. */
+  readonly log = new EventLog({
+    order_placed: (o: OrderRecord) => ({
+      order_id: o.id,
+      owner: o.owner,
+      symbol: o.market.symbol,
+      side: o.side,
+      price_ticks: o.priceTicks,
+      lots: o.amountLots,
+      from_amount: o.fromAmount,
+      to_amount: o.toAmount,
+      vl_batch_id: o.vlBatchId,
+    }),
+    fill: (f: FillRecord) => ({
+      fill_id: f.id,
+      maker: f.makerOrderId,
+      taker: f.takerOrderId,
+      price_ticks: f.priceTicks,
+      lots: f.lots,
+      quote_raw: f.quoteRaw,
+      spread: f.spreadRaw,
+    }),
+  });
   readonly ledger = new Ledger();
   readonly cancelCooldownSec: number;
   readonly vlLimits: VlBatchLimits;
@@ -185,8 +207,8 @@ export class Engine {
   private units = new Map<string, MarketUnits>();
   private vlBatches = new Map<string, VlBatchRecord>();
   private settlements: SettlementBatch[] = [];
-  /** Fill ids not yet broadcast, in execution order. */
-  private unsettled: number[] = [];
+  /** Fills are broadcast in id order: ids above this one are still pending. */
+  private broadcastUpTo = 0;
   /** Settlement id → fill ids whose pair got a fault installed (cleared on receipt). */
   private faultedPairs = new Map<number, number[]>();
   private orderSeq = 0;
@@ -408,16 +430,7 @@ export class Engine {
       this.ordersByOwner.set(o.owner, list);
     }
     list.push(o);
-    this.log.append("order_placed", now, {
-      order_id: o.id,
-      owner: o.owner,
-      symbol: o.market.symbol,
-      side: o.side,
-      price_ticks: o.priceTicks,
-      lots: o.amountLots,
-      reserved: need,
-      vl_batch_id: o.vlBatchId,
-    });
+    this.log.appendRef("order_placed", now, o);
     for (const m of p.expired) m.inBook = false;
     for (const f of p.plan) this.executeFill(f, o, now);
     if (o.remainingLots > 0n) this.books.get(o.market.symbol)!.restingSide(o.side).add(o);
@@ -461,18 +474,9 @@ export class Engine {
       updatedAtMs: now,
     };
     this.fills.push(fill);
-    this.unsettled.push(fill.id);
     this.applyFillProgress(maker, fill, now);
     this.applyFillProgress(taker, fill, now);
-    this.log.append("fill", now, {
-      fill_id: fill.id,
-      maker: maker.id,
-      taker: taker.id,
-      price_ticks: fill.priceTicks,
-      lots: f.lots,
-      quote_raw: f.quoteRaw,
-      spread,
-    });
+    this.log.appendRef("fill", now, fill);
     if (maker.remainingLots === 0n) {
       maker.inBook = false;
       this.moveOrder(maker, "matched", now);
@@ -706,7 +710,7 @@ export class Engine {
   async settleAll(maxRounds = 1000): Promise<void> {
     for (let i = 0; i < maxRounds; i++) {
       await this.settle();
-      if (this.unsettled.length === 0 && !this.settlements.some((s) => s.status === "pending")) return;
+      if (this.broadcastUpTo === this.fills.length && !this.settlements.some((s) => s.status === "pending")) return;
       await this.chain.mine(1);
     }
     throw new Error("settleAll: settlement did not finish");
@@ -757,8 +761,10 @@ export class Engine {
   }
 
   private async broadcast(): Promise<number> {
-    if (this.unsettled.length === 0) return 0;
-    const batches = planBatches(this.unsettled, this.settlementBatchSize);
+    if (this.broadcastUpTo === this.fills.length) return 0;
+    const pending: number[] = [];
+    for (let id = this.broadcastUpTo + 1; id <= this.fills.length; id++) pending.push(id);
+    const batches = planBatches(pending, this.settlementBatchSize);
     let n = 0;
     for (const ids of batches) {
       const fills = ids.map((id) => this.fills[id - 1]!);
@@ -795,7 +801,7 @@ export class Engine {
         f.txHash = txHash;
         f.settlementId = nth;
       }
-      this.unsettled = this.unsettled.slice(ids.length);
+      this.broadcastUpTo = ids[ids.length - 1]!;
       this.log.append("settlement_broadcast", now, { settlement_id: nth, tx_hash: txHash, fills: ids, atomic: bf.atomic });
       n++;
     }
@@ -1044,7 +1050,7 @@ export class Engine {
       fills: this.fills.map(cloneFill),
       vl: [...this.vlBatches.values()],
       settlements: this.settlements.map((s) => ({ ...s })),
-      unsettled: this.unsettled.slice(),
+      broadcastUpTo: this.broadcastUpTo,
       orderSeq: this.orderSeq,
       depositCursor: this.depositCursor,
       executorId: this.executorIdValue,
@@ -1076,7 +1082,7 @@ export class Engine {
     this.fills = s.fills.map(cloneFill);
     this.vlBatches = new Map(s.vl.map((b) => [b.id, b]));
     this.settlements = s.settlements.map((b) => ({ ...b }));
-    this.unsettled = s.unsettled.slice();
+    this.broadcastUpTo = s.broadcastUpTo;
     this.orderSeq = s.orderSeq;
     this.depositCursor = s.depositCursor;
     this.executorIdValue = s.executorId;

@@ -17,7 +17,7 @@ export interface EngineEvent {
 export interface EventLogState {
   readonly types: readonly string[];
   readonly ats: readonly number[];
-  readonly datas: readonly { readonly [k: string]: EventValue }[];
+  readonly datas: readonly unknown[];
   readonly hashedUpTo: number;
   readonly hash: string;
 }
@@ -47,15 +47,28 @@ export function canonicalJson(v: EventValue | undefined): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, EventValue>)[k])}`).join(",")}}`;
 }
 
+/**
+ * How an event type stored by reference is shown and hashed. The engine logs
+ * its order and fill records themselves (no copy on the hot path); the view
+ * picks only their immutable fields, so the hash does not depend on when it
+ * is computed.
+ */
+export type EventView = (data: never) => { [k: string]: EventValue };
+
 export class EventLog {
+  private readonly views: Readonly<Record<string, EventView>>;
   // Parallel arrays rather than one wrapper object per event: the log grows with
   // every order, and fewer retained objects means less GC on the hot path.
   private types: string[] = [];
   private ats: number[] = [];
-  private datas: { readonly [k: string]: EventValue }[] = [];
+  private datas: unknown[] = [];
   // Hashing is lazy: appends stay cheap, hash() catches up.
   private hashedUpTo = 0;
   private chainHash = GENESIS_HASH;
+
+  constructor(views: Record<string, EventView> = {}) {
+    this.views = views;
+  }
 
   append(type: string, at: number, data: { [k: string]: EventValue }): void {
     this.types.push(type);
@@ -63,12 +76,24 @@ export class EventLog {
     this.datas.push(data);
   }
 
+  /** Log a record by reference; `type` must have a view that reads only immutable fields. */
+  appendRef(type: string, at: number, record: object): void {
+    if (!this.views[type]) throw new Error(`event type ${type} has no view`);
+    this.types.push(type);
+    this.ats.push(at);
+    this.datas.push(record);
+  }
+
   get length(): number {
     return this.types.length;
   }
 
   at(index: number): EngineEvent {
-    return { seq: index + 1, at: this.ats[index]!, type: this.types[index]!, data: this.datas[index]! };
+    const type = this.types[index]!;
+    const raw = this.datas[index];
+    const view = this.views[type];
+    const data = view ? (view as (d: unknown) => { [k: string]: EventValue })(raw) : (raw as { [k: string]: EventValue });
+    return { seq: index + 1, at: this.ats[index]!, type, data };
   }
 
   /** Events with seq > afterSeq (all when omitted). */
