@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { ExchangeError } from "../../sim/core/errors.ts";
+import { ALICE, BOB, EXECUTOR_ID, body, fund, setup } from "./helpers.ts";
+
+describe("deposits, balances, executor rotation, order listing", () => {
+  it("syncDeposits credits chain deposit events once, in block order", async () => {
+    const env = setup();
+    const usdc = env.registry.tokenBySymbol("USDC")!.address;
+    env.chain.mint(ALICE, usdc, 50_000000n);
+    env.chain.deposit(ALICE, usdc, 20_000000n);
+    env.chain.deposit(ALICE, usdc, 5_000000n);
+    expect(await env.engine.syncDeposits()).toBe(2);
+    expect(await env.engine.syncDeposits()).toBe(0);
+    const b = await env.engine.balances(ALICE);
+    expect(b.balances).toEqual([
+      {
+        token: usdc,
+        symbol: "USDC",
+        decimals: 6,
+        wallet_balance: "25000000",
+        vault_available: "25000000",
+        vault_frozen: "0",
+        vault_total: "25000000",
+        total: "50000000",
+      },
+    ]);
+    expect(b).toMatchObject({ owner_address: ALICE.toLowerCase(), wallet_balance_available: true, updated_at: env.clock.iso() });
+    // include_zero lists every registry token
+    expect((await env.engine.balances(ALICE, true)).balances).toHaveLength(env.registry.tokens().length);
+  });
+
+  it("creditDeposit rejects unknown tokens and non-positive amounts", () => {
+    const env = setup();
+    const bad = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (e) {
+        return [(e as ExchangeError).status, (e as ExchangeError).code];
+      }
+      return null;
+    };
+    expect(bad(() => env.engine.creditDeposit(ALICE, "0x9999999999999999999999999999999999999999", 1n))).toEqual([400, "VALIDATION"]);
+    expect(bad(() => env.engine.creditDeposit(ALICE, env.registry.tokenBySymbol("USDC")!.address, 0n))).toEqual([400, "VALIDATION"]);
+  });
+
+  it("a changed executor id invalidates outstanding signed ids", () => {
+    const env = setup();
+    fund(env, ALICE, "EURC", 100_000000n);
+    const b = body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" });
+    env.engine.setExecutorId(EXECUTOR_ID + 1);
+    try {
+      env.engine.placeOrder(b);
+      throw new Error("accepted");
+    } catch (e) {
+      expect([(e as ExchangeError).status, (e as ExchangeError).code]).toEqual([400, "UUID_INT_MISMATCH"]);
+    }
+    expect(() => env.engine.setExecutorId(16)).toThrow(RangeError);
+  });
+
+  it("lists an owner's orders in placement order with every Order field of the spec", () => {
+    const env = setup();
+    fund(env, ALICE, "EURC", 100_000000n);
+    const ids = [1, 2, 3].map((i) => env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: `1.${i}` })).orderId);
+    const list = env.engine.listOrders(ALICE);
+    expect(list.map((o) => o.trade_id)).toEqual(ids);
+    expect(env.engine.listOrders(BOB)).toEqual([]);
+    expect(Object.keys(list[0]!).sort()).toEqual(
+      [
+        "trade_id", "owner_address", "status", "order_type", "symbol", "base_symbol", "quote_symbol", "side", "base_token", "quote_token",
+        "price", "amount", "remaining_amount", "filled_base_amount", "filled_quote_amount", "notional", "remaining_notional", "from_token",
+        "to_token", "from_amount", "to_amount", "filled_amount", "created_at", "updated_at", "expiration", "error", "error_code", "uuid_int",
+        "vl_batch_id", "settlement_summary", "settlement_economics",
+      ].sort(),
+    );
+    expect(list[0]).toMatchObject({ notional: "11", remaining_notional: "11", order_type: "limit", error: null, error_code: null, vl_batch_id: null });
+    try {
+      env.engine.getOrder("0b0b0b0b-0b0b-4b0b-8b0b-0b0b0b0b0b0b");
+      throw new Error("found");
+    } catch (e) {
+      expect([(e as ExchangeError).status, (e as ExchangeError).code]).toEqual([404, "NOT_FOUND"]);
+    }
+  });
+});
