@@ -2,7 +2,23 @@
 // its events in one go, so a rejected command changes nothing (book, ledger,
 // orders, RNG, event log). Settlement and chain reads are async and go through
 // the ChainPort. Queries return the spec's wire objects as plain data.
-import { formatRaw, formatUnits, pow10, toScale } from "./amounts.ts";
+//
+// Choices where the spec says "not shown" (each one tested):
+// - Expiration: an expired resting order is never matched (the contract would
+//   refuse it); it stays pending and visible, its funds frozen, until cancelled.
+// - A fill of a still-pending (partially filled) order that reverts or fails:
+//   the spec has no pending → failed move, so the order stays pending with
+//   error / error_code set and gets the quantity back (the contract never
+//   counted it). A matched order whose fill reverts moves to failed.
+// - Limit orders trade vault equity: the signed initialDepositAmount is 0 and
+//   placing freezes the full signed fromAmount (INSUFFICIENT_EQUITY otherwise);
+//   what a better execution price leaves unused is released when the order
+//   leaves the book.
+// - Cancel cooldown counts from the order's creation on the virtual clock.
+// - Cancelling someone else's order is 403; a non-pending order is 409.
+// - VL: one budget, the owner's available equity of the spent token, funds the
+//   legs in array order (see vl.ts); batch-shape violations are 400 VALIDATION.
+import { formatRaw, formatUnits, pow10 } from "./amounts.ts";
 import { VirtualClock, isoOf, type ClockState } from "./clock.ts";
 import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
 import { EventLog, type EventLogState, type EventValue } from "./event-log.ts";
@@ -15,7 +31,7 @@ import type { BatchFaults, FaultPlan } from "./faults.ts";
 import { parseFaultPlan } from "./faults.ts";
 import { errorCodeForRevert, planBatches, type SettlementBatch } from "./settlement.ts";
 import { OrderIntake, type IntakeOrder } from "./order-intake.ts";
-import type { MarketInfo, Registry } from "./registry.ts";
+import type { Registry } from "./registry.ts";
 import { Rng, type RngState } from "./rng.ts";
 import type { Address, Hex, OrderMessage } from "./typed-data.ts";
 import { ZERO_ADDRESS } from "./typed-data.ts";
