@@ -1,0 +1,76 @@
+// Reading the Exchange's settlement and deposit events out of raw JSON-RPC
+// receipts and logs. The failed mask comes from BatchSettled (a transaction's
+// return value is not in its receipt); per-match reasons from MatchFailed.
+import { decodeAbiParameters, keccak256, toHex } from "viem";
+import type { Address, Hex } from "../core/typed-data.ts";
+import type { BatchReceipt, DepositEvent, MatchFailure } from "./port.ts";
+
+export const TOPIC_BATCH_SETTLED: Hex = keccak256(toHex("BatchSettled(uint256,uint256)"));
+export const TOPIC_MATCH_FAILED: Hex = keccak256(toHex("MatchFailed(bytes32,bytes32,string,uint256)"));
+export const TOPIC_DEPOSIT: Hex = keccak256(toHex("Deposit(address,address,uint256)"));
+
+/** The fields of an eth_getTransactionReceipt / eth_getLogs answer we read. */
+export interface RawLog {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string;
+  transactionHash: string;
+  logIndex: string;
+}
+
+export interface RawReceipt {
+  transactionHash: string;
+  blockNumber: string;
+  status: string;
+  logs: RawLog[];
+  effectiveGasPrice?: string;
+  gasUsed?: string;
+}
+
+const MATCH_FAILED_DATA = [{ type: "bytes32" }, { type: "bytes32" }, { type: "string" }, { type: "uint256" }] as const;
+const BATCH_SETTLED_DATA = [{ type: "uint256" }, { type: "uint256" }] as const;
+
+/**
+ * A mined settlement receipt in the port's terms. `revertReason` is filled in by the
+ * caller for reverted transactions (it needs a trace, which a receipt does not carry).
+ */
+export function parseSettlementReceipt(raw: RawReceipt, exchange: Address, revertReason: string | null): BatchReceipt {
+  const base = { txHash: raw.transactionHash.toLowerCase() as Hex, blockNumber: BigInt(raw.blockNumber) };
+  if (raw.status !== "0x1") return { ...base, status: "reverted", revertReason, failedMask: 0n, failures: [] };
+  let failedMask = 0n;
+  const failures: MatchFailure[] = [];
+  for (const log of raw.logs) {
+    if (log.address.toLowerCase() !== exchange) continue;
+    const topic = log.topics[0];
+    if (topic === TOPIC_BATCH_SETTLED) {
+      failedMask = decodeAbiParameters(BATCH_SETTLED_DATA, log.data as Hex)[1];
+    } else if (topic === TOPIC_MATCH_FAILED) {
+      const [, , reason, index] = decodeAbiParameters(MATCH_FAILED_DATA, log.data as Hex);
+      failures.push({ index: Number(index), reason });
+    }
+  }
+  failures.sort((a, b) => a.index - b.index);
+  return { ...base, status: "success", revertReason: null, failedMask, failures };
+}
+
+export function parseDepositLog(log: RawLog): DepositEvent {
+  return {
+    owner: `0x${log.topics[1]!.slice(26)}`.toLowerCase() as Address,
+    token: `0x${log.topics[2]!.slice(26)}`.toLowerCase() as Address,
+    amount: BigInt(log.data),
+    blockNumber: BigInt(log.blockNumber),
+    txHash: log.transactionHash.toLowerCase() as Hex,
+    logIndex: Number(BigInt(log.logIndex)),
+  };
+}
+
+/** Error(string) revert data → the string; anything else → null. */
+export function decodeRevertData(data: unknown): string | null {
+  if (typeof data !== "string" || !data.startsWith("0x08c379a0")) return null;
+  try {
+    return decodeAbiParameters([{ type: "string" }], `0x${data.slice(10)}` as Hex)[0];
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,548 @@
+// The ChainPort on the deployed contracts (Anvil through JSON-RPC), with the
+// memory port's semantics. Settlement transactions are signed locally by the
+// executor key (own nonce counter, fixed gas from the batch size, EIP-1559 fees)
+// the moment they are submitted, so the tx hash is known at once; the raw
+// transactions are queued and go out together in ONE JSON-RPC batch as soon as
+// anything needs the chain (a read, a receipt, mining) or the event loop turns.
+// The engine submits a whole settle() round back to back, so a round costs one
+// request instead of one per batch.
+import { decodeAbiParameters, encodeFunctionData, keccak256, type Abi } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { Exchange, TestToken, Vault } from "./artifacts.ts";
+import { JsonRpcClient, RpcError, toQuantity, type RpcCall } from "./anvil-rpc.ts";
+import { decodeRevertData, parseDepositLog, parseSettlementReceipt, TOPIC_DEPOSIT, type RawLog, type RawReceipt } from "./anvil-receipts.ts";
+import { hashTyped, toContractSignature } from "../http/signatures.ts";
+import { ORDER_TYPE, exchangeDomain, type Address, type ExchangeDomain, type Hex, type OrderMessage } from "../core/typed-data.ts";
+import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, SubmitOptions } from "./port.ts";
+
+export const ANVIL_MAX_BATCH_SIZE = 20;
+
+/** How Anvil produces blocks. */
+export type BlockMode = { kind: "automine" } | { kind: "interval"; seconds: number } | { kind: "manual" };
+
+export interface AnvilDeploymentInfo {
+  exchange: Address;
+  vault: Address;
+  feeRecipient: Address;
+  domainName: string;
+}
+
+export interface AnvilChainPortOptions {
+  rpcUrl: string;
+  chainId: number;
+  deployment: AnvilDeploymentInfo;
+  /** Holds EXECUTOR_ROLE on the exchange. */
+  executorKey: Hex;
+  maxBatchSize?: number;
+  /** Applied at creation; default automine. */
+  blockMode?: BlockMode;
+  /** Gas limit of a settlement tx = base + perMatch × matches (defaults measured with headroom). */
+  gas?: { base: bigint; perMatch: bigint };
+  priorityFeePerGas?: bigint;
+}
+
+export interface PermitState {
+  /** ERC-2612: `nonces(owner)` and a domain (`DOMAIN_SEPARATOR` or `eip712Domain`) answer. */
+  supported: boolean;
+  nonce: bigint;
+  name: string;
+  version: string;
+  allowance: bigint;
+}
+
+/** A signed transaction waiting for, or past, its broadcast. */
+interface SignedTx {
+  hash: Hex;
+  raw: Hex;
+  nonce: number;
+  settlement: boolean;
+  /** Set when the node refused the transaction; the receipt then reports a failed batch. */
+  sendError: string | null;
+  /** Epoch of the last receipt poll that saw it unmined. */
+  polledEpoch: number;
+}
+
+// Measured on Anvil (prague): a best-effort batch costs ~60k plus 80k–200k per match
+// depending on first fills (signature check, new storage). Generous: unused gas is refunded.
+const DEFAULT_GAS = { base: 150_000n, perMatch: 400_000n };
+const CONTROL_GAS = 200_000n;
+const GWEI = 1_000_000_000n;
+const EIP1271_MAGIC = "0x1626ba7e";
+
+/** Build a port and apply its block mode; reads the executor's nonce and the base fee. */
+export async function createAnvilChainPort(options: AnvilChainPortOptions): Promise<AnvilChainPort> {
+  const port = new AnvilChainPort(options);
+  await port.init(options.blockMode ?? { kind: "automine" });
+  return port;
+}
+
+export class AnvilChainPort implements ChainPort {
+  readonly maxBatchSize: number;
+  readonly feeRecipient: Address;
+  readonly rpc: JsonRpcClient;
+  readonly exchange: Address;
+  readonly vault: Address;
+  readonly domain: ExchangeDomain;
+  readonly executor: PrivateKeyAccount;
+  private readonly chainId: number;
+  private readonly gas: { base: bigint; perMatch: bigint };
+  private readonly priorityFee: bigint;
+  private baseFee = GWEI;
+  private nonce = 0;
+  private mode: BlockMode = { kind: "automine" };
+  /** Signed, not yet sent (in nonce order). */
+  private queue: SignedTx[] = [];
+  private flushing: Promise<void> | null = null;
+  private flushScheduled = false;
+  /** Sent settlement txs without a receipt yet. */
+  private outstanding = new Map<string, SignedTx>();
+  private receipts = new Map<string, BatchReceipt>();
+  private epoch = 0;
+
+  constructor(o: AnvilChainPortOptions) {
+    this.maxBatchSize = o.maxBatchSize ?? ANVIL_MAX_BATCH_SIZE;
+    this.feeRecipient = o.deployment.feeRecipient.toLowerCase() as Address;
+    this.exchange = o.deployment.exchange.toLowerCase() as Address;
+    this.vault = o.deployment.vault.toLowerCase() as Address;
+    this.chainId = o.chainId;
+    this.domain = exchangeDomain(o.deployment.domainName, o.chainId, this.exchange);
+    this.rpc = new JsonRpcClient(o.rpcUrl);
+    this.executor = privateKeyToAccount(o.executorKey);
+    this.gas = o.gas ?? DEFAULT_GAS;
+    this.priorityFee = o.priorityFeePerGas ?? GWEI;
+  }
+
+  /** @internal createAnvilChainPort calls this once. */
+  async init(mode: BlockMode): Promise<void> {
+    await this.resyncNonce();
+    await this.refreshBaseFee();
+    await this.setBlockMode(mode);
+  }
+
+  // ------------------------------------------------------------ block production
+
+  get blockMode(): BlockMode {
+    return this.mode;
+  }
+
+  /** automine (a block per tx), interval (a block every n seconds), or manual (mine()). */
+  async setBlockMode(mode: BlockMode): Promise<void> {
+    await this.flush();
+    if (mode.kind === "interval" && !(Number.isInteger(mode.seconds) && mode.seconds >= 1)) {
+      throw new RangeError(`interval mining needs whole seconds >= 1, got ${mode.seconds}`);
+    }
+    const calls: RpcCall[] =
+      mode.kind === "automine"
+        ? [{ method: "evm_setIntervalMining", params: [0] }, { method: "evm_setAutomine", params: [true] }]
+        : mode.kind === "interval"
+          ? [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [mode.seconds] }]
+          : [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [0] }];
+    for (const out of await this.rpc.batch(calls)) if (!out.ok) throw out.error;
+    this.mode = mode;
+  }
+
+  async blockNumber(): Promise<bigint> {
+    await this.flush();
+    this.epoch++;
+    return BigInt(await this.rpc.call<string>("eth_blockNumber"));
+  }
+
+  async mine(blocks = 1): Promise<void> {
+    if (!Number.isInteger(blocks) || blocks < 1) throw new RangeError(`mine needs a whole number of blocks >= 1, got ${blocks}`);
+    await this.flush();
+    await this.rpc.call("anvil_mine", [toQuantity(blocks)]);
+    this.epoch++;
+  }
+
+  // ------------------------------------------------------------ time
+
+  /** Timestamp of the next block (evm_setNextBlockTimestamp); must not go back. */
+  async setNextBlockTimestamp(sec: bigint | number): Promise<void> {
+    await this.rpc.call("evm_setNextBlockTimestamp", [toQuantity(BigInt(sec))]);
+  }
+
+  /** Move chain time forward by `sec` seconds for the following blocks (evm_increaseTime). */
+  async increaseTime(sec: bigint | number): Promise<void> {
+    await this.rpc.call("evm_increaseTime", [toQuantity(BigInt(sec))]);
+  }
+
+  /** Set Anvil's clock so the following blocks carry `sec` onwards (evm_setTime). */
+  async setTime(sec: bigint | number): Promise<void> {
+    await this.rpc.call("evm_setTime", [toQuantity(BigInt(sec))]);
+  }
+
+  /** Timestamp of the latest block. */
+  async latestTimestamp(): Promise<bigint> {
+    await this.flush();
+    const block = await this.rpc.call<{ timestamp: string }>("eth_getBlockByNumber", ["latest", false]);
+    return BigInt(block.timestamp);
+  }
+
+  // ------------------------------------------------------------ balances and deposits
+
+  async walletBalance(owner: Address, token: Address): Promise<bigint> {
+    return this.tokenBalance(token, owner);
+  }
+
+  /** ERC-20 balanceOf. */
+  async tokenBalance(token: Address, owner: Address): Promise<bigint> {
+    await this.flush();
+    return BigInt(await this.ethCall(token, encodeFunctionData({ abi: TestToken.abi, functionName: "balanceOf", args: [owner] })));
+  }
+
+  async vaultBalance(owner: Address, token: Address): Promise<bigint> {
+    await this.flush();
+    return BigInt(await this.ethCall(this.vault, encodeFunctionData({ abi: Vault.abi, functionName: "balanceOf", args: [owner, token] })));
+  }
+
+  /** Exchange `Deposit` events in [fromBlock, toBlock], in chain order. */
+  async depositEvents(fromBlock: bigint, toBlock: bigint): Promise<DepositEvent[]> {
+    if (toBlock < fromBlock) return [];
+    await this.flush();
+    const logs = await this.rpc.call<RawLog[]>("eth_getLogs", [
+      { address: this.exchange, topics: [TOPIC_DEPOSIT], fromBlock: toQuantity(fromBlock), toBlock: toQuantity(toBlock) },
+    ]);
+    return logs.map(parseDepositLog);
+  }
+
+  // ------------------------------------------------------------ settlement
+
+  async submitBatch(matches: ChainMatch[], options: SubmitOptions = {}): Promise<{ txHash: Hex }> {
+    // An empty or oversized batch still goes to the chain: the contract's revert
+    // (EMPTY_BATCH / BATCH_TOO_LARGE) is the answer, as on the memory port.
+    const data = encodeFunctionData({
+      abi: Exchange.abi,
+      functionName: options.atomic ? "matchOrdersBatchAtomic" : "matchOrdersBatch",
+      args: [matches.map(contractMatch)],
+    });
+    const n = BigInt(Math.max(1, Math.min(matches.length, this.maxBatchSize)));
+    const tx = await this.sign(this.exchange, data, this.gas.base + this.gas.perMatch * n, true);
+    return { txHash: tx.hash };
+  }
+
+  async getReceipt(txHash: Hex): Promise<BatchReceipt | null> {
+    const key = txHash.toLowerCase();
+    const known = this.receipts.get(key);
+    if (known) return known;
+    await this.flush();
+    const tx = this.outstanding.get(key);
+    if (!tx) return this.receipts.get(key) ?? null;
+    if (tx.polledEpoch === this.epoch) return null;
+    await this.pollReceipts();
+    return this.receipts.get(key) ?? null;
+  }
+
+  async setMatchFault(maker: OrderMessage, taker: OrderMessage, reason: string): Promise<void> {
+    if (reason.length === 0) throw new Error("setMatchFault: EMPTY_REASON");
+    const data = encodeFunctionData({
+      abi: Exchange.abi,
+      functionName: "setMatchFault",
+      args: [this.orderHash(maker), this.orderHash(taker), reason],
+    });
+    await this.sign(this.exchange, data, CONTROL_GAS + 20_000n * BigInt(Math.ceil(reason.length / 32)), false);
+  }
+
+  async clearMatchFault(maker: OrderMessage, taker: OrderMessage): Promise<void> {
+    const data = encodeFunctionData({ abi: Exchange.abi, functionName: "clearMatchFault", args: [this.orderHash(maker), this.orderHash(taker)] });
+    await this.sign(this.exchange, data, CONTROL_GAS, false);
+  }
+
+  /** The Exchange's EIP-712 digest of an order (what `filled` and the fault hook key on). */
+  orderHash(o: OrderMessage): Hex {
+    return hashTyped(this.domain, { Order: ORDER_TYPE }, "Order", o as unknown as Record<string, unknown>);
+  }
+
+  /** Filled amount of an order on the Exchange. */
+  async filledOf(o: OrderMessage): Promise<bigint> {
+    await this.flush();
+    return BigInt(await this.ethCall(this.exchange, encodeFunctionData({ abi: Exchange.abi, functionName: "filled", args: [this.orderHash(o)] })));
+  }
+
+  // ------------------------------------------------------------ signatures and permits (HTTP layer)
+
+  /** Whether `addr` has code (a contract wallet, or an EIP-7702-delegated EOA). */
+  async isContract(addr: Address): Promise<boolean> {
+    const code = await this.rpc.call<string>("eth_getCode", [addr, "latest"]);
+    return code !== "0x" && code !== "0x0" && code !== "";
+  }
+
+  /** EIP-1271 `isValidSignature(digest, signature)` returned the magic value; false on revert. */
+  async isValidSignature(addr: Address, digest: Hex, signature: Hex): Promise<boolean> {
+    const data = encodeFunctionData({
+      abi: ERC1271_ABI,
+      functionName: "isValidSignature",
+      args: [digest, signature],
+    });
+    try {
+      const out = await this.ethCall(addr, data);
+      return out.length >= 10 && out.slice(0, 10).toLowerCase() === EIP1271_MAGIC;
+    } catch (e) {
+      if (e instanceof RpcError) return false;
+      throw e;
+    }
+  }
+
+  /** ERC-2612 state of `token` for a permit from `owner` to `spender`. */
+  async permitState(token: Address, owner: Address, spender: Address): Promise<PermitState> {
+    const abi = TestToken.abi as Abi;
+    const call = (functionName: string, args: readonly unknown[] = []): RpcCall => ({
+      method: "eth_call",
+      params: [{ to: token, data: encodeFunctionData({ abi, functionName, args }) }, "latest"],
+    });
+    const [nonces, separator, domain, name, allowance] = await this.rpc.batch([
+      call("nonces", [owner]),
+      call("DOMAIN_SEPARATOR"),
+      call("eip712Domain"),
+      call("name"),
+      call("allowance", [owner, spender]),
+    ]);
+    const word = (o: typeof nonces): bigint | null => (o!.ok && typeof o!.result === "string" && o!.result.length >= 66 ? BigInt((o!.result as string).slice(0, 66)) : null);
+    const nonce = word(nonces);
+    let domainName: string | null = null;
+    let version = "1";
+    if (domain!.ok && typeof domain!.result === "string" && domain!.result.length > 2) {
+      try {
+        const decoded = decodeEip712Domain(domain!.result as Hex);
+        domainName = decoded.name;
+        version = decoded.version;
+      } catch {
+        // fall back to name()
+      }
+    }
+    if (domainName === null && name!.ok && typeof name!.result === "string" && name!.result.length > 2) {
+      domainName = decodeString(name!.result as Hex);
+    }
+    const hasDomain = (separator!.ok && typeof separator!.result === "string" && separator!.result.length >= 66) || domain!.ok;
+    return {
+      supported: nonce !== null && hasDomain,
+      nonce: nonce ?? 0n,
+      name: domainName ?? "",
+      version,
+      allowance: word(allowance) ?? 0n,
+    };
+  }
+
+  // ------------------------------------------------------------ snapshots
+
+  /** evm_snapshot; flushes first so queued transactions belong to the snapshot. */
+  async snapshot(): Promise<Hex> {
+    await this.flush();
+    return this.rpc.call<Hex>("evm_snapshot");
+  }
+
+  /** evm_revert to a snapshot id; forgets receipts and resyncs the executor nonce. */
+  async revert(id: Hex): Promise<void> {
+    await this.flush();
+    const ok = await this.rpc.call<boolean>("evm_revert", [id]);
+    if (!ok) throw new Error(`evm_revert ${id} failed`);
+    this.outstanding.clear();
+    this.receipts.clear();
+    this.epoch++;
+    await this.resyncNonce();
+  }
+
+  // ------------------------------------------------------------ signing and broadcast
+
+  private async sign(to: Address, data: Hex, gas: bigint, settlement: boolean): Promise<SignedTx> {
+    const nonce = this.nonce++;
+    const maxFeePerGas = maxBig(this.baseFee * 4n, 10n * GWEI) + this.priorityFee;
+    const raw = await this.executor.signTransaction({
+      type: "eip1559",
+      chainId: this.chainId,
+      nonce,
+      to,
+      data,
+      gas,
+      maxFeePerGas,
+      maxPriorityFeePerGas: this.priorityFee,
+      value: 0n,
+    });
+    const tx: SignedTx = { hash: keccak256(raw), raw, nonce, settlement, sendError: null, polledEpoch: -1 };
+    this.queue.push(tx);
+    this.scheduleFlush();
+    return tx;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // After the current synchronous run of submits: one request for all of them.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush().catch(() => {
+        // errors are recorded per transaction; nothing to surface here
+      });
+    });
+  }
+
+  /** Send everything queued, in nonce order, as one JSON-RPC batch. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.queue.length === 0) return;
+    const txs = this.queue;
+    this.queue = [];
+    this.flushing = this.send(txs).finally(() => {
+      this.flushing = null;
+    });
+    await this.flushing;
+  }
+
+  private async send(txs: SignedTx[]): Promise<void> {
+    let outcomes;
+    try {
+      outcomes = await this.rpc.batch(txs.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] })));
+    } catch (e) {
+      for (const t of txs) this.refused(t, `BROADCAST_FAILED: ${(e as Error).message}`);
+      await this.resyncNonce().catch(() => undefined);
+      return;
+    }
+    const refusedNonces: number[] = [];
+    outcomes.forEach((out, i) => {
+      const t = txs[i]!;
+      if (out.ok) {
+        if (t.settlement) this.outstanding.set(t.hash, t);
+      } else {
+        this.refused(t, `BROADCAST_FAILED: ${out.error.message}`);
+        refusedNonces.push(t.nonce);
+      }
+    });
+    // A refused nonce would hold every later one in the pool forever: fill the gap.
+    for (const nonce of refusedNonces) await this.fillNonceGap(nonce);
+  }
+
+  private refused(t: SignedTx, reason: string): void {
+    t.sendError = reason;
+    if (t.settlement) {
+      this.receipts.set(t.hash, { txHash: t.hash, blockNumber: 0n, status: "reverted", revertReason: reason, failedMask: 0n, failures: [] });
+    }
+  }
+
+  private async fillNonceGap(nonce: number): Promise<void> {
+    const fee = maxBig(this.baseFee * 8n, 50n * GWEI);
+    const raw = await this.executor.signTransaction({
+      type: "eip1559",
+      chainId: this.chainId,
+      nonce,
+      to: this.executor.address,
+      gas: 21_000n,
+      maxFeePerGas: fee + this.priorityFee * 2n,
+      maxPriorityFeePerGas: this.priorityFee * 2n,
+      value: 0n,
+    });
+    try {
+      await this.rpc.call("eth_sendRawTransaction", [raw]);
+    } catch {
+      await this.resyncNonce().catch(() => undefined);
+    }
+  }
+
+  /** One request: every outstanding settlement receipt. */
+  private async pollReceipts(): Promise<void> {
+    const txs = [...this.outstanding.values()];
+    const epoch = this.epoch;
+    const outs = await this.rpc.batch(txs.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] })));
+    const reverted: { tx: SignedTx; raw: RawReceipt }[] = [];
+    outs.forEach((out, i) => {
+      const tx = txs[i]!;
+      if (!out.ok || out.result === null) {
+        tx.polledEpoch = epoch;
+        return;
+      }
+      const raw = out.result as RawReceipt;
+      if (raw.status !== "0x1") {
+        reverted.push({ tx, raw });
+        return;
+      }
+      this.settle(tx, parseSettlementReceipt(raw, this.exchange, null), raw);
+    });
+    for (const { tx, raw } of reverted) {
+      const reason = await this.revertReasonOf(raw);
+      this.settle(tx, parseSettlementReceipt(raw, this.exchange, reason), raw);
+    }
+  }
+
+  private settle(tx: SignedTx, receipt: BatchReceipt, raw: RawReceipt): void {
+    this.outstanding.delete(tx.hash);
+    this.receipts.set(tx.hash, receipt);
+    if (raw.effectiveGasPrice) {
+      const base = BigInt(raw.effectiveGasPrice) - this.priorityFee;
+      if (base > 0n) this.baseFee = base;
+    }
+  }
+
+  /** The whole-transaction revert string, from a call trace (exact even inside a busy block). */
+  private async revertReasonOf(raw: RawReceipt): Promise<string | null> {
+    try {
+      const trace = await this.rpc.call<{ output?: string; revertReason?: string; error?: string }>("debug_traceTransaction", [
+        raw.transactionHash,
+        { tracer: "callTracer", tracerConfig: { onlyTopCall: true } },
+      ]);
+      if (typeof trace.revertReason === "string" && trace.revertReason.length > 0) return trace.revertReason;
+      const fromOutput = decodeRevertData(trace.output);
+      if (fromOutput !== null) return fromOutput;
+      return trace.error ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async resyncNonce(): Promise<void> {
+    this.nonce = Number(BigInt(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "pending"])));
+  }
+
+  private async refreshBaseFee(): Promise<void> {
+    const block = await this.rpc.call<{ baseFeePerGas?: string }>("eth_getBlockByNumber", ["latest", false]);
+    if (block.baseFeePerGas) this.baseFee = BigInt(block.baseFeePerGas);
+  }
+
+  private ethCall(to: Address, data: Hex): Promise<Hex> {
+    return this.rpc.call<Hex>("eth_call", [{ to, data }, "latest"]);
+  }
+}
+
+const ERC1271_ABI = [
+  {
+    type: "function",
+    name: "isValidSignature",
+    stateMutability: "view",
+    inputs: [
+      { name: "hash", type: "bytes32" },
+      { name: "signature", type: "bytes" },
+    ],
+    outputs: [{ name: "", type: "bytes4" }],
+  },
+] as const;
+
+/** The contract's Match, with signatures in the form ecrecover accepts (v 27/28). */
+function contractMatch(m: ChainMatch) {
+  return {
+    maker: contractOrder(m.maker),
+    makerSignature: toContractSignature(m.makerSignature),
+    taker: contractOrder(m.taker),
+    takerSignature: toContractSignature(m.takerSignature),
+    makerAmount: m.makerAmount,
+    takerAmount: m.takerAmount,
+  };
+}
+
+/** viem types uint48 members as numbers (expiration and feeBps fit easily). */
+function contractOrder(o: OrderMessage) {
+  return { ...o, expiration: Number(o.expiration), feeBps: Number(o.feeBps) };
+}
+
+function maxBig(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+function decodeString(data: Hex): string {
+  return decodeAbiParameters([{ type: "string" }], data)[0];
+}
+
+/** eip712Domain() → (fields, name, version, chainId, verifyingContract, salt, extensions). */
+function decodeEip712Domain(data: Hex): { name: string; version: string } {
+  const [, name, version] = decodeAbiParameters(
+    [{ type: "bytes1" }, { type: "string" }, { type: "string" }, { type: "uint256" }, { type: "address" }, { type: "bytes32" }, { type: "uint256[]" }],
+    data,
+  );
+  return { name, version };
+}

@@ -1,0 +1,138 @@
+// Shared set-up for the Anvil-port tests: one chain per test file (startChain),
+// an engine on the Anvil port per test on a fresh evm_snapshot, real deposits by
+// the trader keys, and order bodies carrying real EIP-712 signatures over the
+// Order that preview builds. Not a test file itself.
+import { createPublicClient, createWalletClient, encodeFunctionData, http, type Chain, type PublicClient, type Transport } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { startChain, type RunningChain } from "../../fixtures/chain.ts";
+import { localChain } from "../../fixtures/deploy.ts";
+import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
+import { createAnvilChainPort, type AnvilChainPort, type BlockMode } from "../../sim/chain/anvil.ts";
+import { Exchange, TestToken } from "../../sim/chain/artifacts.ts";
+import { VirtualClock } from "../../sim/core/clock.ts";
+import { Engine, type EngineOptions, type OrderBody } from "../../sim/core/engine.ts";
+import { validateOrderFields } from "../../sim/core/preview.ts";
+import { DEFAULT_REGISTRY_CONFIG, Registry } from "../../sim/core/registry.ts";
+import { Rng } from "../../sim/core/rng.ts";
+import { ORDER_TYPE, type Address, type Hex, type OrderMessage } from "../../sim/core/typed-data.ts";
+import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
+
+export const EXECUTOR_ID = 3;
+
+export interface ChainCtx {
+  chain: RunningChain;
+  pub: PublicClient<Transport, Chain>;
+  viemChain: Chain;
+  registry: Registry;
+  traders: PrivateKeyAccount[];
+}
+
+export async function startTestChain(users = 3): Promise<ChainCtx> {
+  const chain = await startChain({ users });
+  const viemChain = localChain(chain.info.chainId, chain.info.rpcUrl);
+  const pub = createPublicClient({ chain: viemChain, transport: http(chain.info.rpcUrl), pollingInterval: 10 }) as PublicClient<Transport, Chain>;
+  const registry = new Registry(DEFAULT_REGISTRY_CONFIG, chain.info.deployment.tokens);
+  const traders = chain.info.accounts.map((a) => privateKeyToAccount(a.privateKey));
+  return { chain, pub, viemChain, registry, traders };
+}
+
+export interface Env {
+  ctx: ChainCtx;
+  port: AnvilChainPort;
+  engine: Engine;
+  clock: VirtualClock;
+  ids: Rng;
+}
+
+/** A fresh engine on the Anvil port; its virtual clock starts at the chain's latest block time. */
+export async function anvilEngine(ctx: ChainCtx, over: Partial<EngineOptions> = {}, blockMode?: BlockMode): Promise<Env> {
+  const port = await createAnvilChainPort({
+    rpcUrl: ctx.chain.info.rpcUrl,
+    chainId: ctx.chain.info.chainId,
+    deployment: ctx.chain.info.deployment,
+    executorKey: EXECUTOR_KEY,
+    blockMode,
+  });
+  const clock = new VirtualClock(Number(await port.latestTimestamp()) * 1000);
+  const engine = new Engine({ seed: 7, clock, registry: ctx.registry, executorId: EXECUTOR_ID, chain: port, ...over });
+  // Nothing before this engine existed counts as its deposits (the deployment mints, not deposits).
+  await engine.syncDeposits();
+  return { ctx, port, engine, clock, ids: new Rng("anvil-order-ids") };
+}
+
+/** approve(vault) + depositFund by the trader's own key, both mined. */
+export async function depositOnChain(ctx: ChainCtx, trader: PrivateKeyAccount, symbol: string, raw: bigint): Promise<void> {
+  const token = ctx.registry.tokenBySymbol(symbol)!.address;
+  const wallet = createWalletClient({ account: trader, chain: ctx.viemChain, transport: http(ctx.chain.info.rpcUrl) });
+  const d = ctx.chain.info.deployment;
+  const approve = await wallet.sendTransaction({
+    to: token,
+    data: encodeFunctionData({ abi: TestToken.abi, functionName: "approve", args: [d.vault, raw] }),
+  });
+  await ctx.pub.waitForTransactionReceipt({ hash: approve, pollingInterval: 10 });
+  const dep = await wallet.sendTransaction({
+    to: d.exchange,
+    data: encodeFunctionData({ abi: Exchange.abi, functionName: "depositFund", args: [token, trader.address, raw] }),
+  });
+  const r = await ctx.pub.waitForTransactionReceipt({ hash: dep, pollingInterval: 10 });
+  if (r.status !== "success") throw new Error(`depositFund reverted for ${trader.address}`);
+}
+
+export interface OrderOpts {
+  side: "bid" | "ask";
+  amount: string;
+  price: string;
+  symbol?: string;
+  expiration?: number;
+  /** Owner address (default: the signer's). A 1271 wallet's address with its owner's key as signer. */
+  owner?: Address;
+  executorId?: number;
+}
+
+/** A POST /orders body for the engine with a real signature over the Order preview builds. */
+export async function signedBody(env: Env, signer: PrivateKeyAccount, o: OrderOpts): Promise<{ body: OrderBody; message: OrderMessage }> {
+  const m = env.ctx.registry.marketBySymbol(o.symbol ?? "USDT/USDC")!;
+  const orderId = env.ids.uuid4();
+  const owner = (o.owner ?? signer.address).toLowerCase() as Address;
+  const body: OrderBody = {
+    owner_address: owner,
+    side: o.side,
+    amount: o.amount,
+    price: o.price,
+    order_type: "limit",
+    from_address: m.base,
+    to_address: m.quote,
+    order_id: orderId,
+    uuid_int: standaloneUuidInt(orderId, o.executorId ?? env.engine.executorId).toString(),
+    expiration: o.expiration ?? env.clock.nowSec() + 3600,
+  };
+  const { message } = validateOrderFields(body, { registry: env.ctx.registry, nowSec: env.clock.nowSec(), executorId: o.executorId ?? env.engine.executorId });
+  const signature = await signOrder(env, signer, message, o.owner !== undefined);
+  return { body: { ...body, signature }, message };
+}
+
+/** ECDSA over the EIP-712 digest; with `raw`, a bare digest signature (what SmartWallet1271 checks). */
+export async function signOrder(env: Env, signer: PrivateKeyAccount, message: OrderMessage, raw = false): Promise<Hex> {
+  if (raw) return signer.sign({ hash: env.port.orderHash(message) });
+  return signer.signTypedData({
+    domain: env.port.domain,
+    types: { Order: ORDER_TYPE },
+    primaryType: "Order",
+    message: { ...message, expiration: Number(message.expiration), feeBps: Number(message.feeBps) },
+  });
+}
+
+/** Every (owner, token) vault balance on chain equals the engine's ledger (available + frozen). */
+export async function ledgerMismatches(env: Env, owners: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const owner of [...owners, env.engine.protocolOwner]) {
+    for (const t of env.ctx.registry.tokens()) {
+      const onChain = await env.port.vaultBalance(owner as Address, t.address);
+      const acc = env.engine.ledger.peek(owner.toLowerCase(), t.address);
+      if (onChain !== acc.available + acc.frozen) out.push(`${owner} ${t.symbol}: chain ${onChain} ledger ${acc.available + acc.frozen}`);
+    }
+  }
+  return out;
+}
+
+export const EXECUTOR = privateKeyToAccount(EXECUTOR_KEY);
