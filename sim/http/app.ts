@@ -13,6 +13,11 @@ import express, { type Application, Router } from "express";
 import type { HttpContext } from "./context.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { apiKeysRouter } from "./routes/api-keys.ts";
+import { balancesRouter } from "./routes/balances.ts";
+import { broadcastRouter } from "./routes/broadcast.ts";
+import { fundsRouter } from "./routes/funds.ts";
+import { permitRouter } from "./routes/permit.ts";
+import { withdrawRouter } from "./routes/withdraw.ts";
 import { configRouter } from "./routes/config.ts";
 import { fxRouter } from "./routes/fx.ts";
 import { healthRouter } from "./routes/health.ts";
@@ -48,6 +53,14 @@ export function createApp(ctx: HttpContext): Application {
   if (ctx.registry && ctx.health) {
     v1.use(previewRouter(ctx, ctx.registry, ctx.health));
     v1.use(verifySignatureRouter(ctx, ctx.registry, ctx.health));
+  }
+  // Account and funds: balances, permit metadata, tx builders, withdraw, broadcasts.
+  if (ctx.funds && ctx.registry) {
+    v1.use(balancesRouter(ctx, ctx.registry, ctx.funds));
+    v1.use(permitRouter(ctx, ctx.funds));
+    v1.use(fundsRouter(ctx, ctx.registry, ctx.funds));
+    v1.use(broadcastRouter(ctx, ctx.registry, ctx.funds));
+    v1.use(withdrawRouter(ctx, ctx.registry, ctx.funds));
   }
   app.use(API_PREFIX, v1);
 

@@ -12,6 +12,7 @@ import type { Health } from "../core/health.ts";
 import type { Registry } from "../core/registry.ts";
 import { exchangeDomain, type Address, type ExchangeDomain, type Hex } from "../core/typed-data.ts";
 import type { ApiKeyAuthenticator, WalletRateLimiter } from "./auth.ts";
+import type { FundsServices } from "./funds-services.ts";
 import type { HttpLogger } from "./errors.ts";
 
 /** EIP-1271 access for signature checks; the chain port supplies it. */
@@ -54,6 +55,11 @@ export interface HttpContext {
   contractSignatures?: ContractSignatureChecker;
   /** Per-wallet rate limiting; absent means unlimited. */
   rateLimits?: WalletRateLimiter;
+  /**
+   * Balances, permit metadata, transaction builders, withdraw co-signing and the
+   * broadcast helpers (spec "Account and funds"). Needs `registry` as well.
+   */
+  funds?: FundsServices;
 }
 
 /**

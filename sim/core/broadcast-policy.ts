@@ -1,0 +1,215 @@
+// Which signed transactions the broadcast helpers relay (spec "Account and funds"
+// rules). Each endpoint accepts a closed set of selector -> target pairs:
+//   tx/send:       approve(spender in {vault, router}) on a registry token,
+//                  depositFund / depositFundWithPermit on the exchange;
+//   withdraw/send: executeInstantWithdrawDualSig on the exchange;
+//   transfer/send: transfer on a registry token.
+// An EIP-7702 (type 4) transaction passes only when every authorization delegates to
+// an allowlisted contract. Everything else is 400 {"detail"}: the spec does not show
+// the helpers' statuses, and a relayed transaction the service refuses is a bad
+// request, not a validation-shape failure (422 stays for the JSON schema).
+//
+// Pure: decoding and signer recovery need no chain; the route broadcasts afterwards.
+
+import { decodeFunctionData, parseTransaction, recoverTransactionAddress, type TransactionSerialized } from "viem";
+import { ExchangeError } from "./errors.ts";
+import type { Address, Hex } from "./typed-data.ts";
+
+export type BroadcastEndpoint = "tx" | "withdraw" | "transfer";
+
+/** What the call does, once the policy accepted it. */
+export type BroadcastKind = "approve" | "depositFund" | "depositFundWithPermit" | "executeInstantWithdrawDualSig" | "transfer";
+
+export interface BroadcastPolicyConfig {
+  chainId: number;
+  exchange: Address;
+  vault: Address;
+  router: Address;
+  /** Token addresses (lowercase) of the registry. */
+  isRegistryToken(token: Address): boolean;
+  /** EIP-7702 delegate contracts a type-4 transaction may authorise (lowercase). Default: none. */
+  delegateAllowlist?: readonly Address[];
+}
+
+export interface AcceptedBroadcast {
+  kind: BroadcastKind;
+  /** Recovered sender (lowercase). */
+  from: Address;
+  /** Target contract (lowercase). */
+  to: Address;
+  nonce: number;
+  /** Decoded call arguments (viem's decoding: addresses checksummed, integers bigint). */
+  args: readonly unknown[];
+}
+
+// Only the functions the helpers may relay; decoding against this list is the selector check.
+const ERC20_ABI = [
+  {
+    type: "function",
+    name: "approve",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "spender", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+    outputs: [{ name: "", type: "bool" }],
+  },
+  {
+    type: "function",
+    name: "transfer",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "to", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+    outputs: [{ name: "", type: "bool" }],
+  },
+] as const;
+
+const EXCHANGE_ABI = [
+  {
+    type: "function",
+    name: "depositFund",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "token", type: "address" },
+      { name: "owner", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+    outputs: [],
+  },
+  {
+    type: "function",
+    name: "depositFundWithPermit",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "token", type: "address" },
+      { name: "owner", type: "address" },
+      { name: "permitAmount", type: "uint256" },
+      { name: "depositAmount", type: "uint256" },
+      { name: "deadline", type: "uint256" },
+      { name: "sig", type: "bytes" },
+    ],
+    outputs: [],
+  },
+  {
+    type: "function",
+    name: "executeInstantWithdrawDualSig",
+    stateMutability: "nonpayable",
+    inputs: [
+      {
+        name: "intent",
+        type: "tuple",
+        components: [
+          { name: "user", type: "address" },
+          { name: "tokens", type: "address[]" },
+          { name: "amounts", type: "uint256[]" },
+          { name: "recipient", type: "address" },
+          { name: "deadline", type: "uint256" },
+          { name: "uuid", type: "uint256" },
+        ],
+      },
+      { name: "userSignature", type: "bytes" },
+      { name: "executor", type: "address" },
+      { name: "executorSignature", type: "bytes" },
+    ],
+    outputs: [],
+  },
+] as const;
+
+/** What each endpoint relays, for error texts. */
+const ALLOWED_TEXT: Record<BroadcastEndpoint, string> = {
+  tx: "approve (spender: vault or router) on a listed token, or depositFund / depositFundWithPermit on the exchange",
+  withdraw: "executeInstantWithdrawDualSig on the exchange",
+  transfer: "transfer on a listed token",
+};
+
+function reject(detail: string): ExchangeError {
+  return new ExchangeError("VALIDATION", 400, detail);
+}
+
+const RAW_TX = /^0x([0-9a-fA-F]{2})+$/;
+
+interface Decoded {
+  functionName: string;
+  args: readonly unknown[];
+}
+
+function decodeWith(abi: typeof ERC20_ABI | typeof EXCHANGE_ABI, data: Hex): Decoded | null {
+  try {
+    const d = decodeFunctionData({ abi, data });
+    return { functionName: d.functionName, args: d.args ?? [] };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Decode `rawTx`, recover its sender and check it against the endpoint's allowed calls.
+ * Throws 400 for anything not relayable; returns what the call does otherwise.
+ */
+export async function checkBroadcast(endpoint: BroadcastEndpoint, rawTx: string, cfg: BroadcastPolicyConfig): Promise<AcceptedBroadcast> {
+  if (!RAW_TX.test(rawTx)) throw reject("raw_tx must be a 0x-prefixed hex string of a signed transaction");
+  let tx: ReturnType<typeof parseTransaction>;
+  try {
+    tx = parseTransaction(rawTx as TransactionSerialized);
+  } catch {
+    throw reject("raw_tx is not a valid serialized transaction");
+  }
+  if (tx.r === undefined || tx.s === undefined) throw reject("raw_tx is not signed");
+  // Pre-EIP-155 legacy transactions carry no chain id and replay on any chain.
+  if (tx.chainId === undefined) throw reject(`raw_tx has no chain id; sign it for chain ${cfg.chainId}`);
+  if (tx.chainId !== cfg.chainId) throw reject(`raw_tx is signed for chain ${tx.chainId}, this deployment is chain ${cfg.chainId}`);
+
+  if (tx.type === "eip7702") {
+    const allowed = new Set((cfg.delegateAllowlist ?? []).map((a) => a.toLowerCase()));
+    for (const auth of tx.authorizationList ?? []) {
+      const delegate = auth.address.toLowerCase();
+      if (!allowed.has(delegate)) throw reject(`EIP-7702 authorization delegates to ${delegate}, which is not on the delegate allowlist`);
+    }
+  }
+
+  if (!tx.to) throw reject("contract creation transactions are not accepted");
+  if ((tx.value ?? 0n) !== 0n) throw reject("raw_tx must not transfer ether (value must be 0)");
+  const to = tx.to.toLowerCase() as Address;
+  const data = (tx.data ?? "0x") as Hex;
+  const notAllowed = () => reject(`raw_tx is not an allowed call for this endpoint; allowed: ${ALLOWED_TEXT[endpoint]}`);
+
+  let kind: BroadcastKind;
+  let args: readonly unknown[];
+  const tokenCall = decodeWith(ERC20_ABI, data);
+  const exchangeCall = tokenCall ? null : decodeWith(EXCHANGE_ABI, data);
+  if (endpoint === "tx") {
+    if (tokenCall?.functionName === "approve") {
+      if (!cfg.isRegistryToken(to)) throw reject(`approve target ${to} is not a listed token`);
+      const spender = String(tokenCall.args[0]).toLowerCase();
+      if (spender !== cfg.vault && spender !== cfg.router) {
+        throw reject(`approve spender ${spender} is neither the vault (${cfg.vault}) nor the router (${cfg.router})`);
+      }
+      kind = "approve";
+      args = tokenCall.args;
+    } else if (exchangeCall?.functionName === "depositFund" || exchangeCall?.functionName === "depositFundWithPermit") {
+      if (to !== cfg.exchange) throw reject(`${exchangeCall.functionName} must be sent to the exchange (${cfg.exchange}), not ${to}`);
+      kind = exchangeCall.functionName;
+      args = exchangeCall.args;
+    } else throw notAllowed();
+  } else if (endpoint === "withdraw") {
+    if (exchangeCall?.functionName !== "executeInstantWithdrawDualSig") throw notAllowed();
+    if (to !== cfg.exchange) throw reject(`executeInstantWithdrawDualSig must be sent to the exchange (${cfg.exchange}), not ${to}`);
+    kind = "executeInstantWithdrawDualSig";
+    args = exchangeCall.args;
+  } else {
+    if (tokenCall?.functionName !== "transfer") throw notAllowed();
+    if (!cfg.isRegistryToken(to)) throw reject(`transfer target ${to} is not a listed token`);
+    kind = "transfer";
+    args = tokenCall.args;
+  }
+
+  let from: Address;
+  try {
+    from = (await recoverTransactionAddress({ serializedTransaction: rawTx as TransactionSerialized })).toLowerCase() as Address;
+  } catch {
+    throw reject("raw_tx signature does not recover a sender");
+  }
+  return { kind, from, to, nonce: tx.nonce ?? 0, args };
+}
