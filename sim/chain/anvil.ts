@@ -64,8 +64,9 @@ interface SignedTx {
 
 // Measured on Anvil (prague): a best-effort batch costs ~60k plus 80k–200k per match
 // depending on first fills (signature check, new storage). Generous: unused gas is refunded.
-const DEFAULT_GAS = { base: 150_000n, perMatch: 400_000n };
+const DEFAULT_GAS = { base: 100_000n, perMatch: 200_000n };
 const CONTROL_GAS = 200_000n;
+const AUTOMINE_WAIT_POLLS = 2_500;
 const GWEI = 1_000_000_000n;
 const EIP1271_MAGIC = "0x1626ba7e";
 
@@ -381,7 +382,9 @@ export class AnvilChainPort implements ChainPort {
     if (this.queue.length === 0) return;
     const txs = this.queue;
     this.queue = [];
-    this.flushing = this.send(txs).finally(() => {
+    this.flushing = this.send(txs)
+      .then(() => (this.mode.kind === "automine" ? this.awaitMined() : undefined))
+      .finally(() => {
       this.flushing = null;
     });
     await this.flushing;
@@ -433,6 +436,20 @@ export class AnvilChainPort implements ChainPort {
       await this.rpc.call("eth_sendRawTransaction", [raw]);
     } catch {
       await this.resyncNonce().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Automine includes every accepted tx at once, but Anvil answers a batch of sends
+   * before the block holding them exists. Wait for it, so that after a flush the
+   * chain looks as the memory port's automine leaves it (mined, head moved on).
+   */
+  private async awaitMined(): Promise<void> {
+    for (let i = 0; i < AUTOMINE_WAIT_POLLS && this.outstanding.size > 0; i++) {
+      const before = this.outstanding.size;
+      await this.pollReceipts();
+      if (this.outstanding.size === 0) return;
+      if (this.outstanding.size === before) await new Promise((r) => setTimeout(r, 1));
     }
   }
 

@@ -2,8 +2,11 @@
 // EIP-712 signatures carried through to the Exchange, fills confirming then
 // settled, reverts and failed batches, block modes.
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
-import type { Hex } from "../../sim/core/typed-data.ts";
-import { anvilEngine, depositOnChain, ledgerMismatches, signedBody, startTestChain, type ChainCtx } from "./helpers.ts";
+import { createWalletClient, encodeDeployData, encodeFunctionData, http } from "viem";
+import { ExchangeError } from "../../sim/core/errors.ts";
+import type { Address, Hex } from "../../sim/core/typed-data.ts";
+import { Exchange, SmartWallet1271, TestToken } from "../../sim/chain/artifacts.ts";
+import { anvilEngine, depositOnChain, ledgerMismatches, signedBody, startTestChain, type ChainCtx, type Env } from "./helpers.ts";
 
 let ctx: ChainCtx;
 let snap: Hex;
@@ -18,6 +21,9 @@ beforeEach(async () => {
   snap = (await fetchRpc("evm_snapshot")) as Hex;
 });
 afterEach(async () => {
+  // Block mode is node state, not chain state: evm_revert does not undo it.
+  await fetchRpc("evm_setIntervalMining", [0]);
+  await fetchRpc("evm_setAutomine", [true]);
   await fetchRpc("evm_revert", [snap]);
 });
 
@@ -61,4 +67,201 @@ describe("engine on the Anvil port", () => {
     expect(await env.port.filledOf(ask.message)).toBe(20n * UNIT);
     expect(await ledgerMismatches(env, [alice!.address, bob!.address])).toEqual([]);
   });
+
+  it("manual block mode holds fills in confirming (tx_hash set) until a block is mined", async () => {
+    const env = await anvilEngine(ctx);
+    const { takerId } = await crossingPair(env);
+    await env.port.setBlockMode({ kind: "manual" });
+    expect((await env.engine.settle()).broadcast).toBe(1);
+    const before = env.engine.fillsOfOrder(takerId)[0]!;
+    expect(before.settlement_status).toBe("confirming");
+    expect(before.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    // Still unmined: another round changes nothing.
+    expect(await env.engine.settle()).toEqual({ broadcast: 0, confirmed: 0, failed: 0 });
+    expect(env.engine.fillsOfOrder(takerId)[0]!.settlement_status).toBe("confirming");
+    expect(env.engine.getOrder(takerId).status).toBe("matched");
+    await env.port.mine();
+    expect(await env.engine.settle()).toEqual({ broadcast: 0, confirmed: 1, failed: 0 });
+    const after = env.engine.fillsOfOrder(takerId)[0]!;
+    expect([after.settlement_status, after.tx_hash]).toEqual(["settled", before.tx_hash]);
+    expect(env.engine.getOrder(takerId).status).toBe("settled");
+  });
+
+  it("a fault-plan revert lands as an on-chain MatchFailed: fill reverted with its allowlisted reason", async () => {
+    const env = await anvilEngine(ctx, { faults: { revertFills: [{ fill: 1, reason: "INSUFFICIENT_VAULT_BALANCE" }] } });
+    const { takerId, makerId, alice, bob } = await crossingPair(env);
+    expect(await env.engine.settle()).toEqual({ broadcast: 1, confirmed: 1, failed: 0 });
+    const fill = env.engine.fillsOfOrder(takerId)[0]!;
+    expect([fill.settlement_status, fill.failure_reason]).toEqual(["reverted", "INSUFFICIENT_VAULT_BALANCE"]);
+    // The reason came from the chain: the receipt holds the MatchFailed event and the batch mask.
+    const rc = await ctx.pub.getTransactionReceipt({ hash: fill.tx_hash as Hex });
+    expect(rc.status).toBe("success");
+    const r = await env.port.getReceipt(fill.tx_hash as Hex);
+    expect([r!.failedMask, r!.failures]).toEqual([1n, [{ index: 0, reason: "INSUFFICIENT_VAULT_BALANCE" }]]);
+    expect(env.engine.getOrder(takerId).status).toBe("failed");
+    expect(env.engine.getOrder(takerId).error_code).toBe("INSUFFICIENT_EQUITY");
+    // The maker was fully matched by this fill, so it fails with it.
+    expect(env.engine.getOrder(makerId).status).toBe("failed");
+    // Nothing moved on chain, and the engine unwound its ledger to match.
+    expect(await ledgerMismatches(env, [alice, bob])).toEqual([]);
+    // The engine cleared the fault on chain after the receipt.
+    const maker = env.engine.orderRecord(makerId);
+    const taker = env.engine.orderRecord(takerId);
+    const hashes = [maker, taker].map((o) =>
+      env.port.orderHash({
+        user: o.owner as Address,
+        expiration: BigInt(o.expiration),
+        feeBps: BigInt(o.feeBps),
+        recipient: "0x0000000000000000000000000000000000000000",
+        fromToken: o.fromToken as Address,
+        toToken: o.toToken as Address,
+        fromAmount: o.fromAmount,
+        toAmount: o.toAmount,
+        initialDepositAmount: 0n,
+        uuid: o.uuidInt,
+      }),
+    );
+    await env.port.flush();
+    await env.port.mine();
+    const fault = await ctx.pub.readContract({ address: ctx.chain.info.deployment.exchange, abi: Exchange.abi, functionName: "matchFault", args: [hashes[0]!, hashes[1]!] });
+    expect(fault).toBe("");
+  });
+
+  it("a custom (non-allowlisted) fault reason reverts the fill with failure_reason null", async () => {
+    const env = await anvilEngine(ctx, { faults: { revertFills: [{ fill: 1, reason: "CHAOS_MONKEY" }] } });
+    const { takerId } = await crossingPair(env);
+    await env.engine.settle();
+    const fill = env.engine.fillsOfOrder(takerId)[0]!;
+    expect([fill.settlement_status, fill.failure_reason]).toEqual(["reverted", null]);
+    expect(env.engine.getOrder(takerId).error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
+  });
+
+  it("a failed batch (atomic, the whole tx reverts on chain) makes its fills failed", async () => {
+    const env = await anvilEngine(ctx, { faults: { revertSettlements: [{ nth: 1, reason: "ORDER_EXPIRED", mode: "batch" }] } });
+    const { takerId, alice, bob } = await crossingPair(env);
+    expect(await env.engine.settle()).toEqual({ broadcast: 1, confirmed: 0, failed: 1 });
+    const fill = env.engine.fillsOfOrder(takerId)[0]!;
+    expect(fill.settlement_status).toBe("failed");
+    const rc = await ctx.pub.getTransactionReceipt({ hash: fill.tx_hash as Hex });
+    expect(rc.status).toBe("reverted");
+    const r = await env.port.getReceipt(fill.tx_hash as Hex);
+    expect([r!.status, r!.revertReason]).toEqual(["reverted", "ORDER_EXPIRED"]);
+    expect(env.engine.settlementBatches()[0]!.status).toBe("failed");
+    expect(await ledgerMismatches(env, [alice, bob])).toEqual([]);
+  });
+
+  it("a genuine on-chain cause (a bad signature) reverts the match with BAD_SIGNATURE", async () => {
+    const env = await anvilEngine(ctx);
+    const [alice, bob] = ctx.traders;
+    await depositOnChain(ctx, alice!, "USDT", 100n * UNIT);
+    await depositOnChain(ctx, bob!, "USDC", 200n * UNIT);
+    await env.engine.syncDeposits();
+    const ask = await signedBody(env, alice!, { side: "ask", amount: "20", price: "1.1" });
+    // Bob signs an order, but the body claims Alice's signature: the contract's ecrecover says no.
+    const bid = await signedBody(env, bob!, { side: "bid", amount: "20", price: "1.2" });
+    env.engine.placeOrder(ask.body);
+    const placed = env.engine.placeOrder({ ...bid.body, signature: ask.body.signature });
+    await env.engine.settle();
+    const fill = env.engine.fillsOfOrder(placed.orderId)[0]!;
+    expect([fill.settlement_status, fill.failure_reason]).toEqual(["reverted", "BAD_SIGNATURE"]);
+  });
+
+  it("settles several batches of one round (cap 20) from one JSON-RPC flush; vault equals ledger", async () => {
+    const env = await anvilEngine(ctx);
+    const [alice, bob] = ctx.traders;
+    await depositOnChain(ctx, alice!, "USDT", 10_000n * UNIT);
+    await depositOnChain(ctx, bob!, "USDC", 10_000n * UNIT);
+    await env.engine.syncDeposits();
+    for (let i = 0; i < 45; i++) env.engine.placeOrder((await signedBody(env, alice!, { side: "ask", amount: "10", price: (1 + i / 1000).toFixed(3) })).body);
+    const taker = env.engine.placeOrder((await signedBody(env, bob!, { side: "bid", amount: "450", price: "1.1" })).body);
+    expect(taker.fillIds.length).toBe(45);
+    expect(await env.engine.settle()).toEqual({ broadcast: 3, confirmed: 3, failed: 0 });
+    expect(new Set(env.engine.fillRecords().map((f) => f.status))).toEqual(new Set(["settled"]));
+    expect(new Set(env.engine.fillRecords().map((f) => f.txHash)).size).toBe(3);
+    expect(env.engine.getOrder(taker.orderId).status).toBe("settled");
+    expect(await ledgerMismatches(env, [alice!.address, bob!.address])).toEqual([]);
+  });
+
+  it("an order signed for a deployed SmartWallet1271 verifies on chain and settles", async () => {
+    const env = await anvilEngine(ctx);
+    const [alice, , carol] = ctx.traders;
+    const info = ctx.chain.info;
+    const carolWallet = createWalletClient({ account: carol!, chain: ctx.viemChain, transport: http(info.rpcUrl) });
+    const deployHash = await carolWallet.sendTransaction({
+      data: encodeDeployData({ abi: SmartWallet1271.abi, bytecode: SmartWallet1271.bytecode, args: [carol!.address] }),
+    });
+    const scw = (await ctx.pub.waitForTransactionReceipt({ hash: deployHash, pollingInterval: 10 })).contractAddress!.toLowerCase() as Address;
+    // Fund the contract wallet and let it deposit for itself (depositFund needs msg.sender == owner).
+    const usdc = ctx.registry.tokenBySymbol("USDC")!.address;
+    const exec = async (target: Address, data: Hex) => {
+      const h = await carolWallet.sendTransaction({ to: scw, data: encodeFunctionData({ abi: SmartWallet1271.abi, functionName: "execute", args: [target, data] }) });
+      expect((await ctx.pub.waitForTransactionReceipt({ hash: h, pollingInterval: 10 })).status).toBe("success");
+    };
+    const t = await carolWallet.sendTransaction({ to: usdc, data: encodeFunctionData({ abi: TestToken.abi, functionName: "transfer", args: [scw, 100n * UNIT] }) });
+    await ctx.pub.waitForTransactionReceipt({ hash: t, pollingInterval: 10 });
+    await exec(usdc, encodeFunctionData({ abi: TestToken.abi, functionName: "approve", args: [info.deployment.vault, 100n * UNIT] }));
+    await exec(info.deployment.exchange, encodeFunctionData({ abi: Exchange.abi, functionName: "depositFund", args: [usdc, scw, 100n * UNIT] }));
+    await depositOnChain(ctx, alice!, "USDT", 100n * UNIT);
+    expect(await env.engine.syncDeposits()).toBe(2);
+
+    expect(await env.port.isContract(scw)).toBe(true);
+    expect(await env.port.isContract(alice!.address.toLowerCase() as Address)).toBe(false);
+    const ask = await signedBody(env, alice!, { side: "ask", amount: "20", price: "1.1" });
+    const bid = await signedBody(env, carol!, { side: "bid", amount: "20", price: "1.2", owner: scw });
+    const digest = env.port.orderHash(bid.message);
+    expect(await env.port.isValidSignature(scw, digest, bid.body.signature as Hex)).toBe(true);
+    expect(await env.port.isValidSignature(scw, digest, ask.body.signature as Hex)).toBe(false);
+    // An EOA has no isValidSignature: the call returns nothing, which is not the magic value.
+    expect(await env.port.isValidSignature(alice!.address.toLowerCase() as Address, digest, bid.body.signature as Hex)).toBe(false);
+
+    env.engine.placeOrder(ask.body);
+    const placed = env.engine.placeOrder(bid.body);
+    await env.engine.settle();
+    const fill = env.engine.fillsOfOrder(placed.orderId)[0]!;
+    expect(fill.settlement_status).toBe("settled");
+    const usdt = ctx.registry.tokenBySymbol("USDT")!.address;
+    expect(await env.port.vaultBalance(scw, usdt)).toBe(20n * UNIT);
+    expect(await ledgerMismatches(env, [alice!.address, scw])).toEqual([]);
+  });
+
+  it("executor rotation: ids signed for the old executor are refused (400 UUID_INT_MISMATCH); resting orders still settle", async () => {
+    const env = await anvilEngine(ctx);
+    const [alice, bob] = ctx.traders;
+    await depositOnChain(ctx, alice!, "USDT", 100n * UNIT);
+    await depositOnChain(ctx, bob!, "USDC", 200n * UNIT);
+    await env.engine.syncDeposits();
+    const ask = await signedBody(env, alice!, { side: "ask", amount: "20", price: "1.1" });
+    env.engine.placeOrder(ask.body);
+    const staleBid = await signedBody(env, bob!, { side: "bid", amount: "20", price: "1.2" });
+    env.engine.setExecutorId(4);
+    let err: unknown;
+    try {
+      env.engine.placeOrder(staleBid.body);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ExchangeError);
+    expect([(err as ExchangeError).status, (err as ExchangeError).code]).toEqual([400, "UUID_INT_MISMATCH"]);
+    const freshBid = await signedBody(env, bob!, { side: "bid", amount: "20", price: "1.2" });
+    expect(freshBid.message.uuid >> 252n).toBe(4n);
+    const placed = env.engine.placeOrder(freshBid.body);
+    await env.engine.settle();
+    expect(env.engine.fillsOfOrder(placed.orderId)[0]!.settlement_status).toBe("settled");
+  });
 });
+
+const UNIT_ = UNIT;
+
+/** Alice rests an ask, Bob crosses it with a bid: one fill, nothing settled yet. */
+async function crossingPair(env: Env): Promise<{ makerId: string; takerId: string; alice: string; bob: string }> {
+  const [alice, bob] = ctx.traders;
+  await depositOnChain(ctx, alice!, "USDT", 100n * UNIT_);
+  await depositOnChain(ctx, bob!, "USDC", 200n * UNIT_);
+  await env.engine.syncDeposits();
+  const ask = await signedBody(env, alice!, { side: "ask", amount: "20", price: "1.1" });
+  const bid = await signedBody(env, bob!, { side: "bid", amount: "20", price: "1.2" });
+  const makerId = env.engine.placeOrder(ask.body).orderId;
+  const placed = env.engine.placeOrder(bid.body);
+  expect(placed.fillIds).toEqual([1]);
+  return { makerId, takerId: placed.orderId, alice: alice!.address, bob: bob!.address };
+}
