@@ -5,6 +5,7 @@
 
 import type { ApiKeyStore } from "../core/api-keys.ts";
 import type { Clock } from "../core/clock.ts";
+import type { Engine } from "../core/engine.ts";
 import type { ConfigInputs } from "../core/config-view.ts";
 import { ExchangeError } from "../core/errors.ts";
 import type { FxRates } from "../core/fx.ts";
@@ -60,6 +61,11 @@ export interface HttpContext {
    * broadcast helpers (spec "Account and funds"). Needs `registry` as well.
    */
   funds?: FundsServices;
+  /**
+   * The simulator's engine: order, VL, fill (and swap) routes. Absent means those
+   * routes are not mounted. Its registry must be `registry`.
+   */
+  engine?: Engine;
 }
 
 /**

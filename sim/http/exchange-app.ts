@@ -1,0 +1,146 @@
+// The whole /api/v1 service assembled from the simulator's parts: one call that the
+// fixtures (Anvil chain port), the CLI and the HTTP tests (memory chain) share, so
+// every deployment of the fake mounts the same routes with the same wiring.
+//
+// `createMemoryExchange` is the in-process variant: Engine on a MemoryChain, the
+// default registry, a seeded API-key store, rate limiter, health, FX quotes and
+// config, with optional funded owners. It needs no chain node, which is what HTTP
+// tests and the HTTP benchmark want.
+
+import type { Application } from "express";
+import { ApiKeyStore } from "../core/api-keys.ts";
+import { VirtualClock, type Clock } from "../core/clock.ts";
+import type { ConfigInputs } from "../core/config-view.ts";
+import { Engine, type EngineOptions } from "../core/engine.ts";
+import { FxRates, defaultFxQuotes } from "../core/fx.ts";
+import { Health } from "../core/health.ts";
+import { RateLimiter } from "../core/rate-limits.ts";
+import { DEFAULT_REGISTRY_CONFIG, Registry, type RegistryConfig } from "../core/registry.ts";
+import { Rng } from "../core/rng.ts";
+import { MemoryChain } from "../chain/memory.ts";
+import { createApp } from "./app.ts";
+import type { ApiKeyAuthenticator, WalletRateLimiter } from "./auth.ts";
+import type { ApiKeyManager, ContractSignatureChecker } from "./context.ts";
+import type { HttpLogger } from "./errors.ts";
+import type { FundsServices } from "./funds-services.ts";
+
+export interface ExchangeAppParts {
+  engine: Engine;
+  registry: Registry;
+  clock: Clock;
+  /** Authenticates bearer keys and serves /api-keys (an ApiKeyStore). */
+  apiKeys: ApiKeyAuthenticator & ApiKeyManager;
+  rateLimits: WalletRateLimiter;
+  health: Health;
+  fx: FxRates;
+  config: () => ConfigInputs;
+  /** EIP-1271 through the chain port; absent means ECDSA only. */
+  contractSignatures?: ContractSignatureChecker;
+  logger?: HttpLogger;
+  /** Funds routes (balances, permit, builders, withdraw, broadcasts); mounted when given. */
+  funds?: FundsServices;
+  bodyLimit?: string | number;
+}
+
+/** The express app serving every endpoint the parts support, under /api/v1. */
+export function createExchangeApp(p: ExchangeAppParts): Application {
+  // One registry everywhere: GET /markets, preview and order entry must agree.
+  if (p.engine.registry !== p.registry) throw new Error("createExchangeApp: engine.registry must be the registry the app serves");
+  return createApp({
+    clock: p.clock,
+    registry: p.registry,
+    health: p.health,
+    fx: p.fx,
+    config: p.config,
+    apiKeys: p.apiKeys,
+    apiKeyManager: p.apiKeys,
+    rateLimits: p.rateLimits,
+    engine: p.engine,
+    ...(p.contractSignatures ? { contractSignatures: p.contractSignatures } : {}),
+    ...(p.logger ? { logger: p.logger } : {}),
+    ...(p.funds ? { funds: p.funds } : {}),
+    ...(p.bodyLimit !== undefined ? { bodyLimit: p.bodyLimit } : {}),
+  });
+}
+
+export interface MemoryExchangeOptions {
+  seed?: number | string;
+  /** Virtual start time, epoch ms (default 2026-03-14T09:30:00Z). */
+  startMs?: number;
+  executorId?: number;
+  registry?: RegistryConfig;
+  chainId?: number;
+  exchangeAddress?: string;
+  domainName?: string;
+  /** Vault deposits to credit at start: owner, token symbol, raw amount. */
+  funded?: readonly { owner: string; symbol: string; raw: bigint }[];
+  engine?: Partial<Omit<EngineOptions, "registry" | "chain" | "clock" | "executorId">>;
+  /** Rate limiting on (default) or off (load tests). */
+  rateLimits?: boolean;
+  contractSignatures?: ContractSignatureChecker;
+  logger?: HttpLogger;
+}
+
+export interface MemoryExchange extends Required<Omit<ExchangeAppParts, "contractSignatures" | "logger" | "funds" | "bodyLimit">> {
+  app: Application;
+  chain: MemoryChain;
+  clock: VirtualClock;
+  apiKeys: ApiKeyStore;
+  rateLimits: RateLimiter;
+  configInputs: ConfigInputs;
+  /** Mint to the wallet, deposit into the memory vault and credit the engine. */
+  fund(owner: string, symbol: string, raw: bigint): void;
+}
+
+export const MEMORY_EXCHANGE_DEFAULTS = {
+  startMs: Date.UTC(2026, 2, 14, 9, 30, 0),
+  executorId: 3,
+  chainId: 31337,
+  exchangeAddress: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+  domainName: "fakex",
+} as const;
+
+/** An in-process exchange (memory chain) behind the full app. */
+export function createMemoryExchange(o: MemoryExchangeOptions = {}): MemoryExchange {
+  const d = MEMORY_EXCHANGE_DEFAULTS;
+  const seed = o.seed ?? 1;
+  const clock = new VirtualClock(o.startMs ?? d.startMs);
+  const registry = new Registry(o.registry ?? DEFAULT_REGISTRY_CONFIG);
+  const executorId = o.executorId ?? d.executorId;
+  const chain = new MemoryChain({ clock });
+  const engine = new Engine({ seed, ...o.engine, clock, registry, executorId, chain });
+  const health = new Health(clock, { executorId });
+  const fx = new FxRates(clock);
+  fx.addQuotes(defaultFxQuotes(clock.nowSec()));
+  const apiKeys = new ApiKeyStore(clock, new Rng(`${String(seed)}/api-keys`));
+  const rateLimits = new RateLimiter(clock);
+  if (o.rateLimits === false) rateLimits.setEnabled(false);
+  const configInputs: ConfigInputs = {
+    chainId: o.chainId ?? d.chainId,
+    exchangeAddress: o.exchangeAddress ?? d.exchangeAddress,
+    domainName: o.domainName ?? d.domainName,
+    vlBatch: engine.vlLimits,
+  };
+  const config = () => configInputs;
+  const fund = (owner: string, symbol: string, raw: bigint) => {
+    const t = registry.tokenBySymbol(symbol);
+    if (!t) throw new Error(`no token ${symbol}`);
+    chain.mint(owner, t.address, raw);
+    const ev = chain.deposit(owner, t.address, raw);
+    engine.creditDeposit(ev.owner, ev.token, ev.amount);
+  };
+  for (const f of o.funded ?? []) fund(f.owner, f.symbol, f.raw);
+  const app = createExchangeApp({
+    engine,
+    registry,
+    clock,
+    apiKeys,
+    rateLimits,
+    health,
+    fx,
+    config,
+    ...(o.contractSignatures ? { contractSignatures: o.contractSignatures } : {}),
+    ...(o.logger ? { logger: o.logger } : {}),
+  });
+  return { app, engine, chain, registry, clock, apiKeys, rateLimits, health, fx, config, configInputs, fund };
+}

@@ -1,0 +1,251 @@
+// GET /orders (API key, read group): the owner's orders, filtered over the whole
+// matching set, then sorted, then paged; `total` counts after filtering (spec
+// "GET /orders" table). Pure selection over the engine's wire Orders: no rule of
+// the exchange lives here.
+//
+// Readings of the spec's one-line parameter descriptions (each tested):
+// - status, type, side: exact values from the spec's lists (anything else 422).
+// - symbol ("pair label search"): case-insensitive substring of `symbol`, so
+//   "EURC" finds EURC/USDC and EURC/GBPT, "eurc/usdc" finds that pair.
+// - base_currency / quote_currency: case-insensitive equality with base_symbol /
+//   quote_symbol; address filters: case-insensitive equality.
+// - trade_ids: comma-separated ids (blanks around commas ignored), any case.
+// - search: case-insensitive substring of any scalar field of the Order.
+// - has_error: true → error or error_code set; false → neither set.
+// - min_/max_<field>: inclusive bounds compared exactly as decimals (filled_amount
+//   is a raw integer string, compared the same way); a bound that is not a plain
+//   non-negative decimal is 422.
+// - created_/updated_ after/before: inclusive; ISO 8601 with a date and time (a
+//   missing zone means UTC) or a Unix timestamp in seconds (fractions allowed).
+// - sort_by: any scalar Order field; numbers compare as decimals, timestamps as
+//   instants, the rest as strings (null first in ascending order); ties keep
+//   placement order (reversed with order=desc, so desc is the exact mirror of asc).
+// - limit 1..500 (default 50), offset >= 0 (default 0); outside → 422.
+
+import type { Request, Response } from "express";
+import { z } from "zod";
+import type { Engine, OrderWire } from "../../core/engine.ts";
+import { ExchangeError } from "../../core/errors.ts";
+import { requireOwner } from "../auth.ts";
+import { parseInput } from "../validate.ts";
+
+export type OrdersListEngine = Pick<Engine, "listOrders">;
+
+export const ORDER_STATUSES = ["pending", "matched", "settled", "cancelled", "failed"] as const;
+export const LIST_LIMIT_DEFAULT = 50;
+export const LIST_LIMIT_MAX = 500;
+
+/** Range-filterable fields (min_<f> / max_<f>). */
+export const RANGE_FIELDS = ["price", "amount", "remaining_amount", "filled_amount", "notional"] as const;
+type RangeField = (typeof RANGE_FIELDS)[number];
+
+/** Fields whose values are decimal strings: sorted by value, not text. */
+const DECIMAL_FIELDS = new Set<string>([
+  "price",
+  "amount",
+  "remaining_amount",
+  "filled_base_amount",
+  "filled_quote_amount",
+  "notional",
+  "remaining_notional",
+  "from_amount",
+  "to_amount",
+  "filled_amount",
+  "expiration",
+  "uuid_int",
+]);
+const TIME_FIELDS = new Set<string>(["created_at", "updated_at"]);
+/** Every scalar field of the spec's Order table (the nested settlement objects are not sortable). */
+export const SORTABLE_FIELDS = [
+  "trade_id", "owner_address", "status", "order_type", "symbol", "base_symbol", "quote_symbol", "side",
+  "base_token", "quote_token", "price", "amount", "remaining_amount", "filled_base_amount", "filled_quote_amount",
+  "notional", "remaining_notional", "from_token", "to_token", "from_amount", "to_amount", "filled_amount",
+  "created_at", "updated_at", "expiration", "error", "error_code", "uuid_int", "vl_batch_id",
+] as const;
+
+const PLAIN_DECIMAL = /^(0|[1-9][0-9]*|0[0-9]*)(\.[0-9]+)?$/;
+
+/** A non-negative decimal string as an exact rational (units / 10^scale). */
+interface Dec {
+  units: bigint;
+  scale: number;
+}
+
+function dec(s: string): Dec {
+  const dot = s.indexOf(".");
+  return dot < 0 ? { units: BigInt(s), scale: 0 } : { units: BigInt(s.slice(0, dot) + s.slice(dot + 1)), scale: s.length - dot - 1 };
+}
+
+function cmpDec(a: Dec, b: Dec): number {
+  const scale = Math.max(a.scale, b.scale);
+  const x = a.units * 10n ** BigInt(scale - a.scale);
+  const y = b.units * 10n ** BigInt(scale - b.scale);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+const decimalBound = z.string().regex(PLAIN_DECIMAL, "must be a non-negative decimal string").max(100).transform(dec);
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/i;
+const TIMESTAMP = /^\d{1,12}(?:\.\d{1,9})?$/;
+
+/** ISO 8601 or Unix seconds → epoch milliseconds (possibly fractional). */
+const instant = z.string().transform((s, c) => {
+  if (TIMESTAMP.test(s)) return Number(s) * 1000;
+  if (ISO_DATE.test(s)) {
+    // A date-time without a zone is UTC (server times are UTC); Date.parse would read local time.
+    const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(s) || s.length === 10;
+    const ms = Date.parse(hasZone ? s.replace(" ", "T") : `${s.replace(" ", "T")}Z`);
+    if (!Number.isNaN(ms)) return ms;
+  }
+  c.addIssue({ code: "custom", message: "must be an ISO 8601 date-time or a Unix timestamp in seconds" });
+  return z.NEVER;
+});
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address").transform((s) => s.toLowerCase());
+const intParam = (min: number, max: number, dflt: number) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,9}$/, "must be a non-negative integer")
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .optional()
+    .transform((n) => n ?? dflt);
+
+const rangeShape: Record<string, z.ZodOptional<typeof decimalBound>> = {};
+for (const f of RANGE_FIELDS) {
+  rangeShape[`min_${f}`] = decimalBound.optional();
+  rangeShape[`max_${f}`] = decimalBound.optional();
+}
+
+export const ListOrdersQuery = z.object({
+  owner_address: z.string({ error: "is required" }),
+  limit: intParam(1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),
+  offset: intParam(0, Number.MAX_SAFE_INTEGER, 0),
+  status: z.enum(ORDER_STATUSES).optional(),
+  type: z.enum(["swap", "limit"]).optional(),
+  symbol: z.string().optional(),
+  side: z.enum(["bid", "ask"]).optional(),
+  from_token: address.optional(),
+  to_token: address.optional(),
+  base_token: address.optional(),
+  quote_token: address.optional(),
+  base_currency: z.string().optional(),
+  quote_currency: z.string().optional(),
+  trade_ids: z.string().optional(),
+  search: z.string().optional(),
+  has_error: z
+    .enum(["true", "false", "1", "0", "True", "False"], { error: "must be true or false" })
+    .transform((s) => s === "true" || s === "True" || s === "1")
+    .optional(),
+  created_after: instant.optional(),
+  created_before: instant.optional(),
+  updated_after: instant.optional(),
+  updated_before: instant.optional(),
+  sort_by: z.enum(SORTABLE_FIELDS, { error: `must be one of the Order fields: ${SORTABLE_FIELDS.join(", ")}` }).optional(),
+  order: z.enum(["asc", "desc"]).optional(),
+  ...rangeShape,
+});
+type ListQuery = z.output<typeof ListOrdersQuery> & Partial<Record<`${"min" | "max"}_${RangeField}`, Dec>>;
+
+type Pred = (o: OrderWire) => boolean;
+
+const lower = (s: string | null) => (s === null ? "" : s.toLowerCase());
+
+function searchText(o: OrderWire): string {
+  let t = "";
+  for (const f of SORTABLE_FIELDS) {
+    const v = o[f];
+    if (v !== null) t += `\u0000${String(v).toLowerCase()}`;
+  }
+  return t;
+}
+
+function predicates(q: ListQuery): Pred[] {
+  const ps: Pred[] = [];
+  if (q.status) ps.push((o) => o.status === q.status);
+  if (q.type) ps.push((o) => o.order_type === q.type);
+  if (q.side) ps.push((o) => o.side === q.side);
+  if (q.symbol !== undefined) {
+    const s = q.symbol.toLowerCase();
+    ps.push((o) => o.symbol.toLowerCase().includes(s));
+  }
+  for (const f of ["from_token", "to_token", "base_token", "quote_token"] as const) {
+    const want = q[f];
+    if (want !== undefined) ps.push((o) => o[f].toLowerCase() === want);
+  }
+  if (q.base_currency !== undefined) {
+    const s = q.base_currency.toLowerCase();
+    ps.push((o) => o.base_symbol.toLowerCase() === s);
+  }
+  if (q.quote_currency !== undefined) {
+    const s = q.quote_currency.toLowerCase();
+    ps.push((o) => o.quote_symbol.toLowerCase() === s);
+  }
+  if (q.trade_ids !== undefined) {
+    const ids = new Set(q.trade_ids.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0));
+    ps.push((o) => ids.has(o.trade_id.toLowerCase()));
+  }
+  if (q.search !== undefined && q.search.length > 0) {
+    const s = q.search.toLowerCase();
+    ps.push((o) => searchText(o).includes(s));
+  }
+  if (q.has_error !== undefined) {
+    const want = q.has_error;
+    ps.push((o) => (o.error !== null || o.error_code !== null) === want);
+  }
+  for (const f of RANGE_FIELDS) {
+    const lo = q[`min_${f}`];
+    const hi = q[`max_${f}`];
+    if (lo) ps.push((o) => cmpDec(dec(o[f]), lo) >= 0);
+    if (hi) ps.push((o) => cmpDec(dec(o[f]), hi) <= 0);
+  }
+  const times: [keyof ListQuery, "created_at" | "updated_at", 1 | -1][] = [
+    ["created_after", "created_at", 1],
+    ["created_before", "created_at", -1],
+    ["updated_after", "updated_at", 1],
+    ["updated_before", "updated_at", -1],
+  ];
+  for (const [param, field, dir] of times) {
+    const bound = q[param] as number | undefined;
+    if (bound === undefined) continue;
+    ps.push((o) => {
+      const t = Date.parse(o[field]);
+      return dir === 1 ? t >= bound : t <= bound;
+    });
+  }
+  return ps;
+}
+
+function comparator(field: (typeof SORTABLE_FIELDS)[number]): (a: OrderWire, b: OrderWire) => number {
+  if (DECIMAL_FIELDS.has(field)) return (a, b) => cmpDec(dec(String(a[field])), dec(String(b[field])));
+  if (TIME_FIELDS.has(field)) return (a, b) => Date.parse(String(a[field])) - Date.parse(String(b[field]));
+  return (a, b) => {
+    const x = a[field] === null ? null : String(a[field]);
+    const y = b[field] === null ? null : String(b[field]);
+    if (x === y) return 0;
+    if (x === null) return -1;
+    if (y === null) return 1;
+    return x < y ? -1 : 1;
+  };
+}
+
+/** Filter, sort and page an owner's orders (placement order in). */
+export function selectOrders(all: readonly OrderWire[], q: ListQuery): { trades: OrderWire[]; total: number } {
+  const ps = predicates(q);
+  const matching = ps.length === 0 ? all.slice() : all.filter((o) => ps.every((p) => p(o)));
+  const cmp = comparator(q.sort_by ?? "created_at");
+  const sign = (q.order ?? "desc") === "desc" ? -1 : 1;
+  const indexed = matching.map((o, i) => ({ o, i }));
+  indexed.sort((a, b) => sign * (cmp(a.o, b.o) || a.i - b.i));
+  return { trades: indexed.slice(q.offset, q.offset + q.limit).map((x) => x.o), total: matching.length };
+}
+
+/** The GET /orders handler (mount after requireApiKey and the read rate limit). */
+export function listOrdersHandler(engine: OrdersListEngine) {
+  return (req: Request, res: Response): void => {
+    const q = parseInput(ListOrdersQuery, req.query, "query") as ListQuery;
+    const owner = requireOwner(res, q.owner_address);
+    if (q.search !== undefined && q.search.length > 256) throw new ExchangeError("VALIDATION", 422, "query.search: must be at most 256 characters");
+    res.json(selectOrders(engine.listOrders(owner), q));
+  };
+}

@@ -1,0 +1,202 @@
+// Limit orders (spec "Orders"): POST /orders, POST /orders/cancel,
+// DELETE /orders/cancel-all, GET /orders/{order_id} and GET /orders (whose
+// filters, sort and paging live in orders-list.ts). No business rule lives here: the field rules are
+// sim/core's (the same validator as preview), the order book and its rules are the
+// engine's; this router validates, verifies the signature, counts the rate limit
+// and shapes the answer.
+//
+// POST /orders (EIP-712 Order), checks in this order, the first failure wins:
+//   400 body shape (missing/ill-typed field, client_id / fee_bps present, signature
+//       not a string) → INVALID_DECIMAL_FORMAT → INVALID_PRECISION → PAIR_INACTIVE →
+//       AMOUNT_BELOW_MIN → EXPIRATION_INVALID → UUID_INT_MISMATCH   (the shared validator;
+//       the spec: "non-canonical strings and non-zero extra precision are rejected
+//       before signature verification")
+//   400 SIGNATURE_INVALID: the Order built exactly as POST /orders/preview builds it
+//       (fee bps, side→token mapping, uuid_int) was not signed by owner_address
+//       (ECDSA, then EIP-1271 for contract wallets)
+//   429 trade rate group of the (now proven) owner wallet
+//   409 order_id already used; 400 INSUFFICIENT_EQUITY; 409 STP_BLOCKED (engine)
+//   201 {order_id}. Every 4xx uses the typed envelope {"detail": {"detail", "error_code"}}.
+// The stored signature is the contract form (v 27/28), so the first on-chain fill
+// verifies it.
+//
+// POST /orders/cancel (EIP-712 CancelOrder {owner, orderId = uuid_int}):
+//   422 shape → 400 signature → 429 cancel rate group → engine: 404 unknown order,
+//   403 another owner's order, 400 UUID_INT_MISMATCH, 409 not pending (a replayed
+//   cancel lands here), 429 CANCEL_COOLDOWN (typed, as FACTS shows) → 200 {status: "ok"}.
+// DELETE /orders/cancel-all (API key; query owner_address = key owner):
+//   401 → 429 cancel group → 422 query → 403 → 200 {cancelled, failed, skipped_cooldown, total}.
+// GET /orders/{order_id} (API key, read group): the Order; 404 when unknown or owned
+//   by another wallet (a key reads its own wallet only; existence is not disclosed).
+//
+// Mount order: POST /orders/preview is mounted before this router (app.ts), and the
+// fixed paths below (/orders/cancel, /orders/cancel-all) before /orders/{order_id},
+// so GET /orders/preview or GET /orders/cancel answer 405 (a known path, another
+// method) instead of being read as an order id (FastAPI's first-match would say
+// 404 "not found" there; 405 tells the client what is really wrong).
+
+import { Router, type Response } from "express";
+import { z } from "zod";
+import type { Engine } from "../../core/engine.ts";
+import { ExchangeError } from "../../core/errors.ts";
+import { OrderIntake, type IntakeOrder } from "../../core/order-intake.ts";
+import { UNACCEPTED_ORDER_FIELDS } from "../../core/preview.ts";
+import type { Registry } from "../../core/registry.ts";
+import { CANCEL_ORDER_TYPE, ORDER_TYPE, ZERO_ADDRESS, type Address, type Hex } from "../../core/typed-data.ts";
+import { hitRateLimit, rateLimit, requireApiKey, requireOwner, ownerOf } from "../auth.ts";
+import { jsonBody } from "../body.ts";
+import { signingDomain, type HttpContext } from "../context.ts";
+import { methodNotAllowed } from "../errors.ts";
+import { requireTypedSignature } from "../signed.ts";
+import { toContractSignature } from "../signatures.ts";
+import { parseInput } from "../validate.ts";
+import { listOrdersHandler } from "./orders-list.ts";
+
+/** What the order routes call on the engine. */
+export type OrdersEngine = Pick<Engine, "placeOrder" | "cancelOrder" | "cancelAll" | "getOrder" | "listOrders" | "orderRecord" | "executorId" | "registry">;
+
+// Module constants, so the verifier's type-hash cache (keyed by identity) hits.
+export const ORDER_TYPES = { Order: ORDER_TYPE } as const;
+const CANCEL_TYPES = { CancelOrder: CANCEL_ORDER_TYPE } as const;
+
+export const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+export const UUID4_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
+const UINT256_RE = /^(0|[1-9][0-9]{0,77})$/;
+const UINT256_LIMIT = 1n << 256n;
+
+export const zAddress = z.string({ error: "must be a string" }).regex(ADDRESS_RE, "must be a 0x-prefixed 20-byte hex address");
+export const zUuid4 = z.string({ error: "must be a string" }).regex(UUID4_RE, "must be a UUID version 4");
+export const zUint256 = z
+  .string({ error: "must be a decimal string" })
+  .regex(UINT256_RE, "must be a uint256 decimal string")
+  .refine((s) => BigInt(s) < UINT256_LIMIT, "must fit in uint256");
+export const zSignature = z.string({ error: "must be a hex string" }).regex(/^0x([0-9a-fA-F]{2})*$/, "must be 0x-prefixed hex");
+
+/**
+ * The Order an intake result must have been signed as: exactly what POST
+ * /orders/preview returns as eip712_order (recipient zero, initialDepositAmount 0,
+ * the registry's fee bps, fromToken the spent side).
+ */
+export function orderMessageOf(v: IntakeOrder, feeBps: number): Record<string, unknown> {
+  return {
+    user: v.owner,
+    expiration: BigInt(v.expiration),
+    feeBps: BigInt(feeBps),
+    recipient: ZERO_ADDRESS,
+    fromToken: v.fromToken,
+    toToken: v.toToken,
+    fromAmount: v.fromAmount,
+    toAmount: v.toAmount,
+    initialDepositAmount: 0n,
+    uuid: v.uuidInt,
+  };
+}
+
+/** A signature field of an order body: a string is all the shape step asks (the verifier judges the bytes). */
+/**
+ * The shape step's refusal of `client_id` / `fee_bps` (spec: "not accepted"). The
+ * shared validator has it too, but the engine's fast intake path does not look at
+ * fields it does not use, so the route says it once for every order body.
+ */
+export function refuseUnacceptedFields(body: Record<string, unknown>): void {
+  for (const name of UNACCEPTED_ORDER_FIELDS) {
+    if (body[name] !== undefined) throw new ExchangeError("VALIDATION", 400, `${name} is not accepted`, { field: name });
+  }
+}
+
+export function signatureField(body: Record<string, unknown>, where = "signature"): string {
+  const s = body["signature"];
+  if (typeof s !== "string") throw new ExchangeError("VALIDATION", 400, `${where} must be a hex string`, { field: "signature" });
+  return s;
+}
+
+export function requireObjectBody(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ExchangeError("VALIDATION", 400, "request body must be a JSON object");
+  }
+  return body as Record<string, unknown>;
+}
+
+/** The order of `orderId` as its owner's key sees it: unknown and foreign orders are both 404. */
+export function ownOrderOr404(engine: Pick<Engine, "orderRecord">, orderId: string, owner: Address): void {
+  const rec = engine.orderRecord(orderId); // 404 when unknown
+  if (rec.owner !== owner) throw new ExchangeError("NOT_FOUND", 404, `order ${orderId} not found`);
+}
+
+const CancelBody = z.object({
+  owner_address: zAddress,
+  order_id: zUuid4,
+  uuid_int: zUint256,
+  signature: zSignature,
+});
+
+const CancelAllQuery = z.object({ owner_address: z.string({ error: "is required" }) });
+
+export function ordersRouter(ctx: HttpContext, engine: OrdersEngine): Router {
+  const router = Router();
+  const registry: Registry = engine.registry;
+  // The router's own intake (same rules and results as the engine's): the Order to
+  // verify needs the validated amounts before the engine sees the body.
+  const intake = new OrderIntake(registry);
+
+  router
+    .route("/orders")
+    .get(requireApiKey(ctx), rateLimit(ctx, "read"), listOrdersHandler(engine))
+    .post(jsonBody(ctx.bodyLimit), async (req, res) => {
+      const body = requireObjectBody(req.body);
+      refuseUnacceptedFields(body);
+      const signature = signatureField(body);
+      const v = intake.intake(body, { registry, nowSec: ctx.clock.nowSec(), executorId: engine.executorId });
+      await requireTypedSignature(ctx, {
+        domain: signingDomain(ctx),
+        types: ORDER_TYPES,
+        primaryType: "Order",
+        message: orderMessageOf(v, registry.feeBps),
+        signature,
+        expected: v.owner,
+      }, "Invalid signature: Order must be signed by owner_address");
+      hitRateLimit(ctx, v.owner, "trade");
+      const placed = engine.placeOrder({ ...(body as unknown as Parameters<OrdersEngine["placeOrder"]>[0]), signature: toContractSignature(signature as Hex) });
+      res.status(201).json({ order_id: placed.orderId });
+    })
+    .all(methodNotAllowed("GET", "POST"));
+
+  router
+    .route("/orders/cancel")
+    .post(jsonBody(ctx.bodyLimit), async (req, res) => {
+      const b = parseInput(CancelBody, req.body, "body");
+      const owner = b.owner_address.toLowerCase() as Address;
+      await requireTypedSignature(ctx, {
+        domain: signingDomain(ctx),
+        types: CANCEL_TYPES,
+        primaryType: "CancelOrder",
+        message: { owner, orderId: BigInt(b.uuid_int) },
+        signature: b.signature,
+        expected: owner,
+      }, "Invalid signature: CancelOrder must be signed by owner_address");
+      hitRateLimit(ctx, owner, "cancel");
+      res.json(engine.cancelOrder({ owner, orderId: b.order_id, uuidInt: b.uuid_int }));
+    })
+    .all(methodNotAllowed("POST"));
+
+  router
+    .route("/orders/cancel-all")
+    .delete(requireApiKey(ctx), rateLimit(ctx, "cancel"), (req, res: Response) => {
+      const q = parseInput(CancelAllQuery, req.query, "query");
+      const owner = requireOwner(res, q.owner_address);
+      res.json(engine.cancelAll(owner));
+    })
+    .all(methodNotAllowed("DELETE"));
+
+  router
+    .route("/orders/:order_id")
+    .get(requireApiKey(ctx), rateLimit(ctx, "read"), (req, res) => {
+      const id = String(req.params["order_id"]);
+      const owner = ownerOf(res)!;
+      ownOrderOr404(engine, id, owner);
+      res.json(engine.getOrder(id));
+    })
+    .all(methodNotAllowed("GET"));
+
+  return router;
+}
