@@ -4,12 +4,17 @@
 // failedMask, the atomic variant, the batch cap, fees and spread split, mined
 // blocks and deposit events. Orders are keyed by (user, uuid) instead of the
 // EIP-712 digest: the uuid is unique per order, and hashing would only cost time.
+// Swaps: submitIntent queues Router.executeIntent; when mined, simulateIntent
+// runs on this chain's balances (all or nothing) and the intent uuid is spent.
+// Withdrawals: withdraw() moves vault → wallet and logs a Withdrawal event.
 import { createHash } from "node:crypto";
 import type { Clock } from "../core/clock.ts";
 import { VirtualClock } from "../core/clock.ts";
 import { DEFAULT_SPREAD_SPLIT, matchMoves, minReceive, type SpreadSplit } from "../core/economics.ts";
 import type { Address, Hex, OrderMessage } from "../core/typed-data.ts";
-import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, MatchFailure, SubmitOptions } from "./port.ts";
+import { IntentRevert, simulateIntent, type ChainIntent, type IntentChainView, type IntentEffects } from "../core/swap-intent.ts";
+import type { IntentMessage } from "../core/typed-data.ts";
+import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, MatchFailure, SubmitOptions, WithdrawalEvent } from "./port.ts";
 
 export const MAX_BATCH_SIZE = 20;
 export const MAX_FEE_BPS = 1_000n;
@@ -32,6 +37,8 @@ interface QueuedTx {
   txHash: Hex;
   matches: ChainMatch[];
   atomic: boolean;
+  /** Set for a Router.executeIntent transaction (matches is then empty). */
+  intent?: ChainIntent;
 }
 
 export interface MemoryChainState {
@@ -45,6 +52,9 @@ export interface MemoryChainState {
   receipts: [string, BatchReceipt][];
   deposits: DepositEvent[];
   automine: boolean;
+  intentDeposits?: DepositEvent[];
+  withdrawals?: WithdrawalEvent[];
+  intentsUsed?: string[];
 }
 
 /** A revert of the in-process chain, carrying the contract's reason string. */
@@ -56,6 +66,7 @@ export class ChainRevert extends Error {
 
 const key = (a: string, b: string) => `${a.toLowerCase()}|${b.toLowerCase()}`;
 const orderKey = (o: OrderMessage) => `${o.user.toLowerCase()}|${o.uuid.toString()}`;
+const intentKey = (i: IntentMessage) => `intent:${i.taker.toLowerCase()}|${i.uuid.toString()}`;
 
 export class MemoryChain implements ChainPort {
   readonly maxBatchSize: number;
@@ -73,6 +84,10 @@ export class MemoryChain implements ChainPort {
   private mempool: QueuedTx[] = [];
   private receipts = new Map<string, BatchReceipt>();
   private deposits: DepositEvent[] = [];
+  private intentDeposits: DepositEvent[] = [];
+  private withdrawals: WithdrawalEvent[] = [];
+  /** Router.intentUuidUsed as `taker|uuid`. */
+  private intentsUsed = new Set<string>();
 
   constructor(options: MemoryChainOptions = {}) {
     this.clock = options.clock ?? new VirtualClock();
@@ -115,6 +130,35 @@ export class MemoryChain implements ChainPort {
     return ev;
   }
 
+  /**
+   * A vault withdrawal (instant co-signed or emergency: the contract checks those
+   * paths; here only the balance), in its own mined block, with a Withdrawal event.
+   * `recipient` defaults to the owner.
+   */
+  withdraw(owner: string, token: string, amount: bigint, recipient: string = owner): WithdrawalEvent {
+    const k = key(owner, token);
+    if (amount <= 0n) throw new ChainRevert("ZERO_AMOUNT");
+    if ((this.vault.get(k) ?? 0n) < amount) throw new ChainRevert("INSUFFICIENT_VAULT_BALANCE");
+    this.add(this.vault, k, -amount);
+    this.add(this.wallets, key(recipient, token), amount);
+    this.block += 1n;
+    const ev: WithdrawalEvent = {
+      owner: owner.toLowerCase() as Address,
+      token: token.toLowerCase() as Address,
+      amount,
+      recipient: recipient.toLowerCase() as Address,
+      blockNumber: this.block,
+      txHash: this.nextTxHash(),
+      logIndex: 0,
+    };
+    this.withdrawals.push(ev);
+    return ev;
+  }
+
+  intentUsed(taker: string, uuid: bigint): boolean {
+    return this.intentsUsed.has(`${taker.toLowerCase()}|${uuid.toString()}`);
+  }
+
   /** Vault balance of every (owner, token), for invariant checks. */
   vaultEntries(): { owner: string; token: string; amount: bigint }[] {
     return [...this.vault].map(([k, amount]) => {
@@ -154,6 +198,30 @@ export class MemoryChain implements ChainPort {
     return this.deposits.filter((d) => d.blockNumber >= fromBlock && d.blockNumber <= toBlock);
   }
 
+  async intentDepositEvents(fromBlock: bigint, toBlock: bigint): Promise<DepositEvent[]> {
+    return this.intentDeposits.filter((d) => d.blockNumber >= fromBlock && d.blockNumber <= toBlock);
+  }
+
+  async withdrawalEvents(fromBlock: bigint, toBlock: bigint): Promise<WithdrawalEvent[]> {
+    return this.withdrawals.filter((w) => w.blockNumber >= fromBlock && w.blockNumber <= toBlock);
+  }
+
+  async submitIntent(ci: ChainIntent): Promise<{ txHash: Hex }> {
+    const txHash = this.nextTxHash();
+    this.mempool.push({ txHash, matches: [], atomic: true, intent: ci });
+    if (this.automine) await this.mine(1);
+    return { txHash };
+  }
+
+  async setIntentLegFault(maker: OrderMessage, intent: IntentMessage, reason: string): Promise<void> {
+    if (reason.length === 0) throw new ChainRevert("EMPTY_REASON");
+    this.faults.set(`${orderKey(maker)}#${intentKey(intent)}`, reason);
+  }
+
+  async clearIntentLegFault(maker: OrderMessage, intent: IntentMessage): Promise<void> {
+    this.faults.delete(`${orderKey(maker)}#${intentKey(intent)}`);
+  }
+
   async submitBatch(matches: ChainMatch[], options: SubmitOptions = {}): Promise<{ txHash: Hex }> {
     const txHash = this.nextTxHash();
     this.mempool.push({ txHash, matches: matches.slice(), atomic: options.atomic === true });
@@ -177,6 +245,7 @@ export class MemoryChain implements ChainPort {
   // ------------------------------------------------------------ execution
 
   private execute(tx: QueuedTx): BatchReceipt {
+    if (tx.intent !== undefined) return this.executeIntent(tx.txHash, tx.intent);
     const base = { txHash: tx.txHash, blockNumber: this.block };
     const n = tx.matches.length;
     if (n === 0 || n > this.maxBatchSize) {
@@ -207,6 +276,49 @@ export class MemoryChain implements ChainPort {
       }
     }
     return { ...base, status: "success", revertReason: null, failedMask, failures };
+  }
+
+  /** Router.executeIntent: simulate on a read view, then write every effect or none. */
+  private executeIntent(txHash: Hex, ci: ChainIntent): BatchReceipt {
+    const base = { txHash, blockNumber: this.block, failedMask: 0n, failures: [] };
+    const view: IntentChainView = {
+      nowSec: BigInt(this.clock.nowSec()),
+      vault: (o, t) => this.vault.get(key(o, t)) ?? 0n,
+      wallet: (o, t) => this.wallets.get(key(o, t)) ?? 0n,
+      filled: (o) => this.filled.get(orderKey(o)) ?? 0n,
+      intentUsed: (taker, uuid) => this.intentUsed(taker, uuid),
+      whitelisted: (t) => this.whitelist === null || this.whitelist.has(t.toLowerCase()),
+      feeRecipient: this.feeRecipient,
+      maxFeeBps: MAX_FEE_BPS,
+    };
+    let fx: IntentEffects;
+    try {
+      // settleRouterLeg checks the fault hook first, leg by leg; any revert undoes the whole intent.
+      for (const leg of ci.legs) {
+        const fault = this.faults.get(`${orderKey(leg.order)}#${intentKey(ci.intent)}`);
+        if (fault !== undefined) throw new IntentRevert(fault);
+      }
+      fx = simulateIntent(ci, view);
+    } catch (e) {
+      if (!(e instanceof IntentRevert)) throw e;
+      return { ...base, status: "reverted", revertReason: e.reason };
+    }
+    for (const [k, d] of fx.vault) this.add(this.vault, k, d);
+    for (const [k, d] of fx.wallet) this.add(this.wallets, k, d);
+    for (const f of fx.filled) this.filled.set(orderKey(f.order), (this.filled.get(orderKey(f.order)) ?? 0n) + f.amount);
+    const i = ci.intent;
+    this.intentsUsed.add(`${i.taker.toLowerCase()}|${i.uuid.toString()}`);
+    if (i.initialDepositAmount > 0n) {
+      this.intentDeposits.push({
+        owner: i.taker.toLowerCase() as Address,
+        token: i.inputToken.toLowerCase() as Address,
+        amount: i.initialDepositAmount,
+        blockNumber: this.block,
+        txHash,
+        logIndex: 0,
+      });
+    }
+    return { ...base, status: "success", revertReason: null };
   }
 
   /** One match; checks everything before it writes, so a revert leaves no trace. */
@@ -289,6 +401,9 @@ export class MemoryChain implements ChainPort {
       receipts: [...this.receipts],
       deposits: this.deposits.slice(),
       automine: this.automine,
+      intentDeposits: this.intentDeposits.slice(),
+      withdrawals: this.withdrawals.slice(),
+      intentsUsed: [...this.intentsUsed],
     };
   }
 
@@ -303,6 +418,9 @@ export class MemoryChain implements ChainPort {
     this.receipts = new Map(s.receipts);
     this.deposits = s.deposits.slice();
     this.automine = s.automine;
+    this.intentDeposits = (s.intentDeposits ?? []).slice();
+    this.withdrawals = (s.withdrawals ?? []).slice();
+    this.intentsUsed = new Set(s.intentsUsed ?? []);
   }
 }
 

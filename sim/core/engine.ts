@@ -47,9 +47,50 @@ import {
   type VlBatchRecord,
 } from "./vl.ts";
 import { fillView, orderView, type FillWire, type OrderWire } from "./views.ts";
-import type { ChainMatch, ChainPort } from "../chain/port.ts";
+import { SwapDesk, type BatchItemWire, type PermitReader, type QuoteWire, type SwapDeskState, type SwapSubmission } from "./quotes.ts";
+import { bookLiquidity, type RouteLeg } from "./routing.ts";
+import { fixedUsdPrice, type GasConfig, type UsdPrice } from "./swap-gas.ts";
+import type { ChainIntent, IntentLeg, IntentPermit } from "./swap-intent.ts";
+import { swapOrderTerms } from "./swap-orders.ts";
+import type { IntentMessage } from "./typed-data.ts";
+import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, WithdrawalEvent } from "../chain/port.ts";
 
 export const DEFAULT_CANCEL_COOLDOWN_SEC = 300;
+/** USD per whole token by currency when no FX source is given (swap gas pricing only). */
+export const DEFAULT_USD_PRICES: Readonly<Record<string, string>> = { EUR: "1.08", GBP: "1.27", CHF: "1.13", JPY: "0.0066" };
+/** Permit spender of the memory set-up (the Anvil fixture passes the deployed vault). */
+export const MEMORY_VAULT_ADDRESS: Address = "0x00000000000000000000000000000000000a0170";
+/** settleRouterLeg gives the maker the whole spread; the swap taker pays no fee. */
+const ROUTER_SPREAD_SPLIT: SpreadSplit = { makerBps: 10_000, takerBps: 0 };
+
+/** Swap desk wiring (quotes priced through usdPrice; permits name vaultAddress as spender). */
+export interface EngineSwapOptions {
+  usdPrice?: UsdPrice;
+  vaultAddress?: Address;
+  chainId?: number;
+  permitReader?: PermitReader;
+  gas?: GasConfig;
+}
+
+/** POST /swap's answer (spec: status is always "pending" at acceptance). */
+export interface SwapResult {
+  success: true;
+  trade_id: string;
+  status: "pending";
+  fee_breakdown: { gas_cost_usd: string; gas_cost_from_token: string };
+}
+
+export interface VaultSyncReport {
+  deposits: number;
+  withdrawals: number;
+}
+
+/** What a swap order's transaction needs beyond its fills (the signed Intent and permit). */
+interface SwapChainTerms {
+  readonly intent: IntentMessage;
+  readonly permit: IntentPermit | null;
+  readonly quoteUuid: string;
+}
 
 export interface EngineOptions {
   seed: number | string;
@@ -64,6 +105,7 @@ export interface EngineOptions {
   spreadSplit?: SpreadSplit;
   /** Matches per settlement transaction (default: the chain's cap). */
   settlementBatchSize?: number;
+  swaps?: EngineSwapOptions;
 }
 
 /** POST /orders body as the HTTP layer parsed it (signature already verified against owner_address). */
@@ -134,6 +176,9 @@ export interface SettleReport {
   failed: number;
 }
 
+/** A POST /orders body validated by Engine.validateOrder: engine units plus the signature. */
+export type ParsedOrder = IntakeOrder;
+
 /** One planned execution against a resting maker (computed before anything mutates). */
 interface PlannedFill {
   maker: OrderRecord;
@@ -175,6 +220,9 @@ export interface EngineSnapshot {
   readonly executorId: number;
   readonly faults: FaultPlan;
   readonly faultedPairs: readonly [number, readonly number[]][];
+  readonly desk: SwapDeskState;
+  readonly swapTerms: readonly [string, SwapChainTerms][];
+  readonly vaultEventsSeen: readonly string[];
 }
 
 export class Engine {
@@ -229,6 +277,13 @@ export class Engine {
   private faultedPairs = new Map<number, number[]>();
   private orderSeq = 0;
   private depositCursor = 0n;
+  /** Vault events already applied, as `txHash:logIndex` (the sync is idempotent even across a cursor rewind). */
+  private vaultEventsSeen = new Set<string>();
+  /** Quotes, quote lifecycle and permit nonces of POST /swap/quote(/batch) and POST /swap. */
+  readonly desk: SwapDesk;
+  private swapTerms = new Map<string, SwapChainTerms>();
+  /** First fill id of a swap not broadcast yet → its swap order id (a swap's fills are contiguous). */
+  private swapFillStarts = new Map<number, string>();
   /** Serialises async settlement / sync steps. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -248,6 +303,21 @@ export class Engine {
     this.settlementBatchSize = Math.min(o.settlementBatchSize ?? o.chain.maxBatchSize, o.chain.maxBatchSize);
     this.protocolOwner = o.chain.feeRecipient.toLowerCase();
     this.intake = new OrderIntake(this.registry);
+    const sw = o.swaps ?? {};
+    this.desk = new SwapDesk({
+      registry: this.registry,
+      clock: this.clock,
+      rng: this.rng,
+      executorId: () => this.executorIdValue,
+      liquidity: bookLiquidity(this.books),
+      vaultAvailable: (owner, token) => this.ledger.available(owner, token),
+      permitReader: sw.permitReader,
+      usdPrice: sw.usdPrice ?? fixedUsdPrice(DEFAULT_USD_PRICES),
+      gas: sw.gas,
+      vaultAddress: sw.vaultAddress ?? MEMORY_VAULT_ADDRESS,
+      chainId: sw.chainId ?? 31337,
+      quoteTimeouts: () => this.faults.quoteTimeouts,
+    });
     for (const m of this.registry.markets()) {
       this.books.set(m.symbol, new MarketBook());
       const exact = m.quoteDecimals - m.quantityPrecision - m.tickPrecision;
@@ -289,31 +359,94 @@ export class Engine {
     this.log.append("deposit", this.clock.nowMs(), { owner: ow, token: t.address, amount });
   }
 
-  /** Pull deposit events from the chain port since the last sync and credit them. */
-  syncDeposits(): Promise<number> {
+  /** Pull deposit events from the chain port since the last sync and credit them (alias of syncVaultEvents). */
+  async syncDeposits(): Promise<number> {
+    return (await this.syncVaultEvents()).deposits;
+  }
+
+  /**
+   * One pass over the vault events mined since the last sync, in chain order:
+   * Exchange Deposit and Router IntentDeposit credit, Exchange Withdrawal debits.
+   * Idempotent per event (txHash + logIndex). The IntentDeposit of a swap this
+   * engine broadcast is skipped: that swap's receipt applies the whole intent.
+   */
+  syncVaultEvents(): Promise<VaultSyncReport> {
     return this.serialised(async () => {
+      const out: VaultSyncReport = { deposits: 0, withdrawals: 0 };
       const head = await this.chain.blockNumber();
-      if (head <= this.depositCursor) return 0;
-      const events = await this.chain.depositEvents(this.depositCursor + 1n, head);
-      let n = 0;
-      for (const ev of events) {
-        if (!this.registry.token(ev.token)) continue;
-        this.creditDeposit(ev.owner, ev.token, ev.amount);
-        n++;
+      if (head <= this.depositCursor) return out;
+      const from = this.depositCursor + 1n;
+      type Ev = { kind: "deposit" | "intent_deposit"; ev: DepositEvent } | { kind: "withdrawal"; ev: WithdrawalEvent };
+      const events: Ev[] = [
+        ...(await this.chain.depositEvents(from, head)).map((ev): Ev => ({ kind: "deposit", ev })),
+        ...(this.chain.intentDepositEvents ? await this.chain.intentDepositEvents(from, head) : []).map((ev): Ev => ({ kind: "intent_deposit", ev })),
+        ...(this.chain.withdrawalEvents ? await this.chain.withdrawalEvents(from, head) : []).map((ev): Ev => ({ kind: "withdrawal", ev })),
+      ];
+      // Chain order; the sort is stable, so same-position events keep the kind order above.
+      events.sort((a, b) => (a.ev.blockNumber < b.ev.blockNumber ? -1 : a.ev.blockNumber > b.ev.blockNumber ? 1 : a.ev.logIndex - b.ev.logIndex));
+      const ownSwapTxs = new Set(this.settlements.filter((b) => b.kind === "swap").map((b) => b.txHash));
+      for (const e of events) {
+        const id = `${e.ev.txHash}:${e.ev.logIndex}`;
+        if (this.vaultEventsSeen.has(id) || !this.registry.token(e.ev.token)) continue;
+        if (e.kind === "intent_deposit" && ownSwapTxs.has(e.ev.txHash)) continue;
+        this.vaultEventsSeen.add(id);
+        if (e.kind === "withdrawal") {
+          this.applyWithdrawal(e.ev);
+          out.withdrawals++;
+        } else {
+          this.creditDeposit(e.ev.owner, e.ev.token, e.ev.amount);
+          out.deposits++;
+        }
       }
       this.depositCursor = head;
-      return n;
+      return out;
     });
+  }
+
+  /**
+   * A withdrawal mined on chain leaves the owner's available balance. The
+   * co-signed path only ever pays out available funds; an emergency withdrawal
+   * may exceed them (it ignores open orders): the ledger then takes what is
+   * available and logs the rest as `uncovered` (the orders whose frozen funds
+   * left will fail on chain with INSUFFICIENT_VAULT_BALANCE and be released).
+   */
+  private applyWithdrawal(ev: WithdrawalEvent): void {
+    const owner = ev.owner.toLowerCase();
+    const token = ev.token.toLowerCase();
+    const avail = this.ledger.available(owner, token);
+    const take = ev.amount < avail ? ev.amount : avail;
+    if (take > 0n) this.ledger.debitAvailable(owner, token, take);
+    this.log.append("withdrawal", this.clock.nowMs(), { owner, token, amount: ev.amount, uncovered: ev.amount - take, tx_hash: ev.txHash });
+  }
+
+  /** Available (unfrozen) vault balance: what orders, swaps and co-signed withdrawals may spend. */
+  available(owner: string, token: string): bigint {
+    return this.ledger.available(owner.toLowerCase(), token.toLowerCase());
   }
 
   // ================================================================ placing orders
 
   /** POST /orders. Validation order: decimal → precision → market → floors → expiration → uuid_int → equity → STP. */
   placeOrder(body: OrderBody): PlaceResult {
+    return this.placeParsed(this.validateOrder(body));
+  }
+
+  /**
+   * The stateless half of POST /orders (decimal → precision → market → floors →
+   * expiration → uuid_int): the body in engine units with its signature. It
+   * reads the clock and the executor id, so place it before either moves.
+   */
+  validateOrder(body: OrderBody): ParsedOrder {
     const v = this.intake.intake(body as unknown as Record<string, unknown>, this.intakeContext());
+    v.signature = signatureOf(body.signature);
+    return v;
+  }
+
+  /** The stateful half of POST /orders (duplicate id → equity → STP, then match and rest), for a validateOrder result. */
+  placeParsed(v: ParsedOrder): PlaceResult {
     this.checkNewId(v.orderId);
     if (this.ledger.available(v.owner, v.fromToken) < v.fromAmount) throw this.equityError(v.owner, v.fromToken, v.fromAmount);
-    const planned = this.planOrder(v, signatureOf(body.signature), null, v.lots, v.fromAmount);
+    const planned = this.planOrder(v, v.signature, null, v.lots, v.fromAmount);
     const first = this.fills.length + 1;
     this.commitOrder(planned, v.fromAmount);
     const fillIds: number[] = [];
@@ -708,6 +841,272 @@ export class Engine {
     return { status: "ok" };
   }
 
+  // ================================================================ swaps
+
+  /** POST /swap/quote. */
+  quoteSwap(body: unknown): Promise<QuoteWire> {
+    return this.desk.quote(body);
+  }
+
+  /** POST /swap/quote/batch. */
+  quoteSwapBatch(body: unknown): Promise<{ items: BatchItemWire[] }> {
+    return this.desk.quoteBatch(body);
+  }
+
+  /** The Intent a POST /swap signature must verify against (410 QUOTE_GONE when the quote is not executable). */
+  swapIntentOf(uuid: unknown): IntentMessage {
+    return this.desk.intentOf(uuid);
+  }
+
+  /**
+   * POST /swap after the HTTP layer verified the Intent signature (sub.signer).
+   * Every check runs first (desk.prepare: 410 → 400 → 409 QUOTE_STALE → route
+   * now: 409 STP_BLOCKED, 400 NO_LIQUIDITY / SLIPPAGE_EXCEEDED), so a rejection
+   * changes nothing. Then the quote is consumed and a swap order (order_type
+   * "swap") is created as the taker of one fill per route leg, freezing the vault
+   * equity the legs need beyond the wallet deposit. Its fills settle as one
+   * Router.executeIntent (settle()).
+   */
+  swap(sub: SwapSubmission): SwapResult {
+    const p = this.desk.prepare(sub);
+    const t = swapOrderTerms(p, this.registry);
+    this.checkNewId(t.tradeId);
+    if (this.ledger.available(t.owner, t.fromToken) < t.freeze) {
+      throw new ExchangeError("QUOTE_STALE", 409, "vault equity changed since the quote; re-quote and re-submit");
+    }
+    this.desk.commit(p);
+    const now = this.clock.nowMs();
+    const record: OrderRecord = {
+      id: t.tradeId,
+      owner: t.owner,
+      seq: this.orderSeq + 1,
+      market: t.market,
+      side: t.side,
+      priceTicks: t.priceTicks,
+      amountLots: t.amountLots,
+      remainingLots: t.amountLots,
+      fromToken: t.fromToken,
+      toToken: t.toToken,
+      fromAmount: t.fromAmount,
+      toAmount: t.toAmount,
+      uuidInt: t.uuidInt,
+      expiration: t.expiration,
+      // The Router charges the swap taker no fee (gas only moved the signed bounds).
+      feeBps: 0,
+      signature: p.signature,
+      vlBatchId: null,
+      orderType: "swap",
+      status: "pending",
+      createdAtMs: now,
+      updatedAtMs: now,
+      reserved: t.freeze,
+      fillIds: NO_FILLS,
+      error: null,
+      errorCode: null,
+      inBook: false,
+    };
+    this.orderSeq = record.seq;
+    this.ledger.freeze(record.owner, record.fromToken, t.freeze);
+    this.orders.set(record.id, record);
+    let list = this.ordersByOwner.get(record.owner);
+    if (list === undefined) {
+      list = [];
+      this.ordersByOwner.set(record.owner, list);
+    }
+    list.push(record);
+    this.swapTerms.set(record.id, { intent: p.quote.intent, permit: p.permit, quoteUuid: p.quote.uuid });
+    this.log.appendRef("order_placed", now, record);
+    this.log.append("swap_accepted", now, {
+      order_id: record.id,
+      quote_uuid: p.quote.uuid,
+      route: p.route.kind,
+      input: p.route.input,
+      output: p.route.output,
+      deposit: t.deposit,
+      freeze: t.freeze,
+    });
+    this.swapFillStarts.set(this.fills.length + 1, record.id);
+    for (const leg of p.route.legs) this.executeSwapLeg(leg, record, now);
+    // Every leg crossed at acceptance: the swap is matched (the response still says pending, per spec).
+    record.remainingLots = 0n;
+    record.status = "matched";
+    return { success: true, trade_id: record.id, status: "pending", fee_breakdown: { ...p.quote.wire.fee_breakdown } };
+  }
+
+  /** One route leg as a fill: the resting maker against the swap order (the taker). */
+  private executeSwapLeg(leg: RouteLeg, swap: OrderRecord, now: number): void {
+    const maker = leg.maker;
+    const fill: FillRecord = {
+      id: this.fills.length + 1,
+      symbol: leg.market.symbol,
+      makerOrderId: maker.id,
+      takerOrderId: swap.id,
+      makerOwner: maker.owner,
+      takerOwner: swap.owner,
+      makerSide: maker.side,
+      priceTicks: maker.priceTicks,
+      lots: leg.lots,
+      baseRaw: leg.baseRaw,
+      quoteRaw: leg.quoteRaw,
+      makerGive: leg.makerAmount,
+      takerGive: leg.takerAmount,
+      // What the taker pays above the maker's signed rate (a two-hop netting top-up); all the maker's.
+      spreadRaw: leg.takerAmount - minReceive(maker, leg.makerAmount),
+      atMs: now,
+      status: "pending",
+      txHash: null,
+      settlementId: null,
+      revertReason: null,
+      updatedAtMs: now,
+    };
+    this.fills.push(fill);
+    this.applyFillProgress(maker, fill, now);
+    if (swap.fillIds === NO_FILLS) swap.fillIds = [fill.id];
+    else swap.fillIds.push(fill.id);
+    this.log.appendRef("fill", now, fill);
+    if (maker.remainingLots === 0n) {
+      maker.inBook = false;
+      this.moveOrder(maker, "matched", now);
+    }
+  }
+
+  /** Pending fill ids → settlement transactions: match batches of `cap`, and one executeIntent per swap. */
+  private planSettlements(pending: number[]): { ids: number[]; swapId: string | null }[] {
+    const cap = this.settlementBatchSize;
+    if (this.swapFillStarts.size === 0) return planBatches(pending, cap).map((ids) => ({ ids, swapId: null }));
+    const out: { ids: number[]; swapId: string | null }[] = [];
+    let run: number[] = [];
+    const flush = () => {
+      for (const ids of planBatches(run, cap)) out.push({ ids, swapId: null });
+      run = [];
+    };
+    for (let i = 0; i < pending.length; ) {
+      const id = pending[i]!;
+      const swapId = this.swapFillStarts.get(id);
+      if (swapId === undefined) {
+        run.push(id);
+        i++;
+        continue;
+      }
+      flush();
+      const n = this.orders.get(swapId)!.fillIds.length;
+      out.push({ ids: pending.slice(i, i + n), swapId });
+      i += n;
+    }
+    flush();
+    return out;
+  }
+
+  /**
+   * Fault-plan reverts of a swap transaction, installed on the router-leg fault
+   * hook: revertSettlements by nth (mode does not matter: the Router reverts the
+   * whole intent) and revertFills by fill id. revertFraction draws only for match
+   * batches, so adding a swap does not shift the RNG stream of other faults.
+   */
+  private swapFaults(nth: number, fills: readonly FillRecord[]): Map<number, string> {
+    const reverts = new Map<number, string>();
+    const s = this.faults.revertSettlements?.find((r) => r.nth === nth);
+    if (s) reverts.set(0, s.reason);
+    fills.forEach((f, i) => {
+      const byId = this.faults.revertFills?.find((r) => r.fill === f.id);
+      if (byId && !reverts.has(i)) reverts.set(i, byId.reason);
+    });
+    return reverts;
+  }
+
+  private swapIntentLegs(fills: readonly FillRecord[]): IntentLeg[] {
+    return fills.map((f) => {
+      const maker = this.orders.get(f.makerOrderId)!;
+      return { order: this.orderMessage(maker), signature: maker.signature ?? "0x", makerAmount: f.makerGive, takerAmount: f.takerGive };
+    });
+  }
+
+  private async broadcastSwap(swapId: string, ids: number[]): Promise<void> {
+    const submit = this.chain.submitIntent?.bind(this.chain);
+    if (submit === undefined) throw new Error("the chain port has no submitIntent: swaps cannot settle on it");
+    const swap = this.orders.get(swapId)!;
+    const terms = this.swapTerms.get(swapId)!;
+    const fills = ids.map((id) => this.fills[id - 1]!);
+    const nth = this.settlements.length + 1;
+    const legs = this.swapIntentLegs(fills);
+    const ci: ChainIntent = { intent: terms.intent, takerSignature: swap.signature ?? "0x", legs, permit: terms.permit };
+    const reverts = this.swapFaults(nth, fills);
+    if (reverts.size > 0 && this.chain.setIntentLegFault === undefined) throw new Error("the chain port has no setIntentLegFault");
+    for (const [i, reason] of reverts) await this.chain.setIntentLegFault!(legs[i]!.order, terms.intent, reason);
+    const { txHash } = await submit(ci);
+    const now = this.clock.nowMs();
+    this.settlements.push({ id: nth, fillIds: ids, atomic: true, kind: "swap", swapOrderId: swapId, txHash, status: "pending", minedBlock: null });
+    if (reverts.size > 0) this.faultedPairs.set(nth, [...reverts.keys()].map((i) => ids[i]!));
+    for (const f of fills) {
+      this.moveFill(f, "confirming", now);
+      f.txHash = txHash;
+      f.settlementId = nth;
+    }
+    this.swapFillStarts.delete(ids[0]!);
+    this.broadcastUpTo = ids[ids.length - 1]!;
+    this.log.append("settlement_broadcast", now, { settlement_id: nth, tx_hash: txHash, fills: ids, atomic: true, kind: "swap", swap_order_id: swapId });
+  }
+
+  /**
+   * A mined executeIntent. Success: every leg settles for its maker and the
+   * protocol fee; the taker's wallet deposit enters its vault, the input leaves
+   * (frozen part first, the rest out of the deposit), the output arrives unless
+   * the Intent sent it to a recipient; the intermediate of a two-hop nets to zero.
+   * Revert: every fill fails, makers get their quantity or funds back, the
+   * taker's frozen equity is released and the swap order fails. Returns success.
+   */
+  private finishSwap(batch: SettlementBatch, r: BatchReceipt, fills: readonly FillRecord[], now: number): boolean {
+    const swap = this.orders.get(batch.swapOrderId!)!;
+    const terms = this.swapTerms.get(swap.id)!;
+    this.desk.markMined(swap.id);
+    swap.updatedAtMs = now;
+    if (r.status === "reverted") {
+      batch.status = "failed";
+      const reason = r.revertReason ?? "TRANSACTION_REVERTED";
+      for (const f of fills) this.finishSwapLeg(f, "failed", reason, now);
+      swap.error = reason;
+      swap.errorCode = errorCodeForRevert(reason);
+      this.ledger.release(swap.owner, swap.fromToken, swap.reserved);
+      swap.reserved = 0n;
+      this.moveOrder(swap, "failed", now);
+      return false;
+    }
+    batch.status = "confirmed";
+    let input = 0n;
+    let output = 0n;
+    for (const f of fills) {
+      const maker = this.orders.get(f.makerOrderId)!;
+      if (maker.toToken === swap.fromToken) input += f.takerGive;
+      if (maker.fromToken === swap.toToken) output += f.makerGive;
+      this.finishSwapLeg(f, "settled", null, now);
+    }
+    const deposit = terms.intent.initialDepositAmount;
+    if (deposit > 0n) this.ledger.credit(swap.owner, swap.fromToken, deposit);
+    this.ledger.burnFrozen(swap.owner, swap.fromToken, swap.reserved);
+    if (input > swap.reserved) this.ledger.debitAvailable(swap.owner, swap.fromToken, input - swap.reserved);
+    swap.reserved = 0n;
+    if (terms.intent.recipient === ZERO_ADDRESS) this.ledger.credit(swap.owner, swap.toToken, output);
+    this.log.append("swap_settled", now, { order_id: swap.id, input, output, deposit });
+    this.moveOrder(swap, "settled", now);
+    return true;
+  }
+
+  /** The maker's side of one router leg (the taker side is applied once per swap). */
+  private finishSwapLeg(f: FillRecord, outcome: "settled" | "failed", reason: string | null, now: number): void {
+    this.moveFill(f, outcome, now);
+    f.revertReason = reason;
+    const maker = this.orders.get(f.makerOrderId)!;
+    if (outcome === "settled") {
+      const mv = this.movesOf(f);
+      this.settleSide(maker, f.makerGive, 0n, mv.makerCredit);
+      if (mv.makerFee > 0n) this.ledger.credit(this.protocolOwner, maker.toToken, mv.makerFee);
+    } else {
+      this.unwindSide(maker, f, f.makerGive, reason, errorCodeForRevert(reason), now);
+    }
+    maker.updatedAtMs = now;
+    if (maker.status === "matched" && maker.fillIds.every((id) => isFinalFill(this.fills[id - 1]!.status))) this.moveOrder(maker, "settled", now);
+  }
+
   // ================================================================ settlement
 
   /**
@@ -780,9 +1179,13 @@ export class Engine {
     if (this.broadcastUpTo === this.fills.length) return 0;
     const pending: number[] = [];
     for (let id = this.broadcastUpTo + 1; id <= this.fills.length; id++) pending.push(id);
-    const batches = planBatches(pending, this.settlementBatchSize);
     let n = 0;
-    for (const ids of batches) {
+    for (const { ids, swapId } of this.planSettlements(pending)) {
+      if (swapId !== null) {
+        await this.broadcastSwap(swapId, ids);
+        n++;
+        continue;
+      }
       const fills = ids.map((id) => this.fills[id - 1]!);
       const nth = this.settlements.length + 1;
       const rngBefore = this.rng.snapshot();
@@ -836,7 +1239,10 @@ export class Engine {
       const now = this.clock.nowMs();
       batch.minedBlock = r.blockNumber;
       const fills = batch.fillIds.map((id) => this.fills[id - 1]!);
-      if (r.status === "reverted") {
+      if (batch.kind === "swap") {
+        if (this.finishSwap(batch, r, fills, now)) confirmed++;
+        else failed++;
+      } else if (r.status === "reverted") {
         batch.status = "failed";
         failed++;
         for (const f of fills) this.finishFill(f, "failed", r.revertReason ?? "TRANSACTION_REVERTED", now);
@@ -862,6 +1268,10 @@ export class Engine {
         this.faultedPairs.delete(batch.id);
         for (const id of faulted) {
           const f = this.fills[id - 1]!;
+          if (batch.kind === "swap") {
+            await this.chain.clearIntentLegFault?.(this.orderMessage(this.orders.get(f.makerOrderId)!), this.swapTerms.get(batch.swapOrderId!)!.intent);
+            continue;
+          }
           await this.chain.clearMatchFault(this.orderMessage(this.orders.get(f.makerOrderId)!), this.orderMessage(this.orders.get(f.takerOrderId)!));
         }
       }
@@ -902,7 +1312,9 @@ export class Engine {
 
   /** Exact balance movements of a fill when it settles (derived, so fills stay small). */
   private movesOf(f: FillRecord): MatchMoves {
-    return matchMoves(this.orders.get(f.makerOrderId)!, this.orders.get(f.takerOrderId)!, f.makerGive, f.takerGive, this.spreadSplit);
+    const taker = this.orders.get(f.takerOrderId)!;
+    const split = taker.orderType === "swap" ? ROUTER_SPREAD_SPLIT : this.spreadSplit;
+    return matchMoves(this.orders.get(f.makerOrderId)!, taker, f.makerGive, f.takerGive, split);
   }
 
   private settleSide(o: OrderRecord, give: bigint, refund: bigint, credit: bigint): void {
@@ -1072,6 +1484,9 @@ export class Engine {
       executorId: this.executorIdValue,
       faults: this.faults,
       faultedPairs: [...this.faultedPairs],
+      desk: this.desk.snapshot(),
+      swapTerms: [...this.swapTerms],
+      vaultEventsSeen: [...this.vaultEventsSeen],
     };
   }
 
@@ -1104,6 +1519,13 @@ export class Engine {
     this.executorIdValue = s.executorId;
     this.faults = s.faults;
     this.faultedPairs = new Map(s.faultedPairs.map(([k, v]) => [k, v.slice()]));
+    this.desk.restore(s.desk);
+    this.swapTerms = new Map(s.swapTerms);
+    this.vaultEventsSeen = new Set(s.vaultEventsSeen);
+    this.swapFillStarts = new Map();
+    for (const o of copies) {
+      if (o.orderType === "swap" && o.fillIds.length > 0 && o.fillIds[0]! > this.broadcastUpTo) this.swapFillStarts.set(o.fillIds[0]!, o.id);
+    }
   }
 }
 

@@ -23,6 +23,11 @@ export interface FaultPlan {
   spreadFills?: { rate: number; sizeBps: number };
   /** Blocks between a batch's inclusion and the engine treating it as confirmed. */
   confirmationDelayBlocks?: number;
+  /**
+   * Swap pricing time-outs: batch quote items at these 0-based positions answer
+   * quote_timeout; `fraction` of items (and of single quotes, as 503) under the seed.
+   */
+  quoteTimeouts?: { items?: number[]; fraction?: number };
 }
 
 function bad(detail: string): ExchangeError {
@@ -36,7 +41,7 @@ const isReason = (x: unknown): x is string => typeof x === "string" && x.length 
 export function parseFaultPlan(input: unknown): FaultPlan {
   if (input === null || typeof input !== "object" || Array.isArray(input)) throw bad("must be an object");
   const p = input as Record<string, unknown>;
-  const known = new Set(["revertFills", "revertSettlements", "revertFraction", "spreadFills", "confirmationDelayBlocks"]);
+  const known = new Set(["revertFills", "revertSettlements", "revertFraction", "spreadFills", "confirmationDelayBlocks", "quoteTimeouts"]);
   for (const k of Object.keys(p)) if (!known.has(k)) throw bad(`unknown key ${k}`);
   const out: FaultPlan = {};
   if (p.revertFills !== undefined) {
@@ -77,6 +82,23 @@ export function parseFaultPlan(input: unknown): FaultPlan {
       throw bad("confirmationDelayBlocks must be a non-negative integer");
     }
     out.confirmationDelayBlocks = p.confirmationDelayBlocks as number;
+  }
+  if (p.quoteTimeouts !== undefined) {
+    const o = p.quoteTimeouts as Record<string, unknown>;
+    if (!o || typeof o !== "object" || Array.isArray(o)) throw bad("quoteTimeouts must be an object");
+    for (const k of Object.keys(o)) if (k !== "items" && k !== "fraction") throw bad(`unknown key quoteTimeouts.${k}`);
+    const qt: { items?: number[]; fraction?: number } = {};
+    if (o.items !== undefined) {
+      if (!Array.isArray(o.items) || !o.items.every((i) => Number.isSafeInteger(i) && (i as number) >= 0)) {
+        throw bad("quoteTimeouts.items must be an array of non-negative integers");
+      }
+      qt.items = (o.items as number[]).slice();
+    }
+    if (o.fraction !== undefined) {
+      if (!isProb(o.fraction)) throw bad("quoteTimeouts.fraction must be in [0,1]");
+      qt.fraction = o.fraction;
+    }
+    out.quoteTimeouts = qt;
   }
   return out;
 }

@@ -6,6 +6,7 @@
 import { pow10 } from "./amounts.ts";
 import type { MarketInfo, Registry } from "./registry.ts";
 import type { Side } from "./order-terms.ts";
+import type { Hex } from "./typed-data.ts";
 import { validateOrderFields } from "./preview.ts";
 import { EXPIRATION_MAX_AHEAD_SEC } from "./expiration.ts";
 
@@ -29,6 +30,8 @@ export interface IntakeOrder {
   toToken: string;
   fromAmount: bigint;
   toAmount: bigint;
+  /** Filled in by the engine from the body (the intake does not judge signatures). */
+  signature: Hex | null;
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -172,6 +175,7 @@ export class OrderIntake {
       toToken: v.terms.toToken,
       fromAmount: v.terms.fromAmount,
       toAmount: v.terms.toAmount,
+      signature: null,
     };
   }
 
@@ -223,6 +227,7 @@ export class OrderIntake {
       toToken: side === "ask" ? m.quote : m.base,
       fromAmount: side === "ask" ? baseRaw : quoteRaw,
       toAmount: side === "ask" ? quoteRaw : baseRaw,
+      signature: null,
     };
   }
 }

@@ -5,6 +5,7 @@ import type { MarketInfo } from "./registry.ts";
 import type { Side } from "./order-terms.ts";
 
 export type OrderStatus = "pending" | "matched" | "settled" | "failed" | "cancelled";
+export type OrderType = "limit" | "swap";
 
 /**
  * The only moves the spec's Order status table allows. A partial fill keeps an
@@ -44,6 +45,8 @@ export interface OrderRecord {
   readonly feeBps: number;
   readonly signature: Hex | null;
   readonly vlBatchId: string | null;
+  /** Absent: "limit". A "swap" order is the taker of its route's fills (POST /swap). */
+  readonly orderType?: OrderType;
   status: OrderStatus;
   readonly createdAtMs: number;
   updatedAtMs: number;

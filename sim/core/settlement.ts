@@ -39,6 +39,9 @@ const CODE_OF_REASON: Readonly<Record<string, ErrorCode>> = {
   ORDER_EXPIRED: "INTENT_DEADLINE_EXPIRED",
   ALLOWANCE_INSUFFICIENT: "ALLOWANCE_INSUFFICIENT",
   TOKEN_NOT_WHITELISTED: "PAIR_INACTIVE",
+  // Router.executeIntent reverts of a swap.
+  INTENT_EXPIRED: "INTENT_DEADLINE_EXPIRED",
+  MIN_OUTPUT_NOT_MET: "SLIPPAGE_EXCEEDED",
 };
 
 export function errorCodeForRevert(reason: string | null): ErrorCode {
@@ -56,6 +59,9 @@ export interface SettlementBatch {
   readonly id: number;
   readonly fillIds: readonly number[];
   readonly atomic: boolean;
+  /** "swap": one Router.executeIntent carrying every leg of the swap order `swapOrderId`. Absent: a match batch. */
+  readonly kind?: "swap";
+  readonly swapOrderId?: string;
   txHash: string | null;
   status: SettlementStatus;
   minedBlock: bigint | null;

@@ -14,7 +14,7 @@ import { isoOf } from "./clock.ts";
 import type { ErrorCode } from "./errors.ts";
 import { line, type EconomicsLine, type FeeLine, type MatchMoves, type TokenRef } from "./economics.ts";
 import type { FillRecord, FillStatus } from "./fills.ts";
-import { filledTotals, type OrderRecord, type OrderStatus } from "./orders.ts";
+import { filledTotals, type OrderRecord, type OrderStatus, type OrderType } from "./orders.ts";
 import type { Registry } from "./registry.ts";
 import { publicFailureReason, type SettlementBatch } from "./settlement.ts";
 
@@ -52,7 +52,7 @@ export interface OrderWire {
   trade_id: string;
   owner_address: string;
   status: OrderStatus;
-  order_type: "limit";
+  order_type: OrderType;
   symbol: string;
   base_symbol: string;
   quote_symbol: string;
@@ -181,7 +181,7 @@ export function orderView(
     trade_id: o.id,
     owner_address: o.owner,
     status: o.status,
-    order_type: "limit",
+    order_type: o.orderType ?? "limit",
     symbol: m.symbol,
     base_symbol: m.baseSymbol,
     quote_symbol: m.quoteSymbol,

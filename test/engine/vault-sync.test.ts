@@ -1,0 +1,95 @@
+// The engine's vault-event sync: Exchange Deposit credits, Exchange Withdrawal
+// debits, idempotently per event; frozen funds are not co-signable for withdrawal.
+import { describe, expect, it } from "vitest";
+import { exchangeDomain } from "../../sim/core/typed-data.ts";
+import { WithdrawCoSigner } from "../../sim/core/withdraw.ts";
+import { ALICE, BOB, body, setup, type Env } from "./helpers.ts";
+
+function usdc(env: Env): `0x${string}` {
+  return env.registry.tokenBySymbol("USDC")!.address;
+}
+
+async function depositOnChain(env: Env, owner: `0x${string}`, raw: bigint): Promise<void> {
+  env.chain.mint(owner, usdc(env), raw);
+  env.chain.deposit(owner, usdc(env), raw);
+}
+
+describe("vault-event sync", () => {
+  it("a withdrawal on the memory chain lowers vault_available after sync; deposits and withdrawals apply once", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 10_000_000n);
+    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 1, withdrawals: 0 });
+    expect(env.engine.available(ALICE, usdc(env))).toBe(10_000_000n);
+
+    const ev = env.chain.withdraw(ALICE, usdc(env), 4_000_000n, BOB);
+    expect(ev).toMatchObject({ owner: ALICE.toLowerCase(), recipient: BOB.toLowerCase(), amount: 4_000_000n });
+    expect(await env.chain.walletBalance(BOB, usdc(env))).toBe(4_000_000n);
+    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 1 });
+    const row = (await env.engine.balances(ALICE)).balances.find((b) => b.symbol === "USDC")!;
+    expect(row.vault_available).toBe("6000000");
+    expect(row.vault_total).toBe("6000000");
+    // Nothing new: a second pass changes nothing.
+    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0 });
+    expect(env.engine.available(ALICE, usdc(env))).toBe(6_000_000n);
+    expect(await env.chain.vaultBalance(ALICE, usdc(env))).toBe(6_000_000n);
+  });
+
+  it("syncDeposits stays an alias returning the credited deposit count", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 3_000_000n);
+    await depositOnChain(env, BOB, 2_000_000n);
+    env.chain.withdraw(ALICE, usdc(env), 1_000_000n);
+    expect(await env.engine.syncDeposits()).toBe(2);
+    expect(env.engine.available(ALICE, usdc(env))).toBe(2_000_000n);
+    expect(env.engine.available(BOB, usdc(env))).toBe(2_000_000n);
+  });
+
+  it("replaying events after a cursor rewind inside one engine life is idempotent by txHash+logIndex", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 5_000_000n);
+    await env.engine.syncVaultEvents();
+    const snap = env.engine.snapshot();
+    // A snapshot taken after the sync keeps the seen set: restoring it and syncing again adds nothing.
+    env.engine.restore({ ...snap, depositCursor: 0n });
+    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0 });
+    expect(env.engine.available(ALICE, usdc(env))).toBe(5_000_000n);
+  });
+
+  it("an emergency exit larger than available takes what is available and logs the uncovered rest", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 20_000_000n);
+    await env.engine.syncVaultEvents();
+    env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // freezes 10.8 USDC
+    env.chain.withdraw(ALICE, usdc(env), 15_000_000n);
+    await env.engine.syncVaultEvents();
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 0n, frozen: 10_800_000n });
+    const entry = env.engine.log.snapshot();
+    expect(JSON.stringify(entry, (_, v) => (typeof v === "bigint" ? v.toString() : v))).toContain('"uncovered":"5800000"');
+  });
+
+  it("frozen funds cannot be co-signed for withdrawal: the co-signer reads engine.available", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 20_000_000n);
+    await env.engine.syncVaultEvents();
+    env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" }));
+    expect(env.engine.available(ALICE, usdc(env))).toBe(9_200_000n);
+    const signer = new WithdrawCoSigner({
+      executorPrivateKey: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+      domain: exchangeDomain("Exchange", 31337, "0x00000000000000000000000000000000000e0c0e"),
+    });
+    const intent = (amount: bigint) => ({
+      user: ALICE,
+      tokens: [usdc(env)],
+      amounts: [amount.toString()],
+      recipient: ALICE,
+      deadline: String(env.clock.nowSec() + 600),
+      uuid: String(amount),
+    });
+    const ctx = { nowSec: env.clock.nowSec(), available: (o: string, t: string) => env.engine.available(o, t) };
+    const tooMuch = await signer.coSign(intent(9_200_001n), ctx);
+    expect(tooMuch.success).toBe(false);
+    expect(tooMuch.error).toContain("insufficient vault balance");
+    const ok = await signer.coSign(intent(9_200_000n), ctx);
+    expect(ok.success).toBe(true);
+  });
+});
