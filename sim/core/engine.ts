@@ -868,6 +868,8 @@ export class Engine {
    * Router.executeIntent (settle()).
    */
   swap(sub: SwapSubmission): SwapResult {
+    // Refuse up front rather than accept a swap that could never settle on this port.
+    if (this.chain.submitIntent === undefined) throw new ExchangeError("UNAVAILABLE", 503, "swaps are not available on this chain");
     const p = this.desk.prepare(sub);
     const t = swapOrderTerms(p, this.registry);
     this.checkNewId(t.tradeId);

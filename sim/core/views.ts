@@ -15,7 +15,7 @@ import type { ErrorCode } from "./errors.ts";
 import { line, type EconomicsLine, type FeeLine, type MatchMoves, type TokenRef } from "./economics.ts";
 import type { FillRecord, FillStatus } from "./fills.ts";
 import { filledTotals, type OrderRecord, type OrderStatus, type OrderType } from "./orders.ts";
-import type { Registry } from "./registry.ts";
+import type { MarketInfo, Registry } from "./registry.ts";
 import { publicFailureReason, type SettlementBatch } from "./settlement.ts";
 
 export interface SettlementSummary {
@@ -135,6 +135,30 @@ function summary(fills: readonly FillRecord[], settlements: readonly SettlementB
   };
 }
 
+/**
+ * A swap order's fill is one router leg, possibly on another market than the
+ * swap's display pair (two hops): the swap paid takerGive of the maker's
+ * to-token and got makerGive of the maker's from-token, with no fee.
+ */
+function legTokens(f: FillRecord, registry: Registry): { takerGives: string; makerGives: string; market: MarketInfo } {
+  const m = registry.marketBySymbol(f.symbol);
+  if (!m) throw new Error(`market ${f.symbol} missing from the registry`);
+  return f.makerSide === "ask" ? { makerGives: m.base, takerGives: m.quote, market: m } : { makerGives: m.quote, takerGives: m.base, market: m };
+}
+
+/** A swap's totals in its own from/to tokens (intermediate legs of a two-hop net out and are left out). */
+function swapTotals(o: OrderRecord, fills: readonly FillRecord[], registry: Registry, only: (f: FillRecord) => boolean) {
+  let give = 0n;
+  let get = 0n;
+  for (const f of fills) {
+    if (!only(f)) continue;
+    const t = legTokens(f, registry);
+    if (t.takerGives === o.fromToken) give += f.takerGive;
+    if (t.makerGives === o.toToken) get += f.makerGive;
+  }
+  return { give, get };
+}
+
 /** This order's side of a fill: what it gave and got, gross and net. */
 function sideOf(o: OrderRecord, f: FillRecord, mv: MatchMoves) {
   const isMaker = f.makerOrderId === o.id;
@@ -164,14 +188,25 @@ export function orderView(
   let debits = 0n;
   let credits = 0n;
   let fees = 0n;
-  for (const f of fills) {
-    if (f.status !== "settled") continue;
-    const s = sideOf(o, f, movesOf(f));
-    debits += s.debit;
-    credits += s.credit;
-    fees += s.fee;
+  const isSwap = o.orderType === "swap";
+  if (isSwap) {
+    const settled = swapTotals(o, fills, registry, (f) => f.status === "settled");
+    debits = settled.give;
+    credits = settled.get;
+  } else {
+    for (const f of fills) {
+      if (f.status !== "settled") continue;
+      const s = sideOf(o, f, movesOf(f));
+      debits += s.debit;
+      credits += s.credit;
+      fees += s.fee;
+    }
   }
-  const filled = filledTotals(fills);
+  let filled = filledTotals(fills);
+  if (isSwap) {
+    const live = swapTotals(o, fills, registry, isLive);
+    filled = o.side === "ask" ? { base: live.give, quote: live.get } : { base: live.get, quote: live.give };
+  }
   const grossGive = o.side === "ask" ? filled.base : filled.quote;
   const grossGet = o.side === "ask" ? filled.quote : filled.base;
   const remainingLots = o.status === "pending" || o.status === "cancelled" ? o.remainingLots : 0n;
@@ -221,6 +256,7 @@ export function orderView(
 
 /** A fill row from the perspective of `o` (one of its two orders). */
 export function fillView(f: FillRecord, o: OrderRecord, registry: Registry, moves: MatchMoves): FillWire {
+  if (o.orderType === "swap" && f.takerOrderId === o.id) return swapLegView(f, o, registry);
   const m = o.market;
   const s = sideOf(o, f, moves);
   const from = tokenRef(registry, o.fromToken);
@@ -240,6 +276,28 @@ export function fillView(f: FillRecord, o: OrderRecord, registry: Registry, move
       gross_debits: live ? line(from, s.grossGive, formatRaw) : [],
       gross_credits: live ? line(to, s.grossGet, formatRaw) : [],
       fees_paid: f.status === "settled" ? feeLines(to, s.fee) : [],
+    },
+  };
+}
+
+/** A router leg from the swap's perspective: the leg's own market and tokens, no fee. */
+function swapLegView(f: FillRecord, o: OrderRecord, registry: Registry): FillWire {
+  const t = legTokens(f, registry);
+  const live = isLive(f);
+  return {
+    maker_order_id: f.makerOrderId,
+    taker_order_id: f.takerOrderId,
+    quantity: formatUnits(f.lots, t.market.quantityPrecision),
+    price: formatUnits(f.priceTicks, t.market.tickPrecision),
+    settlement_status: f.status,
+    tx_hash: f.txHash,
+    timestamp: isoOf(f.atMs),
+    failure_reason: publicFailureReason(f.revertReason),
+    settlement_economics: {
+      perspective_order_id: o.id,
+      gross_debits: live ? line(tokenRef(registry, t.takerGives), f.takerGive, formatRaw) : [],
+      gross_credits: live ? line(tokenRef(registry, t.makerGives), f.makerGive, formatRaw) : [],
+      fees_paid: [],
     },
   };
 }

@@ -131,6 +131,20 @@ describe("engine swaps: a direct swap settles through the memory chain", () => {
     expect(vault(env, TAKER, "USDC")).toEqual({ available: 0n, frozen: 0n });
     expect(vault(env, TAKER, "EURC").available).toBe(5_000_000n);
     expect(await ownerMismatches(env)).toEqual([]);
+
+    // The swap's view is in its own tokens: USDT spent, EURC received; the USDC legs net out.
+    const o = env.engine.getOrder(res.trade_id);
+    expect(o).toMatchObject({ order_type: "swap", from_token: tok(env, "USDT"), to_token: tok(env, "EURC"), filled_amount: "5400000" });
+    expect(o.settlement_economics.balance_debits).toEqual([{ token: "USDT", token_address: tok(env, "USDT"), amount: "5.4", amount_raw: "5400000" }]);
+    expect(o.settlement_economics.balance_credits).toEqual([{ token: "EURC", token_address: tok(env, "EURC"), amount: "5", amount_raw: "5000000" }]);
+    expect(o.settlement_economics.fees_paid).toEqual([]);
+    const legs = env.engine.fillsOfOrder(res.trade_id);
+    expect(legs.map((l) => [l.quantity, l.price])).toEqual([
+      ["5.4", "1"],
+      ["5", "1.08"],
+    ]);
+    expect(legs[1]!.settlement_economics.gross_debits[0]).toMatchObject({ token: "USDC", amount_raw: "5400000" });
+    expect(legs[1]!.settlement_economics.gross_credits[0]).toMatchObject({ token: "EURC", amount_raw: "5000000" });
   });
 
   it("swap and limit fills interleave: each goes out in its own transaction, in execution order", async () => {
@@ -229,6 +243,17 @@ describe("engine swaps: a reverted intent fails the swap and gives every fund ba
 });
 
 describe("engine swaps: quotes", () => {
+  it("a chain port without submitIntent refuses POST /swap with 503 before anything changes", async () => {
+    const env = setupSwapEngine();
+    await directBook(env);
+    const q = await env.engine.quoteSwap(quoteBody(env, "USDC", "EURC", 5_400_000n));
+    const submitIntent = env.chain.submitIntent;
+    (env.chain as { submitIntent?: unknown }).submitIntent = undefined;
+    expect(await caught(() => env.engine.swap(submission(q)))).toEqual({ status: 503, code: "UNAVAILABLE" });
+    (env.chain as { submitIntent?: unknown }).submitIntent = submitIntent;
+    expect(env.engine.swap(submission(q)).success).toBe(true);
+  });
+
   it("quoteTimeouts from the fault plan: listed batch items answer quote_timeout, the others price normally", async () => {
     const env = setupSwapEngine();
     await directBook(env);
