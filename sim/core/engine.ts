@@ -223,6 +223,7 @@ export interface EngineSnapshot {
   readonly desk: SwapDeskState;
   readonly swapTerms: readonly [string, SwapChainTerms][];
   readonly vaultEventsSeen: readonly string[];
+  readonly vaultDebt: readonly [string, bigint][];
 }
 
 export class Engine {
@@ -279,6 +280,8 @@ export class Engine {
   private depositCursor = 0n;
   /** Vault events already applied, as `txHash:logIndex` (the sync is idempotent even across a cursor rewind). */
   private vaultEventsSeen = new Set<string>();
+  /** `owner|token` → withdrawn on chain beyond what was available (see applyWithdrawal). */
+  private vaultDebt = new Map<string, bigint>();
   /** Quotes, quote lifecycle and permit nonces of POST /swap/quote(/batch) and POST /swap. */
   readonly desk: SwapDesk;
   private swapTerms = new Map<string, SwapChainTerms>();
@@ -398,6 +401,7 @@ export class Engine {
           out.deposits++;
         }
       }
+      if (this.vaultDebt.size > 0) this.collectVaultDebts();
       this.depositCursor = head;
       return out;
     });
@@ -406,9 +410,11 @@ export class Engine {
   /**
    * A withdrawal mined on chain leaves the owner's available balance. The
    * co-signed path only ever pays out available funds; an emergency withdrawal
-   * may exceed them (it ignores open orders): the ledger then takes what is
-   * available and logs the rest as `uncovered` (the orders whose frozen funds
-   * left will fail on chain with INSUFFICIENT_VAULT_BALANCE and be released).
+   * may exceed them (it ignores open orders). Then the ledger takes what is
+   * available and owes the rest (`uncovered`): the open orders keep their
+   * reservations (on chain their fills now fail with INSUFFICIENT_VAULT_BALANCE),
+   * and the debt is collected from whatever they release — on a cancel, a failed
+   * fill, a later deposit — so the ledger converges on the vault again.
    */
   private applyWithdrawal(ev: WithdrawalEvent): void {
     const owner = ev.owner.toLowerCase();
@@ -416,12 +422,32 @@ export class Engine {
     const avail = this.ledger.available(owner, token);
     const take = ev.amount < avail ? ev.amount : avail;
     if (take > 0n) this.ledger.debitAvailable(owner, token, take);
-    this.log.append("withdrawal", this.clock.nowMs(), { owner, token, amount: ev.amount, uncovered: ev.amount - take, tx_hash: ev.txHash });
+    const uncovered = ev.amount - take;
+    if (uncovered > 0n) this.vaultDebt.set(`${owner}|${token}`, (this.vaultDebt.get(`${owner}|${token}`) ?? 0n) + uncovered);
+    this.log.append("withdrawal", this.clock.nowMs(), { owner, token, amount: ev.amount, uncovered, tx_hash: ev.txHash });
   }
 
-  /** Available (unfrozen) vault balance: what orders, swaps and co-signed withdrawals may spend. */
+  /** Take owed withdrawal amounts out of available balances that have grown since. */
+  private collectVaultDebts(): void {
+    for (const [k, debt] of this.vaultDebt) {
+      const [owner, token] = k.split("|") as [string, string];
+      const avail = this.ledger.available(owner, token);
+      const take = debt < avail ? debt : avail;
+      if (take === 0n) continue;
+      this.ledger.debitAvailable(owner, token, take);
+      if (take === debt) this.vaultDebt.delete(k);
+      else this.vaultDebt.set(k, debt - take);
+      this.log.append("withdrawal_debt_paid", this.clock.nowMs(), { owner, token, amount: take, left: debt - take });
+    }
+  }
+
+  /** Available (unfrozen) vault balance net of owed withdrawals: what orders, swaps and co-signed withdrawals may spend. */
   available(owner: string, token: string): bigint {
-    return this.ledger.available(owner.toLowerCase(), token.toLowerCase());
+    const ow = owner.toLowerCase();
+    const t = token.toLowerCase();
+    const avail = this.ledger.available(ow, t);
+    const debt = this.vaultDebt.size === 0 ? 0n : (this.vaultDebt.get(`${ow}|${t}`) ?? 0n);
+    return avail > debt ? avail - debt : 0n;
   }
 
   // ================================================================ placing orders
@@ -707,6 +733,7 @@ export class Engine {
     const now = this.clock.nowMs();
     this.log.append("order_cancel", now, { order_id: o.id, reason });
     this.moveOrder(o, "cancelled", now);
+    if (this.vaultDebt.size > 0) this.collectVaultDebts();
   }
 
   /** DELETE /orders/cancel-all. */
@@ -1278,6 +1305,7 @@ export class Engine {
         }
       }
     }
+    if (this.vaultDebt.size > 0) this.collectVaultDebts();
     return { confirmed, failed };
   }
 
@@ -1489,6 +1517,7 @@ export class Engine {
       desk: this.desk.snapshot(),
       swapTerms: [...this.swapTerms],
       vaultEventsSeen: [...this.vaultEventsSeen],
+      vaultDebt: [...this.vaultDebt],
     };
   }
 
@@ -1524,6 +1553,7 @@ export class Engine {
     this.desk.restore(s.desk);
     this.swapTerms = new Map(s.swapTerms);
     this.vaultEventsSeen = new Set(s.vaultEventsSeen);
+    this.vaultDebt = new Map(s.vaultDebt);
     this.swapFillStarts = new Map();
     for (const o of copies) {
       if (o.orderType === "swap" && o.fillIds.length > 0 && o.fillIds[0]! > this.broadcastUpTo) this.swapFillStarts.set(o.fillIds[0]!, o.id);

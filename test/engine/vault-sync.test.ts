@@ -65,6 +65,32 @@ describe("vault-event sync", () => {
     expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 0n, frozen: 10_800_000n });
     const entry = env.engine.log.snapshot();
     expect(JSON.stringify(entry, (_, v) => (typeof v === "bigint" ? v.toString() : v))).toContain('"uncovered":"5800000"');
+    expect(env.engine.available(ALICE, usdc(env))).toBe(0n);
+    // The order's release pays the debt: the ledger equals the 5 USDC left in the vault.
+    env.clock.advanceSec(301);
+    const id = env.engine.listOrders(ALICE)[0]!.trade_id;
+    env.engine.cancelOrder({ owner: ALICE, orderId: id, uuidInt: env.engine.getOrder(id).uuid_int });
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 5_000_000n, frozen: 0n });
+    expect(await env.chain.vaultBalance(ALICE, usdc(env))).toBe(5_000_000n);
+    expect(env.engine.available(ALICE, usdc(env))).toBe(5_000_000n);
+  });
+
+  it("a debt larger than what a release frees stays owed and is paid from a later deposit; snapshots keep it", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 20_000_000n);
+    await env.engine.syncVaultEvents();
+    env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // freezes 10.8
+    env.chain.withdraw(ALICE, usdc(env), 20_000_000n); // 9.2 available, 10.8 owed
+    await env.engine.syncVaultEvents();
+    const snap = env.engine.snapshot();
+    expect(snap.vaultDebt).toEqual([[`${ALICE.toLowerCase()}|${usdc(env)}`, 10_800_000n]]);
+    await depositOnChain(env, ALICE, 4_000_000n);
+    await env.engine.syncVaultEvents();
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 0n, frozen: 10_800_000n });
+    expect(env.engine.available(ALICE, usdc(env))).toBe(0n);
+    env.engine.restore(snap);
+    expect(env.engine.available(ALICE, usdc(env))).toBe(0n);
+    expect(env.engine.snapshot().vaultDebt).toEqual(snap.vaultDebt);
   });
 
   it("frozen funds cannot be co-signed for withdrawal: the co-signer reads engine.available", async () => {
