@@ -18,6 +18,13 @@
 // - Cancelling someone else's order is 403; a non-pending order is 409.
 // - VL: one budget, the owner's available equity of the spent token, funds the
 //   legs in array order (see vl.ts); batch-shape violations are 400 VALIDATION.
+// - Swaps: POST /swap creates an order_type "swap" order that is the taker of
+//   one fill per route leg, matched at once (the response still says pending).
+//   Its fills go out as one Router.executeIntent (ChainPort.submitIntent), never
+//   batched with matches; the Router has no per-leg try/catch, so the receipt
+//   settles every leg or fails every leg (the swap → failed, frozen equity back).
+// - Vault events (Deposit, IntentDeposit, Withdrawal) are synced idempotently; a
+//   withdrawal beyond available (emergency exit) is owed and collected later.
 import { formatRaw, formatUnits, pow10 } from "./amounts.ts";
 import { VirtualClock, isoOf, type ClockState } from "./clock.ts";
 import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
@@ -313,7 +320,7 @@ export class Engine {
       rng: this.rng,
       executorId: () => this.executorIdValue,
       liquidity: bookLiquidity(this.books),
-      vaultAvailable: (owner, token) => this.ledger.available(owner, token),
+      vaultAvailable: (owner, token) => this.available(owner, token),
       permitReader: sw.permitReader,
       usdPrice: sw.usdPrice ?? fixedUsdPrice(DEFAULT_USD_PRICES),
       gas: sw.gas,
