@@ -122,7 +122,7 @@ async function main(): Promise<void> {
         method: "POST",
         path: "/api/v1/orders",
         headers: { "content-type": "application/json" },
-        setupRequest: fileURLToPath(new URL("./http-next-order.cjs", import.meta.url)) as never,
+        setupRequest: fileURLToPath(new URL("./http-next-order.cjs", import.meta.url)),
       },
     ],
   });
