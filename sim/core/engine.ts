@@ -1363,6 +1363,8 @@ export class Engine {
 
   /** From-token of the order's fills not final yet: the part of `reserved` settlement still needs. */
   inflightOf(o: Readonly<OrderRecord>): bigint {
+    // A swap's legs may spend an intermediate token; what settlement needs of its input is what it froze.
+    if (o.orderType === "swap") return o.status === "matched" ? o.reserved : 0n;
     let sum = 0n;
     for (const id of o.fillIds) {
       const f = this.fills[id - 1]!;

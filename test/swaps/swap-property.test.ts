@@ -99,6 +99,7 @@ function checkFrozen(env: SwapEnv): void {
     for (const o of env.engine.listOrders(owner)) {
       const r = env.engine.orderRecord(o.trade_id);
       if (r.orderType === "swap" && (r.status === "settled" || r.status === "failed")) expect(r.reserved).toBe(0n);
+      if (r.status !== "pending") expect(r.reserved).toBe(env.engine.inflightOf(r));
       const k = `${r.owner}|${r.fromToken}`;
       need.set(k, (need.get(k) ?? 0n) + r.reserved);
     }
