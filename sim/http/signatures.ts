@@ -8,7 +8,8 @@
 
 import { createRequire } from "node:module";
 import { secp256k1 as nobleSecp256k1 } from "@noble/curves/secp256k1";
-import { hashTypedData, keccak256 } from "viem";
+import { hashTypedData } from "viem";
+import { keccakHexOf } from "./keccak.ts";
 import type { Address, Hex } from "../core/typed-data.ts";
 
 // ---------------------------------------------------------------------------
@@ -80,7 +81,7 @@ const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HEX_ANY = /^0x([0-9a-fA-F]{2})*$/;
 
 function keccakHex(hexNoPrefix: string): string {
-  return keccak256(Buffer.from(hexNoPrefix, "hex"), "hex").slice(2);
+  return keccakHexOf(Buffer.from(hexNoPrefix, "hex"));
 }
 
 /** Whether every member of the primary type is something we encode ourselves (no nested structs). */
@@ -262,7 +263,7 @@ function splitSignature(signature: string): SplitSignature | null {
 
 function addressFromUncompressed(pub: Uint8Array): Address {
   // The address is the last 20 bytes of keccak256 over X‖Y (without the 0x04 prefix).
-  return `0x${keccak256(pub.subarray(1), "hex").slice(26)}`;
+  return `0x${keccakHexOf(pub.subarray(1)).slice(24)}`;
 }
 
 function recoverNative(digest: Uint8Array, sig: SplitSignature): Address | null {
