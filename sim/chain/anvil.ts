@@ -6,9 +6,10 @@
 // anything needs the chain (a read, a receipt, mining) or the event loop turns.
 // The engine submits a whole settle() round back to back, so a round costs one
 // request instead of one per batch.
-import { decodeAbiParameters, encodeFunctionData, keccak256, type Abi } from "viem";
+import { decodeAbiParameters, encodeFunctionData, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { Exchange, TestToken, Vault } from "./artifacts.ts";
+import { encodeMatchBatch, signEip1559 } from "./anvil-tx.ts";
 import { JsonRpcClient, RpcError, toQuantity, type RpcCall } from "./anvil-rpc.ts";
 import { decodeRevertData, parseDepositLog, parseSettlementReceipt, TOPIC_DEPOSIT, type RawLog, type RawReceipt } from "./anvil-receipts.ts";
 import { hashTyped, toContractSignature } from "../http/signatures.ts";
@@ -66,7 +67,9 @@ interface SignedTx {
 // depending on first fills (signature check, new storage). Generous: unused gas is refunded.
 const DEFAULT_GAS = { base: 100_000n, perMatch: 200_000n };
 const CONTROL_GAS = 200_000n;
-const AUTOMINE_WAIT_POLLS = 2_500;
+const AUTOMINE_WAIT_POLLS = 10_000;
+const MAX_REQUEST_CHARS = 1_000_000;
+const EARLY_FLUSH_CHARS = 250_000;
 const GWEI = 1_000_000_000n;
 const EIP1271_MAGIC = "0x1626ba7e";
 
@@ -85,6 +88,7 @@ export class AnvilChainPort implements ChainPort {
   readonly vault: Address;
   readonly domain: ExchangeDomain;
   readonly executor: PrivateKeyAccount;
+  private readonly executorKey: Uint8Array;
   private readonly chainId: number;
   private readonly gas: { base: bigint; perMatch: bigint };
   private readonly priorityFee: bigint;
@@ -99,6 +103,11 @@ export class AnvilChainPort implements ChainPort {
   private outstanding = new Map<string, SignedTx>();
   private receipts = new Map<string, BatchReceipt>();
   private epoch = 0;
+  private queuedChars = 0;
+  /** Highest executor nonce the node accepted, and the executor's mined nonce count last seen. */
+  private lastSentNonce = -1;
+  private minedBelow = 0;
+  private lastSentHash: Hex | null = null;
 
   constructor(o: AnvilChainPortOptions) {
     this.maxBatchSize = o.maxBatchSize ?? ANVIL_MAX_BATCH_SIZE;
@@ -109,6 +118,7 @@ export class AnvilChainPort implements ChainPort {
     this.domain = exchangeDomain(o.deployment.domainName, o.chainId, this.exchange);
     this.rpc = new JsonRpcClient(o.rpcUrl);
     this.executor = privateKeyToAccount(o.executorKey);
+    this.executorKey = Buffer.from(o.executorKey.slice(2), "hex");
     this.gas = o.gas ?? DEFAULT_GAS;
     this.priorityFee = o.priorityFeePerGas ?? GWEI;
   }
@@ -128,7 +138,7 @@ export class AnvilChainPort implements ChainPort {
 
   /** automine (a block per tx), interval (a block every n seconds), or manual (mine()). */
   async setBlockMode(mode: BlockMode): Promise<void> {
-    await this.flush();
+    await this.sync();
     if (mode.kind === "interval" && !(Number.isInteger(mode.seconds) && mode.seconds >= 1)) {
       throw new RangeError(`interval mining needs whole seconds >= 1, got ${mode.seconds}`);
     }
@@ -143,14 +153,14 @@ export class AnvilChainPort implements ChainPort {
   }
 
   async blockNumber(): Promise<bigint> {
-    await this.flush();
+    await this.sync();
     this.epoch++;
     return BigInt(await this.rpc.call<string>("eth_blockNumber"));
   }
 
   async mine(blocks = 1): Promise<void> {
     if (!Number.isInteger(blocks) || blocks < 1) throw new RangeError(`mine needs a whole number of blocks >= 1, got ${blocks}`);
-    await this.flush();
+    await this.sync();
     await this.rpc.call("anvil_mine", [toQuantity(blocks)]);
     this.epoch++;
   }
@@ -174,7 +184,7 @@ export class AnvilChainPort implements ChainPort {
 
   /** Timestamp of the latest block. */
   async latestTimestamp(): Promise<bigint> {
-    await this.flush();
+    await this.sync();
     const block = await this.rpc.call<{ timestamp: string }>("eth_getBlockByNumber", ["latest", false]);
     return BigInt(block.timestamp);
   }
@@ -187,19 +197,19 @@ export class AnvilChainPort implements ChainPort {
 
   /** ERC-20 balanceOf. */
   async tokenBalance(token: Address, owner: Address): Promise<bigint> {
-    await this.flush();
+    await this.sync();
     return BigInt(await this.ethCall(token, encodeFunctionData({ abi: TestToken.abi, functionName: "balanceOf", args: [owner] })));
   }
 
   async vaultBalance(owner: Address, token: Address): Promise<bigint> {
-    await this.flush();
+    await this.sync();
     return BigInt(await this.ethCall(this.vault, encodeFunctionData({ abi: Vault.abi, functionName: "balanceOf", args: [owner, token] })));
   }
 
   /** Exchange `Deposit` events in [fromBlock, toBlock], in chain order. */
   async depositEvents(fromBlock: bigint, toBlock: bigint): Promise<DepositEvent[]> {
     if (toBlock < fromBlock) return [];
-    await this.flush();
+    await this.sync();
     const logs = await this.rpc.call<RawLog[]>("eth_getLogs", [
       { address: this.exchange, topics: [TOPIC_DEPOSIT], fromBlock: toQuantity(fromBlock), toBlock: toQuantity(toBlock) },
     ]);
@@ -211,11 +221,7 @@ export class AnvilChainPort implements ChainPort {
   async submitBatch(matches: ChainMatch[], options: SubmitOptions = {}): Promise<{ txHash: Hex }> {
     // An empty or oversized batch still goes to the chain: the contract's revert
     // (EMPTY_BATCH / BATCH_TOO_LARGE) is the answer, as on the memory port.
-    const data = encodeFunctionData({
-      abi: Exchange.abi,
-      functionName: options.atomic ? "matchOrdersBatchAtomic" : "matchOrdersBatch",
-      args: [matches.map(contractMatch)],
-    });
+    const data = encodeMatchBatch(matches.map(contractMatch), options.atomic === true) as Hex;
     const n = BigInt(Math.max(1, Math.min(matches.length, this.maxBatchSize)));
     const tx = await this.sign(this.exchange, data, this.gas.base + this.gas.perMatch * n, true);
     return { txHash: tx.hash };
@@ -225,7 +231,7 @@ export class AnvilChainPort implements ChainPort {
     const key = txHash.toLowerCase();
     const known = this.receipts.get(key);
     if (known) return known;
-    await this.flush();
+    await this.sync();
     const tx = this.outstanding.get(key);
     if (!tx) return this.receipts.get(key) ?? null;
     if (tx.polledEpoch === this.epoch) return null;
@@ -255,7 +261,7 @@ export class AnvilChainPort implements ChainPort {
 
   /** Filled amount of an order on the Exchange. */
   async filledOf(o: OrderMessage): Promise<bigint> {
-    await this.flush();
+    await this.sync();
     return BigInt(await this.ethCall(this.exchange, encodeFunctionData({ abi: Exchange.abi, functionName: "filled", args: [this.orderHash(o)] })));
   }
 
@@ -327,13 +333,13 @@ export class AnvilChainPort implements ChainPort {
 
   /** evm_snapshot; flushes first so queued transactions belong to the snapshot. */
   async snapshot(): Promise<Hex> {
-    await this.flush();
+    await this.sync();
     return this.rpc.call<Hex>("evm_snapshot");
   }
 
   /** evm_revert to a snapshot id; forgets receipts and resyncs the executor nonce. */
   async revert(id: Hex): Promise<void> {
-    await this.flush();
+    await this.sync();
     const ok = await this.rpc.call<boolean>("evm_revert", [id]);
     if (!ok) throw new Error(`evm_revert ${id} failed`);
     this.outstanding.clear();
@@ -346,21 +352,27 @@ export class AnvilChainPort implements ChainPort {
 
   private async sign(to: Address, data: Hex, gas: bigint, settlement: boolean): Promise<SignedTx> {
     const nonce = this.nonce++;
-    const maxFeePerGas = maxBig(this.baseFee * 4n, 10n * GWEI) + this.priorityFee;
-    const raw = await this.executor.signTransaction({
-      type: "eip1559",
-      chainId: this.chainId,
-      nonce,
-      to,
-      data,
-      gas,
-      maxFeePerGas,
-      maxPriorityFeePerGas: this.priorityFee,
-      value: 0n,
-    });
-    const tx: SignedTx = { hash: keccak256(raw), raw, nonce, settlement, sendError: null, polledEpoch: -1 };
+    const { raw, hash } = signEip1559(
+      {
+        chainId: this.chainId,
+        nonce,
+        to,
+        data: Buffer.from(data.slice(2), "hex"),
+        gas,
+        maxFeePerGas: maxBig(this.baseFee * 4n, 10n * GWEI) + this.priorityFee,
+        maxPriorityFeePerGas: this.priorityFee,
+        value: 0n,
+      },
+      this.executorKey,
+    );
+    const tx: SignedTx = { hash, raw, nonce, settlement, sendError: null, polledEpoch: -1 };
     this.queue.push(tx);
-    this.scheduleFlush();
+    this.queuedChars += raw.length;
+    if (this.queuedChars >= EARLY_FLUSH_CHARS) {
+      // A long round: let the node execute this part while the rest is being signed.
+      void this.flush().catch(() => undefined);
+      await new Promise((r) => setImmediate(r));
+    } else this.scheduleFlush();
     return tx;
   }
 
@@ -382,35 +394,71 @@ export class AnvilChainPort implements ChainPort {
     if (this.queue.length === 0) return;
     const txs = this.queue;
     this.queue = [];
-    this.flushing = this.send(txs)
-      .then(() => (this.mode.kind === "automine" ? this.awaitMined() : undefined))
-      .finally(() => {
+    this.queuedChars = 0;
+    this.flushing = this.send(txs).finally(() => {
       this.flushing = null;
     });
     await this.flushing;
   }
 
+  /**
+   * Flush, and on automine wait until every sent tx is in a block, so a read after
+   * a submit sees the chain as the memory port's automine leaves it (mined, head moved on).
+   */
+  async sync(): Promise<void> {
+    await this.flush();
+    if (this.mode.kind === "automine" && this.lastSentNonce >= this.minedBelow) await this.awaitMined();
+  }
+
   private async send(txs: SignedTx[]): Promise<void> {
-    let outcomes;
-    try {
-      outcomes = await this.rpc.batch(txs.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] })));
-    } catch (e) {
-      for (const t of txs) this.refused(t, `BROADCAST_FAILED: ${(e as Error).message}`);
+    // Anvil drops requests over ~2 MB (a batch of 20 matches is ~25 kB of calldata), so
+    // a big round goes out as a few size-capped JSON-RPC batches, all in flight at once;
+    // the pool orders them by nonce.
+    const chunks: SignedTx[][] = [];
+    let size = Infinity;
+    for (const t of txs) {
+      if (size + t.raw.length > MAX_REQUEST_CHARS) {
+        chunks.push([]);
+        size = 0;
+      }
+      chunks[chunks.length - 1]!.push(t);
+      size += t.raw.length + 64;
+    }
+    const refusedNonces: number[] = [];
+    let transportFailed = false;
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        let outcomes;
+        try {
+          outcomes = await this.rpc.batch(chunk.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] })));
+        } catch (e) {
+          const cause = (e as { cause?: { message?: string } }).cause?.message;
+          for (const t of chunk) this.refused(t, `BROADCAST_FAILED: ${(e as Error).message}${cause ? ` (${cause})` : ""}`);
+          transportFailed = true;
+          return;
+        }
+        outcomes.forEach((out, i) => {
+          const t = chunk[i]!;
+          if (out.ok) {
+            if (t.nonce > this.lastSentNonce) {
+              this.lastSentNonce = t.nonce;
+              this.lastSentHash = t.hash;
+            }
+            if (t.settlement) this.outstanding.set(t.hash, t);
+          } else {
+            this.refused(t, `BROADCAST_FAILED: ${out.error.message}`);
+            refusedNonces.push(t.nonce);
+          }
+        });
+      }),
+    );
+    if (transportFailed) {
+      // Unknown which of them reached the pool: count again from the chain.
       await this.resyncNonce().catch(() => undefined);
       return;
     }
-    const refusedNonces: number[] = [];
-    outcomes.forEach((out, i) => {
-      const t = txs[i]!;
-      if (out.ok) {
-        if (t.settlement) this.outstanding.set(t.hash, t);
-      } else {
-        this.refused(t, `BROADCAST_FAILED: ${out.error.message}`);
-        refusedNonces.push(t.nonce);
-      }
-    });
     // A refused nonce would hold every later one in the pool forever: fill the gap.
-    for (const nonce of refusedNonces) await this.fillNonceGap(nonce);
+    for (const nonce of refusedNonces.sort((a, b) => a - b)) await this.fillNonceGap(nonce);
   }
 
   private refused(t: SignedTx, reason: string): void {
@@ -422,16 +470,19 @@ export class AnvilChainPort implements ChainPort {
 
   private async fillNonceGap(nonce: number): Promise<void> {
     const fee = maxBig(this.baseFee * 8n, 50n * GWEI);
-    const raw = await this.executor.signTransaction({
-      type: "eip1559",
-      chainId: this.chainId,
-      nonce,
-      to: this.executor.address,
-      gas: 21_000n,
-      maxFeePerGas: fee + this.priorityFee * 2n,
-      maxPriorityFeePerGas: this.priorityFee * 2n,
-      value: 0n,
-    });
+    const { raw } = signEip1559(
+      {
+        chainId: this.chainId,
+        nonce,
+        to: this.executor.address,
+        data: new Uint8Array(0),
+        gas: 21_000n,
+        maxFeePerGas: fee + this.priorityFee * 2n,
+        maxPriorityFeePerGas: this.priorityFee * 2n,
+        value: 0n,
+      },
+      this.executorKey,
+    );
     try {
       await this.rpc.call("eth_sendRawTransaction", [raw]);
     } catch {
@@ -445,12 +496,23 @@ export class AnvilChainPort implements ChainPort {
    * chain looks as the memory port's automine leaves it (mined, head moved on).
    */
   private async awaitMined(): Promise<void> {
-    for (let i = 0; i < AUTOMINE_WAIT_POLLS && this.outstanding.size > 0; i++) {
-      const before = this.outstanding.size;
-      await this.pollReceipts();
-      if (this.outstanding.size === 0) return;
-      if (this.outstanding.size === before) await new Promise((r) => setTimeout(r, 1));
+    // Nonce order: once the executor's mined nonce passes the last sent one, every
+    // sent tx is in a block. Poll that (a tiny answer), not the receipts.
+    const target = this.lastSentNonce;
+    for (let i = 0; i < AUTOMINE_WAIT_POLLS; i++) {
+      const mined = Number(BigInt(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "latest"])));
+      if (mined > target) break;
+      await new Promise((r) => setTimeout(r, 1));
     }
+    // Anvil moves the account state a moment before the block (and its receipts and
+    // head number) is stored: wait for the last tx's receipt too.
+    const lastHash = this.lastSentHash;
+    for (let i = 0; lastHash !== null && i < AUTOMINE_WAIT_POLLS; i++) {
+      const r = await this.rpc.call<unknown>("eth_getTransactionReceipt", [lastHash]);
+      if (r !== null) break;
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    this.minedBelow = target + 1;
   }
 
   /** One request: every outstanding settlement receipt. */
@@ -505,6 +567,9 @@ export class AnvilChainPort implements ChainPort {
 
   private async resyncNonce(): Promise<void> {
     this.nonce = Number(BigInt(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "pending"])));
+    // Whatever the node holds is below the new count; never wait for a nonce it will not mine.
+    if (this.lastSentNonce >= this.nonce) this.lastSentNonce = this.nonce - 1;
+    if (this.minedBelow > this.nonce) this.minedBelow = this.nonce;
   }
 
   private async refreshBaseFee(): Promise<void> {
@@ -531,20 +596,15 @@ const ERC1271_ABI = [
 ] as const;
 
 /** The contract's Match, with signatures in the form ecrecover accepts (v 27/28). */
-function contractMatch(m: ChainMatch) {
+function contractMatch(m: ChainMatch): ChainMatch {
   return {
-    maker: contractOrder(m.maker),
+    maker: m.maker,
     makerSignature: toContractSignature(m.makerSignature),
-    taker: contractOrder(m.taker),
+    taker: m.taker,
     takerSignature: toContractSignature(m.takerSignature),
     makerAmount: m.makerAmount,
     takerAmount: m.takerAmount,
   };
-}
-
-/** viem types uint48 members as numbers (expiration and feeBps fit easily). */
-function contractOrder(o: OrderMessage) {
-  return { ...o, expiration: Number(o.expiration), feeBps: Number(o.feeBps) };
 }
 
 function maxBig(a: bigint, b: bigint): bigint {

@@ -1,0 +1,136 @@
+// Fills settled per second on Anvil through the engine and the Anvil port.
+// Many resting makers (asks), crossing takers (bids) that each sweep 20 of them,
+// settled in batches of 20 matches; the clock runs from the first submit to the
+// last fill confirmed (settled). Set-up (deploy, deposits, signing, matching) is
+// not measured.
+//
+//   npm run bench:settlement                 # automine, 4,000 fills
+//   FILLS=2000 BLOCK_MODE=manual npm run bench:settlement
+//
+// Last line: `fills_per_s: <number>`.
+import { performance } from "node:perf_hooks";
+import os from "node:os";
+import { createPublicClient, createWalletClient, encodeFunctionData, http } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { startAnvil } from "../fixtures/anvil.ts";
+import { deployExchange, localChain } from "../fixtures/deploy.ts";
+import { EXECUTOR_KEY, TRADER_KEYS } from "../fixtures/accounts.ts";
+import { createAnvilChainPort, type BlockMode } from "../sim/chain/anvil.ts";
+import { Exchange, TestToken } from "../sim/chain/artifacts.ts";
+import { VirtualClock } from "../sim/core/clock.ts";
+import { Engine, type OrderBody } from "../sim/core/engine.ts";
+import { validateOrderFields } from "../sim/core/preview.ts";
+import { DEFAULT_REGISTRY_CONFIG, Registry } from "../sim/core/registry.ts";
+import { Rng } from "../sim/core/rng.ts";
+import { ORDER_TYPE, type Address } from "../sim/core/typed-data.ts";
+import { standaloneUuidInt } from "../sim/core/uuid-int.ts";
+
+const FILLS = Number(process.env["FILLS"] ?? 4000);
+const PER_TAKER = 20;
+const MODE = (process.env["BLOCK_MODE"] ?? "automine") as BlockMode["kind"];
+const EXECUTOR_ID = 1;
+const UNIT = 1_000_000n;
+
+async function main(): Promise<void> {
+  if (!Number.isInteger(FILLS) || FILLS < PER_TAKER || FILLS % PER_TAKER !== 0) throw new Error(`FILLS must be a multiple of ${PER_TAKER}`);
+  if (MODE !== "automine" && MODE !== "manual") throw new Error("BLOCK_MODE must be automine or manual");
+  const anvil = await startAnvil({ gasLimit: 2_000_000_000n });
+  try {
+    const maker = privateKeyToAccount(TRADER_KEYS[0]!);
+    const taker = privateKeyToAccount(TRADER_KEYS[1]!);
+    const registry0 = DEFAULT_REGISTRY_CONFIG;
+    const deployment = await deployExchange({
+      rpcUrl: anvil.rpcUrl,
+      chainId: anvil.chainId,
+      tokens: registry0.tokens.map((t) => ({ symbol: t.symbol, decimals: t.decimals, permit: t.permit ?? true })),
+      fund: [maker, taker].map((a) => ({ address: a.address.toLowerCase() as Address, units: 100_000_000n })),
+    });
+    const registry = new Registry(registry0, deployment.tokens);
+    const chain = localChain(anvil.chainId, anvil.rpcUrl);
+    const pub = createPublicClient({ chain, transport: http(anvil.rpcUrl) });
+    const deposit = async (who: PrivateKeyAccount, symbol: string, raw: bigint) => {
+      const token = registry.tokenBySymbol(symbol)!.address;
+      const w = createWalletClient({ account: who, chain, transport: http(anvil.rpcUrl) });
+      await pub.waitForTransactionReceipt({ hash: await w.sendTransaction({ to: token, data: encodeFunctionData({ abi: TestToken.abi, functionName: "approve", args: [deployment.vault, raw] }) }), pollingInterval: 5 });
+      const r = await pub.waitForTransactionReceipt({ hash: await w.sendTransaction({ to: deployment.exchange, data: encodeFunctionData({ abi: Exchange.abi, functionName: "depositFund", args: [token, who.address, raw] }) }), pollingInterval: 5 });
+      if (r.status !== "success") throw new Error("deposit reverted");
+    };
+    await deposit(maker, "USDT", BigInt(FILLS) * 10n * UNIT);
+    await deposit(taker, "USDC", BigInt(FILLS) * 20n * UNIT);
+
+    const port = await createAnvilChainPort({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployment, executorKey: EXECUTOR_KEY });
+    const clock = new VirtualClock(Number(await port.latestTimestamp()) * 1000);
+    const engine = new Engine({ seed: 1, clock, registry, executorId: EXECUTOR_ID, chain: port, cancelCooldownSec: 0, settlementBatchSize: 20 });
+    await engine.syncDeposits();
+
+    const m = registry.marketBySymbol("USDT/USDC")!;
+    const ids = new Rng("bench-settlement");
+    const sign = async (who: PrivateKeyAccount, side: "bid" | "ask", amount: string, price: string): Promise<OrderBody> => {
+      const orderId = ids.uuid4();
+      const body: OrderBody = {
+        owner_address: who.address.toLowerCase(),
+        side,
+        amount,
+        price,
+        order_type: "limit",
+        from_address: m.base,
+        to_address: m.quote,
+        order_id: orderId,
+        uuid_int: standaloneUuidInt(orderId, EXECUTOR_ID).toString(),
+        expiration: clock.nowSec() + 86_400,
+      };
+      const { message } = validateOrderFields(body, { registry, nowSec: clock.nowSec(), executorId: EXECUTOR_ID });
+      const signature = await who.signTypedData({
+        domain: port.domain,
+        types: { Order: ORDER_TYPE },
+        primaryType: "Order",
+        message: { ...message, expiration: Number(message.expiration), feeBps: Number(message.feeBps) },
+      });
+      return { ...body, signature };
+    };
+    // Makers at a spread of prices; each taker bid sweeps the next 20 best asks.
+    for (let i = 0; i < FILLS; i++) engine.placeOrder(await sign(maker, "ask", "10", (1 + (i % 500) / 10_000).toFixed(4)));
+    for (let i = 0; i < FILLS / PER_TAKER; i++) {
+      const r = engine.placeOrder(await sign(taker, "bid", String(10 * PER_TAKER), "1.1"));
+      if (r.fillIds.length !== PER_TAKER) throw new Error(`taker ${i} made ${r.fillIds.length} fills`);
+    }
+    if (MODE === "manual") await port.setBlockMode({ kind: "manual" });
+
+    // PROFILE=1: when the last batch was signed (sends overlap signing) and how long
+    // signing took in total, vs the whole run.
+    const profile = process.env["PROFILE"] === "1" ? { signMs: 0, lastSignedAt: 0 } : null;
+    if (profile) {
+      const orig = port.submitBatch.bind(port);
+      port.submitBatch = async (...a: Parameters<typeof orig>) => {
+        const t = performance.now();
+        const out = await orig(...a);
+        profile.signMs += performance.now() - t;
+        profile.lastSignedAt = performance.now();
+        return out;
+      };
+    }
+    const t0 = performance.now();
+    if (MODE === "manual") {
+      await engine.settle();
+      await port.mine(1);
+      await engine.settle();
+    } else {
+      await engine.settle();
+    }
+    const seconds = (performance.now() - t0) / 1000;
+
+    const fills = engine.fillRecords();
+    const settled = fills.filter((f) => f.status === "settled").length;
+    if (settled !== FILLS) throw new Error(`only ${settled} of ${FILLS} fills settled: ${JSON.stringify([...new Set(fills.map((f) => `${f.status}:${f.revertReason}`))])}`);
+    const head = await port.blockNumber();
+    console.log(`machine: ${os.platform()}-${os.arch()}, ${os.cpus().length} vCPU, node ${process.version}`);
+    console.log(`mode: ${MODE}, fills: ${FILLS}, batches: ${engine.settlementBatches().length} of ${PER_TAKER}, head block: ${head}`);
+    console.log(`elapsed_s: ${seconds.toFixed(3)}`);
+    if (profile) console.log(`profile_ms: in submitBatch ${profile.signMs.toFixed(0)} (incl. yields to sends), last batch signed at ${(profile.lastSignedAt - t0).toFixed(0)}, all settled at ${(seconds * 1000).toFixed(0)}`);
+    console.log(`fills_per_s: ${Math.round(FILLS / seconds)}`);
+  } finally {
+    await anvil.stop();
+  }
+}
+
+await main();

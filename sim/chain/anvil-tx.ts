@@ -1,0 +1,190 @@
+// The settlement hot path, done by hand: ABI-encode matchOrdersBatch(Match[]),
+// RLP-serialise and sign an EIP-1559 transaction, and hash it. A batch of 20
+// matches is ~21 kB of calldata, and the generic route (viem's encoder, pure-JS
+// keccak over hex, pure-JS ECDSA) cost ~13 ms per transaction here, more than
+// Anvil needs to execute it. This module writes the fixed layout directly,
+// signs with the native libsecp256k1 binding and hashes with the fastest keccak
+// available; a test proves every output byte-equal to viem's.
+import { createRequire } from "node:module";
+import { keccak256 as viemKeccak, toFunctionSelector } from "viem";
+import { secp256k1 as nobleSecp256k1 } from "@noble/curves/secp256k1";
+import type { Hex, OrderMessage } from "../core/typed-data.ts";
+import type { ChainMatch } from "./port.ts";
+
+// ---------------------------------------------------------------- keccak-256
+
+type Keccak = (data: Uint8Array) => Uint8Array;
+
+function loadKeccak(): Keccak {
+  try {
+    // js-sha3 (solc's dependency) is ~3× faster than the pure-JS keccak viem uses.
+    const mod = createRequire(import.meta.url)("js-sha3") as { keccak256: { arrayBuffer(d: Uint8Array): ArrayBuffer } };
+    if (typeof mod.keccak256?.arrayBuffer === "function") return (d) => new Uint8Array(mod.keccak256.arrayBuffer(d));
+  } catch {
+    // fall through
+  }
+  return (d) => viemKeccak(d, "bytes");
+}
+
+export const keccakBytes: Keccak = loadKeccak();
+
+// ---------------------------------------------------------------- ECDSA
+
+interface NativeSign {
+  ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
+}
+
+function loadNativeSign(): NativeSign | null {
+  if (process.env["FAKEX_SIGNATURES"] === "js") return null;
+  try {
+    const mod = createRequire(import.meta.url)("secp256k1/bindings") as NativeSign;
+    return typeof mod.ecdsaSign === "function" ? mod : null;
+  } catch {
+    return null;
+  }
+}
+
+const nativeSign = loadNativeSign();
+
+/** RFC 6979 deterministic, low-s: the same (r, s, recid) viem produces. */
+function signDigest(digest: Uint8Array, key: Uint8Array): { r: Uint8Array; s: Uint8Array; yParity: number } {
+  if (nativeSign) {
+    const { signature, recid } = nativeSign.ecdsaSign(digest, key);
+    return { r: signature.subarray(0, 32), s: signature.subarray(32, 64), yParity: recid };
+  }
+  const sig = nobleSecp256k1.sign(digest, key, { lowS: true });
+  const compact = sig.toCompactRawBytes();
+  return { r: compact.subarray(0, 32), s: compact.subarray(32, 64), yParity: sig.recovery! };
+}
+
+// ---------------------------------------------------------------- RLP
+
+function rlpLength(len: number, offset: number): Buffer {
+  if (len < 56) return Buffer.from([offset + len]);
+  const hex = len.toString(16);
+  const lenBytes = Buffer.from(hex.length % 2 ? `0${hex}` : hex, "hex");
+  return Buffer.concat([Buffer.from([offset + 55 + lenBytes.length]), lenBytes]);
+}
+
+function rlpBytes(b: Uint8Array): Buffer {
+  if (b.length === 1 && b[0]! < 0x80) return Buffer.from(b);
+  return Buffer.concat([rlpLength(b.length, 0x80), b]);
+}
+
+/** Minimal big-endian bytes of a non-negative integer (0 → empty). */
+function intBytes(n: bigint): Buffer {
+  if (n === 0n) return Buffer.alloc(0);
+  const hex = n.toString(16);
+  return Buffer.from(hex.length % 2 ? `0${hex}` : hex, "hex");
+}
+
+function stripZeros(b: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < b.length && b[i] === 0) i++;
+  return b.subarray(i);
+}
+
+function rlpList(items: Buffer[]): Buffer {
+  const body = Buffer.concat(items);
+  return Buffer.concat([rlpLength(body.length, 0xc0), body]);
+}
+
+export interface Eip1559Tx {
+  chainId: number;
+  nonce: number;
+  maxPriorityFeePerGas: bigint;
+  maxFeePerGas: bigint;
+  gas: bigint;
+  to: Hex;
+  value: bigint;
+  /** Calldata as raw bytes. */
+  data: Uint8Array;
+}
+
+/** Sign a type-2 transaction; returns the raw transaction and its hash. */
+export function signEip1559(tx: Eip1559Tx, privateKey: Uint8Array): { raw: Hex; hash: Hex } {
+  const fields = [
+    rlpBytes(intBytes(BigInt(tx.chainId))),
+    rlpBytes(intBytes(BigInt(tx.nonce))),
+    rlpBytes(intBytes(tx.maxPriorityFeePerGas)),
+    rlpBytes(intBytes(tx.maxFeePerGas)),
+    rlpBytes(intBytes(tx.gas)),
+    rlpBytes(Buffer.from(tx.to.slice(2), "hex")),
+    rlpBytes(intBytes(tx.value)),
+    rlpBytes(tx.data),
+    rlpList([]), // access list
+  ];
+  const unsigned = Buffer.concat([Buffer.from([2]), rlpList(fields)]);
+  const sig = signDigest(keccakBytes(unsigned), privateKey);
+  const signed = Buffer.concat([
+    Buffer.from([2]),
+    rlpList([...fields, rlpBytes(intBytes(BigInt(sig.yParity))), rlpBytes(stripZeros(sig.r)), rlpBytes(stripZeros(sig.s))]),
+  ]);
+  return { raw: `0x${signed.toString("hex")}`, hash: `0x${Buffer.from(keccakBytes(signed)).toString("hex")}` };
+}
+
+// ---------------------------------------------------------------- ABI: matchOrdersBatch(Match[])
+
+const ORDER_TUPLE = "(address,uint48,uint48,address,address,address,uint256,uint256,uint256,uint256)";
+const MATCH_TUPLE = `(${ORDER_TUPLE},bytes,${ORDER_TUPLE},bytes,uint256,uint256)`;
+export const SELECTOR_MATCH_BATCH = toFunctionSelector(`matchOrdersBatch(${MATCH_TUPLE}[])`).slice(2);
+export const SELECTOR_MATCH_BATCH_ATOMIC = toFunctionSelector(`matchOrdersBatchAtomic(${MATCH_TUPLE}[])`).slice(2);
+
+const word = (n: bigint | number): string => {
+  if (n < 0) throw new RangeError("ABI: negative integer");
+  return n.toString(16).padStart(64, "0");
+};
+const addressWord = (a: string): string => a.slice(2).toLowerCase().padStart(64, "0");
+
+function orderWords(o: OrderMessage): string {
+  return (
+    addressWord(o.user) +
+    word(o.expiration) +
+    word(o.feeBps) +
+    addressWord(o.recipient) +
+    addressWord(o.fromToken) +
+    addressWord(o.toToken) +
+    word(o.fromAmount) +
+    word(o.toAmount) +
+    word(o.initialDepositAmount) +
+    word(o.uuid)
+  );
+}
+
+/** `bytes` tail: length word + data right-padded to 32 bytes. */
+function bytesTail(hex: string): { text: string; words: number } {
+  const body = hex.slice(2);
+  if (body.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(body)) throw new TypeError(`ABI: bad bytes ${hex.slice(0, 20)}`);
+  const padded = body.length % 64 === 0 ? body : body + "0".repeat(64 - (body.length % 64));
+  return { text: word(body.length / 2) + padded, words: 1 + padded.length / 64 };
+}
+
+/** Head words of one Match: maker(10) makerSig(1) taker(10) takerSig(1) makerAmount takerAmount. */
+const MATCH_HEAD_WORDS = 24;
+
+/** Calldata of matchOrdersBatch / matchOrdersBatchAtomic, signatures exactly as given. */
+export function encodeMatchBatch(matches: readonly ChainMatch[], atomic: boolean): string {
+  const parts: string[] = [atomic ? SELECTOR_MATCH_BATCH_ATOMIC : SELECTOR_MATCH_BATCH, word(0x20), word(matches.length)];
+  const bodies: string[] = [];
+  let offset = matches.length * 32;
+  const offsets: string[] = [];
+  for (const m of matches) {
+    const ms = bytesTail(m.makerSignature);
+    const ts = bytesTail(m.takerSignature);
+    const makerSigAt = MATCH_HEAD_WORDS * 32;
+    const takerSigAt = makerSigAt + ms.words * 32;
+    const body =
+      orderWords(m.maker) +
+      word(makerSigAt) +
+      orderWords(m.taker) +
+      word(takerSigAt) +
+      word(m.makerAmount) +
+      word(m.takerAmount) +
+      ms.text +
+      ts.text;
+    offsets.push(word(offset));
+    bodies.push(body);
+    offset += body.length / 2;
+  }
+  return `0x${parts.join("")}${offsets.join("")}${bodies.join("")}`;
+}

@@ -1,0 +1,103 @@
+// The hand-written settlement encoder and EIP-1559 signer against viem, byte for byte.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { encodeFunctionData, keccak256, parseTransaction, recoverTransactionAddress } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { encodeMatchBatch, keccakBytes, signEip1559 } from "../../sim/chain/anvil-tx.ts";
+import { Exchange } from "../../sim/chain/artifacts.ts";
+import type { ChainMatch } from "../../sim/chain/port.ts";
+import type { Address, Hex, OrderMessage } from "../../sim/core/typed-data.ts";
+import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
+
+const addr = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${Buffer.from(b).toString("hex")}` as Address);
+const u256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });
+const u48 = fc.bigInt({ min: 0n, max: 2n ** 48n - 1n });
+const bytes = fc.uint8Array({ minLength: 0, maxLength: 140 }).map((b) => `0x${Buffer.from(b).toString("hex")}` as Hex);
+const order: fc.Arbitrary<OrderMessage> = fc.record({
+  user: addr,
+  expiration: u48,
+  feeBps: u48,
+  recipient: addr,
+  fromToken: addr,
+  toToken: addr,
+  fromAmount: u256,
+  toAmount: u256,
+  initialDepositAmount: u256,
+  uuid: u256,
+});
+const match: fc.Arbitrary<ChainMatch> = fc.record({ maker: order, makerSignature: bytes, taker: order, takerSignature: bytes, makerAmount: u256, takerAmount: u256 });
+
+const viemOrder = (o: OrderMessage) => ({ ...o, expiration: Number(o.expiration), feeBps: Number(o.feeBps) });
+
+describe("settlement calldata and transactions", () => {
+  it("encodeMatchBatch equals viem's encodeFunctionData (batch and atomic)", () => {
+    fc.assert(
+      fc.property(fc.array(match, { minLength: 0, maxLength: 4 }), fc.boolean(), (ms, atomic) => {
+        const expected = encodeFunctionData({
+          abi: Exchange.abi,
+          functionName: atomic ? "matchOrdersBatchAtomic" : "matchOrdersBatch",
+          args: [ms.map((m) => ({ ...m, maker: viemOrder(m.maker), taker: viemOrder(m.taker) }))],
+        });
+        expect(encodeMatchBatch(ms, atomic)).toBe(expected);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("rejects malformed signature bytes instead of encoding garbage", () => {
+    const o = { user: "0x" + "11".repeat(20), expiration: 1n, feeBps: 0n, recipient: "0x" + "00".repeat(20), fromToken: "0x" + "22".repeat(20), toToken: "0x" + "33".repeat(20), fromAmount: 1n, toAmount: 1n, initialDepositAmount: 0n, uuid: 1n } as OrderMessage;
+    expect(() => encodeMatchBatch([{ maker: o, makerSignature: "0x123", taker: o, takerSignature: "0x", makerAmount: 1n, takerAmount: 1n }], false)).toThrow(/bad bytes/);
+    expect(() => encodeMatchBatch([{ maker: o, makerSignature: "0xzz", taker: o, takerSignature: "0x", makerAmount: 1n, takerAmount: 1n }], false)).toThrow(/bad bytes/);
+  });
+
+  it("signEip1559 produces viem's raw transaction and hash", async () => {
+    const account = privateKeyToAccount(EXECUTOR_KEY);
+    const key = Buffer.from(EXECUTOR_KEY.slice(2), "hex");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          nonce: fc.integer({ min: 0, max: 1_000_000 }),
+          gas: fc.bigInt({ min: 21_000n, max: 30_000_000n }),
+          prio: fc.bigInt({ min: 0n, max: 10n ** 11n }),
+          extra: fc.bigInt({ min: 0n, max: 10n ** 12n }),
+          data: fc.uint8Array({ minLength: 0, maxLength: 300 }),
+          chainId: fc.constantFrom(1, 31337, 11155111),
+          to: addr,
+        }),
+        async (t) => {
+          const ours = signEip1559(
+            { chainId: t.chainId, nonce: t.nonce, to: t.to, data: t.data, gas: t.gas, maxFeePerGas: t.prio + t.extra, maxPriorityFeePerGas: t.prio, value: 0n },
+            key,
+          );
+          const theirs = await account.signTransaction({
+            type: "eip1559",
+            chainId: t.chainId,
+            nonce: t.nonce,
+            to: t.to,
+            data: `0x${Buffer.from(t.data).toString("hex")}`,
+            gas: t.gas,
+            maxFeePerGas: t.prio + t.extra,
+            maxPriorityFeePerGas: t.prio,
+            value: 0n,
+          });
+          expect(ours.raw).toBe(theirs);
+          expect(ours.hash).toBe(keccak256(theirs));
+        },
+      ),
+      { numRuns: 40 },
+    );
+    // And it is a transaction from the executor.
+    const one = signEip1559({ chainId: 31337, nonce: 7, to: account.address, data: new Uint8Array(0), gas: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, value: 0n }, key);
+    expect(parseTransaction(one.raw).nonce).toBe(7);
+    expect(await recoverTransactionAddress({ serializedTransaction: one.raw as `0x02${string}` })).toBe(account.address);
+  });
+
+  it("keccakBytes is keccak-256", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 3000 }), (b) => {
+        expect(`0x${Buffer.from(keccakBytes(b)).toString("hex")}`).toBe(keccak256(b));
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
