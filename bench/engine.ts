@@ -14,6 +14,13 @@ import { Rng } from "../sim/core/rng.ts";
 import { standaloneUuidInt } from "../sim/core/uuid-int.ts";
 import { formatUnits } from "../sim/core/amounts.ts";
 import { MemoryChain } from "../sim/chain/memory.ts";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+// A full collection before each timed run, so no run pays for the garbage the
+// previous one (of either library) left behind.
+setFlagsFromString("--expose-gc");
+const collect = runInNewContext("gc") as () => void;
 
 function arg(name: string, fallback: number | string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -134,6 +141,7 @@ const engIn = engineInput(stream);
 const bookIn = bookInput(stream);
 // Warm both code paths up on a short prefix so neither pays for JIT alone.
 runOrderBook(bookIn.slice(0, 20_000));
+runOrderBook(bookIn.slice(0, 20_000));
 runEngine(engIn.slice(0, 20_000));
 runEngineSplit(engIn.slice(0, 20_000));
 
@@ -151,10 +159,13 @@ const parseRates: number[] = [];
 const e2eRates: number[] = [];
 let fills = 0;
 for (let r = 0; r < ROUNDS; r++) {
+  collect();
   bookRates.push(runOrderBook(bookIn).perSec);
+  collect();
   const s = runEngineSplit(engIn);
   engRates.push(s.placePerSec);
   parseRates.push(s.parsePerSec);
+  collect();
   const e = runEngine(engIn);
   e2eRates.push(e.perSec);
   if (e.fills !== s.fills) throw new Error(`split and end-to-end runs disagree: ${s.fills} vs ${e.fills} fills`);
