@@ -21,6 +21,7 @@ import { withdrawRouter } from "./routes/withdraw.ts";
 import { configRouter } from "./routes/config.ts";
 import { fillsRouter } from "./routes/fills.ts";
 import { ordersRouter } from "./routes/orders.ts";
+import { swapsRouter } from "./routes/swaps.ts";
 import { vlRouter } from "./routes/vl.ts";
 import { fxRouter } from "./routes/fx.ts";
 import { healthRouter } from "./routes/health.ts";
@@ -57,13 +58,14 @@ export function createApp(ctx: HttpContext): Application {
     v1.use(previewRouter(ctx, ctx.registry, ctx.health));
     v1.use(verifySignatureRouter(ctx, ctx.registry, ctx.health));
   }
-  // Orders, VL batches and fills. After preview, and the fixed /orders/* paths before
+  // Orders, VL batches, fills and swaps. After preview, and the fixed /orders/* paths before
   // /orders/{order_id} inside ordersRouter, so GET /orders/preview is a 405 (a known
   // path asked with the wrong method), never a lookup of an order called "preview".
   if (ctx.engine) {
     v1.use(vlRouter(ctx, ctx.engine));
     v1.use(ordersRouter(ctx, ctx.engine));
     v1.use(fillsRouter(ctx, ctx.engine));
+    v1.use(swapsRouter(ctx, ctx.engine));
   }
   // Account and funds: balances, permit metadata, tx builders, withdraw, broadcasts.
   if (ctx.funds && ctx.registry) {
