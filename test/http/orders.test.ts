@@ -386,7 +386,17 @@ describe("POST /orders/cancel", () => {
     const ex = exchange();
     const id = await place(ex, alice);
     const good = await cancelBody(ex, alice, { orderId: id });
-    for (const b of [{ ...good, uuid_int: undefined }, { ...good, uuid_int: 5 }, { ...good, order_id: "nope" }, { ...good, owner_address: "0x12" }]) {
+    const malformed = [
+      { ...good, uuid_int: undefined },
+      { ...good, uuid_int: 5 },
+      // Non-integer and over-range strings are field errors, not server errors.
+      { ...good, uuid_int: "1.5" },
+      { ...good, uuid_int: "-1" },
+      { ...good, uuid_int: (1n << 256n).toString() },
+      { ...good, order_id: "nope" },
+      { ...good, owner_address: "0x12" },
+    ];
+    for (const b of malformed) {
       const r = await cancel(ex, b);
       expect(r.status).toBe(422);
       expect(typeof r.body.detail).toBe("string");

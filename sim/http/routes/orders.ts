@@ -66,10 +66,11 @@ const UINT256_LIMIT = 1n << 256n;
 
 export const zAddress = z.string({ error: "must be a string" }).regex(ADDRESS_RE, "must be a 0x-prefixed 20-byte hex address");
 export const zUuid4 = z.string({ error: "must be a string" }).regex(UUID4_RE, "must be a UUID version 4");
+// One refine, not regex + refine: zod 4 runs a refine even after the regex failed,
+// and BigInt("1.5") would throw (a 503 for what is a bad field).
 export const zUint256 = z
   .string({ error: "must be a decimal string" })
-  .regex(UINT256_RE, "must be a uint256 decimal string")
-  .refine((s) => BigInt(s) < UINT256_LIMIT, "must fit in uint256");
+  .refine((s) => UINT256_RE.test(s) && BigInt(s) < UINT256_LIMIT, "must be a uint256 decimal string");
 export const zSignature = z.string({ error: "must be a hex string" }).regex(/^0x([0-9a-fA-F]{2})*$/, "must be 0x-prefixed hex");
 
 /**
