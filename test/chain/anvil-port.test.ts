@@ -1,0 +1,211 @@
+// The Anvil port's own surface: block modes and mining, chain time, balances and
+// deposit events, whole-batch reverts with their reason, refused broadcasts
+// (failed receipt, nonce gap filled), EIP-1271 and ERC-2612 reads, snapshots.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createWalletClient, encodeFunctionData, http } from "viem";
+import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
+import { createAnvilChainPort, type AnvilChainPort } from "../../sim/chain/anvil.ts";
+import { Exchange, TestToken } from "../../sim/chain/artifacts.ts";
+import type { ChainMatch } from "../../sim/chain/port.ts";
+import { ZERO_ADDRESS, type Address, type Hex, type OrderMessage } from "../../sim/core/typed-data.ts";
+import { anvilEngine, depositOnChain, signedBody, startTestChain, type ChainCtx } from "./helpers.ts";
+
+let ctx: ChainCtx;
+let port: AnvilChainPort;
+let snap: Hex;
+/** An hour past the chain's time at the start of each test. */
+let expiry = 0n;
+const UNIT = 1_000_000n;
+
+beforeAll(async () => {
+  ctx = await startTestChain(2);
+}, 60_000);
+afterAll(async () => {
+  await ctx?.chain.stop();
+});
+beforeEach(async () => {
+  port = await newPort();
+  snap = await port.snapshot();
+  expiry = (await port.latestTimestamp()) + 3600n;
+});
+afterEach(async () => {
+  await port.setBlockMode({ kind: "automine" });
+  await port.revert(snap);
+});
+
+function newPort(gas?: { base: bigint; perMatch: bigint }): Promise<AnvilChainPort> {
+  return createAnvilChainPort({ rpcUrl: ctx.chain.info.rpcUrl, chainId: ctx.chain.info.chainId, deployment: ctx.chain.info.deployment, executorKey: EXECUTOR_KEY, gas });
+}
+
+const token = (symbol: string) => ctx.registry.tokenBySymbol(symbol)!.address;
+const addr = (i: number) => ctx.traders[i]!.address.toLowerCase() as Address;
+
+/** An unsigned order selling `from` for `to`, 1:1. */
+function dummyOrder(uuid: bigint, from = "USDT", to = "USDC"): OrderMessage {
+  return { user: addr(0), expiration: expiry, feeBps: 0n, recipient: ZERO_ADDRESS, fromToken: token(from), toToken: token(to), fromAmount: 10n, toAmount: 10n, initialDepositAmount: 0n, uuid };
+}
+const dummyMatch = (i: number): ChainMatch => ({
+  maker: dummyOrder(BigInt(i)),
+  makerSignature: "0x",
+  taker: dummyOrder(BigInt(1000 + i), "USDC", "USDT"),
+  takerSignature: "0x",
+  makerAmount: 1n,
+  takerAmount: 1n,
+});
+
+describe("Anvil port: blocks and time", () => {
+  it("mine(n) advances the head by n; mine(0) is refused", async () => {
+    const head = await port.blockNumber();
+    await port.mine(3);
+    expect(await port.blockNumber()).toBe(head + 3n);
+    await expect(port.mine(0)).rejects.toThrow(RangeError);
+  });
+
+  it("manual mode holds a batch unmined (null receipt) until mine(); automine is restored", async () => {
+    await port.setBlockMode({ kind: "manual" });
+    expect(port.blockMode).toEqual({ kind: "manual" });
+    expect(await port.rpc.call("anvil_getAutomine")).toBe(false);
+    const { txHash } = await port.submitBatch([dummyMatch(1)]);
+    expect(await port.getReceipt(txHash)).toBeNull();
+    const head = await port.blockNumber();
+    await port.mine();
+    const r = await port.getReceipt(txHash);
+    expect(r!.blockNumber).toBe(head + 1n);
+    await port.setBlockMode({ kind: "automine" });
+    expect(await port.rpc.call("anvil_getAutomine")).toBe(true);
+  });
+
+  it("interval mode: a block arrives without mine(); bad intervals are refused", async () => {
+    await expect(port.setBlockMode({ kind: "interval", seconds: 0 })).rejects.toThrow(RangeError);
+    await expect(port.setBlockMode({ kind: "interval", seconds: 1.5 })).rejects.toThrow(RangeError);
+    await port.setBlockMode({ kind: "interval", seconds: 1 });
+    expect(await port.rpc.call("anvil_getAutomine")).toBe(false);
+    const { txHash } = await port.submitBatch([dummyMatch(2)]);
+    // Await the event (the interval block), not a fixed delay.
+    let r = await port.getReceipt(txHash);
+    while (r === null) {
+      await port.blockNumber();
+      r = await port.getReceipt(txHash);
+    }
+    expect(r.status).toBe("success");
+  });
+
+  it("increaseTime and setNextBlockTimestamp move chain time for the next block", async () => {
+    const t0 = await port.latestTimestamp();
+    await port.increaseTime(5_000);
+    await port.mine();
+    const t1 = await port.latestTimestamp();
+    expect(t1 >= t0 + 5_000n).toBe(true);
+    await port.setNextBlockTimestamp(t1 + 777n);
+    await port.mine();
+    expect(await port.latestTimestamp()).toBe(t1 + 777n);
+    await port.setTime(t1 + 100_000n);
+    await port.mine();
+    expect((await port.latestTimestamp()) >= t1 + 100_000n).toBe(true);
+  });
+});
+
+describe("Anvil port: balances and deposits", () => {
+  it("wallet (ERC-20) and vault balances, and Deposit events in a block range", async () => {
+    const before = await port.blockNumber();
+    const wallet0 = await port.walletBalance(addr(0), token("USDC"));
+    expect(wallet0).toBe(1_000_000n * UNIT);
+    await depositOnChain(ctx, ctx.traders[0]!, "USDC", 123n * UNIT);
+    expect(await port.walletBalance(addr(0), token("USDC"))).toBe(wallet0 - 123n * UNIT);
+    expect(await port.tokenBalance(token("USDC"), addr(0))).toBe(wallet0 - 123n * UNIT);
+    expect(await port.vaultBalance(addr(0), token("USDC"))).toBe(123n * UNIT);
+    const head = await port.blockNumber();
+    const evs = await port.depositEvents(before + 1n, head);
+    expect(evs.map((e) => [e.owner, e.token, e.amount])).toEqual([[addr(0), token("USDC"), 123n * UNIT]]);
+    expect(evs[0]!.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await port.depositEvents(head + 1n, head + 5n)).toEqual([]);
+    expect(await port.depositEvents(head, before)).toEqual([]);
+  });
+});
+
+describe("Anvil port: settlement receipts", () => {
+  it("an empty batch and an oversized one revert whole, with the contract's reason (as on the memory port)", async () => {
+    const empty = await port.submitBatch([]);
+    const big = await port.submitBatch(Array.from({ length: 21 }, (_, i) => dummyMatch(i)));
+    expect(await port.getReceipt(empty.txHash)).toMatchObject({ status: "reverted", revertReason: "EMPTY_BATCH", failedMask: 0n, failures: [] });
+    expect(await port.getReceipt(big.txHash)).toMatchObject({ status: "reverted", revertReason: "BATCH_TOO_LARGE" });
+  });
+
+  it("per-match failures come back as failedMask + reasons in batch order", async () => {
+    const m = dummyMatch(3);
+    const { txHash } = await port.submitBatch([m, { ...dummyMatch(4), makerAmount: 0n }, { ...m, taker: m.maker }, { ...m, taker: dummyOrder(9n) }]);
+    const r = await port.getReceipt(txHash);
+    expect(r!.status).toBe("success");
+    expect(r!.failedMask).toBe(0b1111n);
+    // Unsigned orders: BAD_SIGNATURE; a zero amount: ZERO_AMOUNT; an order against itself:
+    // SAME_ORDER; two sellers of the same token: TOKEN_MISMATCH.
+    expect(r!.failures).toEqual([
+      { index: 0, reason: "BAD_SIGNATURE" },
+      { index: 1, reason: "ZERO_AMOUNT" },
+      { index: 2, reason: "SAME_ORDER" },
+      { index: 3, reason: "TOKEN_MISMATCH" },
+    ]);
+  });
+
+  it("the fault hook installs and clears a pair's revert on chain (empty reason refused locally)", async () => {
+    const m = dummyMatch(5);
+    await port.setMatchFault(m.maker, m.taker, "CHAOS");
+    const r1 = await port.getReceipt((await port.submitBatch([m])).txHash);
+    expect(r1!.failures).toEqual([{ index: 0, reason: "CHAOS" }]);
+    await port.clearMatchFault(m.maker, m.taker);
+    const r2 = await port.getReceipt((await port.submitBatch([m])).txHash);
+    expect(r2!.failures).toEqual([{ index: 0, reason: "BAD_SIGNATURE" }]);
+    await expect(port.setMatchFault(m.maker, m.taker, "")).rejects.toThrow(/EMPTY_REASON/);
+  });
+
+  it("a refused broadcast is a failed batch; the nonce gap is filled so later txs still mine", async () => {
+    // A gas limit above the block's: the node refuses the transaction outright.
+    const refusing = await newPort({ base: 10n ** 12n, perMatch: 0n });
+    const m = dummyMatch(6);
+    const { txHash } = await refusing.submitBatch([m]);
+    await refusing.setMatchFault(m.maker, m.taker, "AFTER_THE_GAP");
+    const r = await refusing.getReceipt(txHash);
+    expect(r!.status).toBe("reverted");
+    expect(r!.revertReason).toMatch(/^BROADCAST_FAILED/);
+    await refusing.blockNumber();
+    const fault = await ctx.pub.readContract({ address: ctx.chain.info.deployment.exchange, abi: Exchange.abi, functionName: "matchFault", args: [refusing.orderHash(m.maker), refusing.orderHash(m.taker)] });
+    expect(fault).toBe("AFTER_THE_GAP");
+  });
+
+  it("an engine on a refusing node: fills fail with TRANSIENT_SETTLEMENT_FAILURE and no public reason", async () => {
+    const env = await anvilEngine(ctx);
+    await depositOnChain(ctx, ctx.traders[0]!, "USDT", 100n * UNIT);
+    await depositOnChain(ctx, ctx.traders[1]!, "USDC", 100n * UNIT);
+    await env.engine.syncDeposits();
+    env.engine.placeOrder((await signedBody(env, ctx.traders[0]!, { side: "ask", amount: "20", price: "1" })).body);
+    const refusing = await newPort({ base: 10n ** 12n, perMatch: 0n });
+    // Same engine state, different chain port: swap it in for settlement.
+    (env.engine as unknown as { chain: unknown }).chain = refusing;
+    const bid = env.engine.placeOrder((await signedBody(env, ctx.traders[1]!, { side: "bid", amount: "20", price: "1" })).body);
+    expect(await env.engine.settle()).toEqual({ broadcast: 1, confirmed: 0, failed: 1 });
+    const fill = env.engine.fillsOfOrder(bid.orderId)[0]!;
+    expect([fill.settlement_status, fill.failure_reason]).toEqual(["failed", null]);
+    expect(env.engine.getOrder(bid.orderId).error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
+  });
+});
+
+describe("Anvil port: signatures and permits", () => {
+  it("isValidSignature is false (not an error) when the target reverts or has no code", async () => {
+    const digest = `0x${"ab".repeat(32)}` as Hex;
+    const sig = `0x${"cd".repeat(65)}` as Hex;
+    expect(await port.isValidSignature(token("USDC"), digest, sig)).toBe(false);
+    expect(await port.isValidSignature(addr(1), digest, sig)).toBe(false);
+    expect(await port.isContract(token("USDC"))).toBe(true);
+    expect(await port.isContract(addr(1))).toBe(false);
+  });
+
+  it("permitState: ERC-2612 tokens report nonce, domain and allowance; plain ERC-20s are unsupported", async () => {
+    const vault = ctx.chain.info.deployment.vault;
+    const w = createWalletClient({ account: ctx.traders[0]!, chain: ctx.viemChain, transport: http(ctx.chain.info.rpcUrl) });
+    const h = await w.sendTransaction({ to: token("USDC"), data: encodeFunctionData({ abi: TestToken.abi, functionName: "approve", args: [vault, 55n] }) });
+    await ctx.pub.waitForTransactionReceipt({ hash: h, pollingInterval: 10 });
+    expect(await port.permitState(token("USDC"), addr(0), vault)).toEqual({ supported: true, nonce: 0n, name: "USDC", version: "1", allowance: 55n });
+    const plain = await port.permitState(token("USDT"), addr(0), vault);
+    expect(plain).toMatchObject({ supported: false, nonce: 0n, allowance: 0n, name: "USDT" });
+  });
+});
