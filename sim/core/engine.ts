@@ -194,6 +194,9 @@ interface PlannedFill {
   quoteRaw: bigint;
 }
 
+/** Shared empty expired-maker list of a plan; never mutated. */
+const NO_EXPIRED: OrderRecord[] = [];
+
 interface PlannedOrder {
   record: OrderRecord;
   plan: PlannedFill[];
@@ -537,8 +540,7 @@ export class Engine {
       inBook: false,
     };
     if (!match) return { record, plan: [], expired: [] };
-    const { plan, expired } = this.planMatches(record);
-    return { record, plan, expired };
+    return this.planMatches(record);
   }
 
   /**
@@ -547,14 +549,15 @@ export class Engine {
    * (maker: mulDiv rounded up; taker: within its own limit) and the cumulative
    * fromAmount caps. A pair whose rounding leaves no valid amount stops the walk.
    */
-  private planMatches(taker: OrderRecord): { plan: PlannedFill[]; expired: OrderRecord[] } {
+  private planMatches(taker: OrderRecord): PlannedOrder {
     const book = this.books.get(taker.market.symbol)!;
     const side = book.oppositeSide(taker.side);
     const { baseUnit, quoteUnit } = this.units.get(taker.market.symbol)!;
     const nowSec = this.clock.nowSec();
     const isBid = taker.side === "bid";
     const plan: PlannedFill[] = [];
-    const expired: OrderRecord[] = [];
+    // Expired makers are rare: the shared empty list until the first one.
+    let expired = NO_EXPIRED;
     let left = taker.remainingLots;
     // Dropping dead entries is invisible bookkeeping, so it is fine even when the command is then rejected.
     side.best();
@@ -568,6 +571,7 @@ export class Engine {
         const maker = orders[i]!;
         if (!maker.inBook) continue;
         if (maker.expiration <= nowSec) {
+          if (expired === NO_EXPIRED) expired = [];
           expired.push(maker);
           continue;
         }
@@ -590,13 +594,13 @@ export class Engine {
           const ok = isBid
             ? quoteRaw > 0n && quoteRaw <= maxGiveFor(taker, baseRaw)
             : quoteRaw > 0n && quoteRaw >= minReceive(taker, baseRaw);
-          if (!ok) return { plan, expired };
+          if (!ok) return { record: taker, plan, expired };
         }
         plan.push({ maker, lots, baseRaw, quoteRaw });
         left -= lots;
       }
     }
-    return { plan, expired };
+    return { record: taker, plan, expired };
   }
 
   /** Apply a validated, planned order: freeze, insert, fill, rest. Cannot fail. */
@@ -632,7 +636,7 @@ export class Engine {
       if (spread < 0n) spread = 0n;
     }
     const makerGive = takerIsBid ? f.baseRaw : f.quoteRaw;
-    const takerGive = takerIsBid ? f.quoteRaw + spread : f.baseRaw;
+    const takerGive = takerIsBid ? (spread === 0n ? f.quoteRaw : f.quoteRaw + spread) : f.baseRaw;
     const fill: FillRecord = {
       id: this.fills.length + 1,
       symbol: taker.market.symbol,
