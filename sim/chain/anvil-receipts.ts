@@ -3,11 +3,14 @@
 // return value is not in its receipt); per-match reasons from MatchFailed.
 import { decodeAbiParameters, keccak256, toHex } from "viem";
 import type { Address, Hex } from "../core/typed-data.ts";
-import type { BatchReceipt, DepositEvent, MatchFailure } from "./port.ts";
+import type { BatchReceipt, DepositEvent, MatchFailure, WithdrawalEvent } from "./port.ts";
 
 export const TOPIC_BATCH_SETTLED: Hex = keccak256(toHex("BatchSettled(uint256,uint256)"));
 export const TOPIC_MATCH_FAILED: Hex = keccak256(toHex("MatchFailed(bytes32,bytes32,string,uint256)"));
 export const TOPIC_DEPOSIT: Hex = keccak256(toHex("Deposit(address,address,uint256)"));
+/** Router.IntentDeposit(taker indexed, token indexed, amount): the same layout as Deposit. */
+export const TOPIC_INTENT_DEPOSIT: Hex = keccak256(toHex("IntentDeposit(address,address,uint256)"));
+export const TOPIC_WITHDRAWAL: Hex = keccak256(toHex("Withdrawal(address,address,uint256,address)"));
 
 /** The fields of an eth_getTransactionReceipt / eth_getLogs answer we read. */
 export interface RawLog {
@@ -59,6 +62,20 @@ export function parseDepositLog(log: RawLog): DepositEvent {
     owner: `0x${log.topics[1]!.slice(26)}`.toLowerCase() as Address,
     token: `0x${log.topics[2]!.slice(26)}`.toLowerCase() as Address,
     amount: BigInt(log.data),
+    blockNumber: BigInt(log.blockNumber),
+    txHash: log.transactionHash.toLowerCase() as Hex,
+    logIndex: Number(BigInt(log.logIndex)),
+  };
+}
+
+/** Withdrawal(user indexed, token indexed, amount, to). */
+export function parseWithdrawalLog(log: RawLog): WithdrawalEvent {
+  const [amount, to] = decodeAbiParameters([{ type: "uint256" }, { type: "address" }], log.data as Hex);
+  return {
+    owner: `0x${log.topics[1]!.slice(26)}`.toLowerCase() as Address,
+    token: `0x${log.topics[2]!.slice(26)}`.toLowerCase() as Address,
+    amount,
+    recipient: to.toLowerCase() as Address,
     blockNumber: BigInt(log.blockNumber),
     txHash: log.transactionHash.toLowerCase() as Hex,
     logIndex: Number(BigInt(log.logIndex)),

@@ -8,13 +8,25 @@
 // request instead of one per batch.
 import { decodeAbiParameters, encodeFunctionData, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { Exchange, TestToken, Vault } from "./artifacts.ts";
+import { Exchange, Router, TestToken, Vault } from "./artifacts.ts";
 import { encodeMatchBatch, signEip1559 } from "./anvil-tx.ts";
 import { JsonRpcClient, RpcError, toQuantity, type RpcCall } from "./anvil-rpc.ts";
-import { decodeRevertData, parseDepositLog, parseSettlementReceipt, TOPIC_DEPOSIT, type RawLog, type RawReceipt } from "./anvil-receipts.ts";
+import {
+  decodeRevertData,
+  parseDepositLog,
+  parseSettlementReceipt,
+  parseWithdrawalLog,
+  TOPIC_DEPOSIT,
+  TOPIC_INTENT_DEPOSIT,
+  TOPIC_WITHDRAWAL,
+  type RawLog,
+  type RawReceipt,
+} from "./anvil-receipts.ts";
 import { hashTyped, toContractSignature } from "../http/signatures.ts";
-import { ORDER_TYPE, exchangeDomain, type Address, type ExchangeDomain, type Hex, type OrderMessage } from "../core/typed-data.ts";
-import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, SubmitOptions } from "./port.ts";
+import { INTENT_TYPE, ORDER_TYPE, exchangeDomain, type Address, type ExchangeDomain, type Hex, type IntentMessage, type OrderMessage } from "../core/typed-data.ts";
+import type { ChainIntent } from "../core/swap-intent.ts";
+import type { PermitReader } from "../core/quotes.ts";
+import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, SubmitOptions, WithdrawalEvent } from "./port.ts";
 
 export const ANVIL_MAX_BATCH_SIZE = 20;
 
@@ -24,6 +36,8 @@ export type BlockMode = { kind: "automine" } | { kind: "interval"; seconds: numb
 export interface AnvilDeploymentInfo {
   exchange: Address;
   vault: Address;
+  /** Needed for swaps (submitIntent, IntentDeposit events). */
+  router?: Address;
   feeRecipient: Address;
   domainName: string;
 }
@@ -67,6 +81,8 @@ interface SignedTx {
 // depending on first fills (signature check, new storage). Generous: unused gas is refunded.
 const DEFAULT_GAS = { base: 100_000n, perMatch: 200_000n };
 const CONTROL_GAS = 200_000n;
+/** executeIntent: signature check, optional permit and wallet pull, then one settleRouterLeg per leg. */
+const INTENT_GAS = { base: 300_000n, perLeg: 250_000n };
 const AUTOMINE_WAIT_POLLS = 10_000;
 const MAX_REQUEST_CHARS = 1_000_000;
 const EARLY_FLUSH_CHARS = 250_000;
@@ -86,6 +102,7 @@ export class AnvilChainPort implements ChainPort {
   readonly rpc: JsonRpcClient;
   readonly exchange: Address;
   readonly vault: Address;
+  readonly router: Address | null;
   readonly domain: ExchangeDomain;
   readonly executor: PrivateKeyAccount;
   private readonly executorKey: Uint8Array;
@@ -114,6 +131,7 @@ export class AnvilChainPort implements ChainPort {
     this.feeRecipient = o.deployment.feeRecipient.toLowerCase() as Address;
     this.exchange = o.deployment.exchange.toLowerCase() as Address;
     this.vault = o.deployment.vault.toLowerCase() as Address;
+    this.router = (o.deployment.router?.toLowerCase() as Address | undefined) ?? null;
     this.chainId = o.chainId;
     this.domain = exchangeDomain(o.deployment.domainName, o.chainId, this.exchange);
     this.rpc = new JsonRpcClient(o.rpcUrl);
@@ -208,15 +226,69 @@ export class AnvilChainPort implements ChainPort {
 
   /** Exchange `Deposit` events in [fromBlock, toBlock], in chain order. */
   async depositEvents(fromBlock: bigint, toBlock: bigint): Promise<DepositEvent[]> {
+    return (await this.logs(this.exchange, TOPIC_DEPOSIT, fromBlock, toBlock)).map(parseDepositLog);
+  }
+
+  /** Router `IntentDeposit(taker, token, amount)`: wallet funds a swap pulled into the taker's vault. */
+  async intentDepositEvents(fromBlock: bigint, toBlock: bigint): Promise<DepositEvent[]> {
+    if (this.router === null) return [];
+    return (await this.logs(this.router, TOPIC_INTENT_DEPOSIT, fromBlock, toBlock)).map(parseDepositLog);
+  }
+
+  /** Exchange `Withdrawal(user, token, amount, to)` events. */
+  async withdrawalEvents(fromBlock: bigint, toBlock: bigint): Promise<WithdrawalEvent[]> {
+    return (await this.logs(this.exchange, TOPIC_WITHDRAWAL, fromBlock, toBlock)).map(parseWithdrawalLog);
+  }
+
+  private async logs(address: Address, topic: Hex, fromBlock: bigint, toBlock: bigint): Promise<RawLog[]> {
     await this.sync();
     // The node refuses ranges past its head; the memory port answers them with nothing.
     const head = BigInt(await this.rpc.call<string>("eth_blockNumber"));
     if (toBlock > head) toBlock = head;
     if (toBlock < fromBlock) return [];
-    const logs = await this.rpc.call<RawLog[]>("eth_getLogs", [
-      { address: this.exchange, topics: [TOPIC_DEPOSIT], fromBlock: toQuantity(fromBlock), toBlock: toQuantity(toBlock) },
-    ]);
-    return logs.map(parseDepositLog);
+    return this.rpc.call<RawLog[]>("eth_getLogs", [{ address, topics: [topic], fromBlock: toQuantity(fromBlock), toBlock: toQuantity(toBlock) }]);
+  }
+
+  // ------------------------------------------------------------ swaps
+
+  /** Router.executeIntent(intent, takerSignature, legs, permit), sent by the executor; receipt via getReceipt. */
+  async submitIntent(ci: ChainIntent): Promise<{ txHash: Hex }> {
+    if (this.router === null) throw new Error("submitIntent: the deployment has no router address");
+    const data = encodeFunctionData({
+      abi: Router.abi,
+      functionName: "executeIntent",
+      args: [
+        { ...ci.intent, deadline: Number(ci.intent.deadline) },
+        toContractSignature(ci.takerSignature),
+        ci.legs.map((l) => ({
+          order: { ...l.order, expiration: Number(l.order.expiration), feeBps: Number(l.order.feeBps) },
+          signature: toContractSignature(l.signature),
+          makerAmount: l.makerAmount,
+          takerAmount: l.takerAmount,
+        })),
+        ci.permit ? { ...ci.permit, signature: toContractSignature(ci.permit.signature) } : { value: 0n, deadline: 0n, signature: "0x" },
+      ],
+    });
+    const legs = BigInt(Math.max(1, ci.legs.length));
+    const tx = await this.sign(this.router, data, INTENT_GAS.base + INTENT_GAS.perLeg * legs, true);
+    return { txHash: tx.hash };
+  }
+
+  /** The fault hook on the pair settleRouterLeg checks: (orderHash(maker), intent digest). */
+  async setIntentLegFault(maker: OrderMessage, intent: IntentMessage, reason: string): Promise<void> {
+    if (reason.length === 0) throw new Error("setIntentLegFault: EMPTY_REASON");
+    const data = encodeFunctionData({ abi: Exchange.abi, functionName: "setMatchFault", args: [this.orderHash(maker), this.intentHash(intent), reason] });
+    await this.sign(this.exchange, data, CONTROL_GAS + 20_000n * BigInt(Math.ceil(reason.length / 32)), false);
+  }
+
+  async clearIntentLegFault(maker: OrderMessage, intent: IntentMessage): Promise<void> {
+    const data = encodeFunctionData({ abi: Exchange.abi, functionName: "clearMatchFault", args: [this.orderHash(maker), this.intentHash(intent)] });
+    await this.sign(this.exchange, data, CONTROL_GAS, false);
+  }
+
+  /** EIP-712 digest of an Intent under the exchange domain (Router.intentHash). */
+  intentHash(intent: IntentMessage): Hex {
+    return hashTyped(this.domain, { Intent: INTENT_TYPE }, "Intent", intent as unknown as Record<string, unknown>);
   }
 
   // ------------------------------------------------------------ settlement
@@ -329,6 +401,14 @@ export class AnvilChainPort implements ChainPort {
       name: domainName ?? "",
       version,
       allowance: word(allowance) ?? 0n,
+    };
+  }
+
+  /** The swap desk's PermitReader on this chain (engine option swaps.permitReader). */
+  permitReader(): PermitReader {
+    return async (token, owner, spender) => {
+      const st = await this.permitState(token.address, owner, spender);
+      return { nonce: st.nonce, name: st.name || token.symbol, version: st.version, allowance: st.allowance };
     };
   }
 

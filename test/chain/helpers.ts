@@ -54,7 +54,8 @@ export async function anvilEngine(ctx: ChainCtx, over: Partial<EngineOptions> = 
     blockMode,
   });
   const clock = new VirtualClock(Number(await port.latestTimestamp()) * 1000);
-  const engine = new Engine({ seed: 7, clock, registry: ctx.registry, executorId: EXECUTOR_ID, chain: port, ...over });
+  const swaps = { vaultAddress: ctx.chain.info.deployment.vault, chainId: ctx.chain.info.chainId, permitReader: port.permitReader() };
+  const engine = new Engine({ seed: 7, clock, registry: ctx.registry, executorId: EXECUTOR_ID, chain: port, swaps, ...over });
   // Nothing before this engine existed counts as its deposits (the deployment mints, not deposits).
   await engine.syncDeposits();
   return { ctx, port, engine, clock, ids: new Rng("anvil-order-ids") };
