@@ -6,6 +6,7 @@
 //
 //   npm run bench:settlement                 # automine, 4,000 fills
 //   FILLS=2000 BLOCK_MODE=manual npm run bench:settlement
+//   PROFILE=1 npm run bench:settlement      # when signing ended vs when all settled
 //
 // Last line: `fills_per_s: <number>`.
 import { performance } from "node:perf_hooks";
@@ -34,7 +35,9 @@ const UNIT = 1_000_000n;
 async function main(): Promise<void> {
   if (!Number.isInteger(FILLS) || FILLS < PER_TAKER || FILLS % PER_TAKER !== 0) throw new Error(`FILLS must be a multiple of ${PER_TAKER}`);
   if (MODE !== "automine" && MODE !== "manual") throw new Error("BLOCK_MODE must be automine or manual");
-  const anvil = await startAnvil({ gasLimit: 2_000_000_000n });
+  // ANVIL_RPC_URL: measure against a node started by hand (to try Anvil flags); chain id 31337.
+  const external = process.env["ANVIL_RPC_URL"];
+  const anvil = external ? { rpcUrl: external, chainId: 31337, stop: async () => undefined } : await startAnvil({ gasLimit: 2_000_000_000n });
   try {
     const maker = privateKeyToAccount(TRADER_KEYS[0]!);
     const taker = privateKeyToAccount(TRADER_KEYS[1]!);

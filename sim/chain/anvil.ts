@@ -16,8 +16,10 @@ import {
   parseDepositLog,
   parseSettlementReceipt,
   parseWithdrawalLog,
+  TOPIC_BATCH_SETTLED,
   TOPIC_DEPOSIT,
   TOPIC_INTENT_DEPOSIT,
+  TOPIC_MATCH_FAILED,
   TOPIC_WITHDRAWAL,
   type RawLog,
   type RawReceipt,
@@ -71,6 +73,10 @@ interface SignedTx {
   raw: Hex;
   nonce: number;
   settlement: boolean;
+  /** A match batch: its outcome can be read from BatchSettled / MatchFailed logs alone. */
+  batch: boolean;
+  /** Head block known when it was sent: it is mined above this. */
+  sentAfter: bigint;
   /** Set when the node refused the transaction; the receipt then reports a failed batch. */
   sendError: string | null;
   /** Epoch of the last receipt poll that saw it unmined. */
@@ -125,6 +131,8 @@ export class AnvilChainPort implements ChainPort {
   private lastSentNonce = -1;
   private minedBelow = 0;
   private lastSentHash: Hex | null = null;
+  /** Latest head this port has seen (a lower bound for where its next txs are mined). */
+  private knownHead = 0n;
 
   constructor(o: AnvilChainPortOptions) {
     this.maxBatchSize = o.maxBatchSize ?? ANVIL_MAX_BATCH_SIZE;
@@ -173,7 +181,9 @@ export class AnvilChainPort implements ChainPort {
   async blockNumber(): Promise<bigint> {
     await this.sync();
     this.epoch++;
-    return BigInt(await this.rpc.call<string>("eth_blockNumber"));
+    const head = BigInt(await this.rpc.call<string>("eth_blockNumber"));
+    this.noteHead(head);
+    return head;
   }
 
   async mine(blocks = 1): Promise<void> {
@@ -244,6 +254,7 @@ export class AnvilChainPort implements ChainPort {
     await this.sync();
     // The node refuses ranges past its head; the memory port answers them with nothing.
     const head = BigInt(await this.rpc.call<string>("eth_blockNumber"));
+    this.noteHead(head);
     if (toBlock > head) toBlock = head;
     if (toBlock < fromBlock) return [];
     return this.rpc.call<RawLog[]>("eth_getLogs", [{ address, topics: [topic], fromBlock: toQuantity(fromBlock), toBlock: toQuantity(toBlock) }]);
@@ -298,7 +309,7 @@ export class AnvilChainPort implements ChainPort {
     // (EMPTY_BATCH / BATCH_TOO_LARGE) is the answer, as on the memory port.
     const data = encodeMatchBatch(matches.map(contractMatch), options.atomic === true) as Hex;
     const n = BigInt(Math.max(1, Math.min(matches.length, this.maxBatchSize)));
-    const tx = await this.sign(this.exchange, data, this.gas.base + this.gas.perMatch * n, true);
+    const tx = await this.sign(this.exchange, data, this.gas.base + this.gas.perMatch * n, true, true);
     return { txHash: tx.hash };
   }
 
@@ -428,12 +439,14 @@ export class AnvilChainPort implements ChainPort {
     this.outstanding.clear();
     this.receipts.clear();
     this.epoch++;
+    this.knownHead = 0n;
     await this.resyncNonce();
+    await this.refreshBaseFee();
   }
 
   // ------------------------------------------------------------ signing and broadcast
 
-  private async sign(to: Address, data: Hex, gas: bigint, settlement: boolean): Promise<SignedTx> {
+  private async sign(to: Address, data: Hex, gas: bigint, settlement: boolean, batch = false): Promise<SignedTx> {
     const nonce = this.nonce++;
     const { raw, hash } = signEip1559(
       {
@@ -448,7 +461,7 @@ export class AnvilChainPort implements ChainPort {
       },
       this.executorKey,
     );
-    const tx: SignedTx = { hash, raw, nonce, settlement, sendError: null, polledEpoch: -1 };
+    const tx: SignedTx = { hash, raw, nonce, settlement, batch, sentAfter: this.knownHead, sendError: null, polledEpoch: -1 };
     this.queue.push(tx);
     this.queuedChars += raw.length;
     if (this.queuedChars >= EARLY_FLUSH_CHARS) {
@@ -601,35 +614,71 @@ export class AnvilChainPort implements ChainPort {
   /** One request: every outstanding settlement receipt. */
   private async pollReceipts(): Promise<void> {
     const txs = [...this.outstanding.values()];
+    if (txs.length === 0) return;
     const epoch = this.epoch;
-    const outs = await this.rpc.batch(txs.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] })));
-    const reverted: { tx: SignedTx; raw: RawReceipt }[] = [];
-    outs.forEach((out, i) => {
-      const tx = txs[i]!;
+    // Match batches: their BatchSettled / MatchFailed logs say everything (a few hundred
+    // bytes each), so one eth_getLogs replaces the full receipts with their 20
+    // MatchSettled logs apiece. Everything else, and any batch without a
+    // BatchSettled log (unmined or reverted), is read from its receipt.
+    const batches = txs.filter((t) => t.batch);
+    const others = txs.filter((t) => !t.batch);
+    const from = batches.reduce((m, t) => (t.sentAfter < m ? t.sentAfter : m), batches[0]?.sentAfter ?? 0n);
+    const calls: RpcCall[] = [{ method: "eth_getBlockByNumber", params: ["latest", false] }];
+    if (batches.length > 0) {
+      calls.push({
+        method: "eth_getLogs",
+        params: [{ address: this.exchange, topics: [[TOPIC_BATCH_SETTLED, TOPIC_MATCH_FAILED]], fromBlock: toQuantity(from), toBlock: "latest" }],
+      });
+    }
+    for (const t of others) calls.push({ method: "eth_getTransactionReceipt", params: [t.hash] });
+    const outs = await this.rpc.batch(calls);
+    const block = outs[0]!.ok ? (outs[0]!.result as { number: string; baseFeePerGas?: string }) : null;
+    if (block?.baseFeePerGas) this.baseFee = BigInt(block.baseFeePerGas);
+    if (block) this.noteHead(BigInt(block.number));
+    const needReceipt: SignedTx[] = [];
+    if (batches.length > 0) {
+      const logsOut = outs[1]!;
+      const byTx = new Map<string, RawLog[]>();
+      if (logsOut.ok) {
+        for (const log of logsOut.result as RawLog[]) {
+          const k = log.transactionHash.toLowerCase();
+          let list = byTx.get(k);
+          if (!list) byTx.set(k, (list = []));
+          list.push(log);
+        }
+      }
+      for (const t of batches) {
+        const logs = byTx.get(t.hash);
+        const settledLog = logs?.find((l) => l.topics[0] === TOPIC_BATCH_SETTLED);
+        if (logs && settledLog) {
+          this.settle(t, parseSettlementReceipt({ transactionHash: t.hash, blockNumber: settledLog.blockNumber, status: "0x1", logs }, this.exchange, null));
+        } else needReceipt.push(t);
+      }
+    }
+    const receiptOuts = outs.slice(batches.length > 0 ? 2 : 1);
+    let extra: { tx: SignedTx; out: (typeof outs)[number] }[] = others.map((tx, i) => ({ tx, out: receiptOuts[i]! }));
+    if (needReceipt.length > 0) {
+      const more = await this.rpc.batch(needReceipt.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] })));
+      extra = extra.concat(needReceipt.map((tx, i) => ({ tx, out: more[i]! })));
+    }
+    for (const { tx, out } of extra) {
       if (!out.ok || out.result === null) {
         tx.polledEpoch = epoch;
-        return;
+        continue;
       }
       const raw = out.result as RawReceipt;
-      if (raw.status !== "0x1") {
-        reverted.push({ tx, raw });
-        return;
-      }
-      this.settle(tx, parseSettlementReceipt(raw, this.exchange, null), raw);
-    });
-    for (const { tx, raw } of reverted) {
-      const reason = await this.revertReasonOf(raw);
-      this.settle(tx, parseSettlementReceipt(raw, this.exchange, reason), raw);
+      const reason = raw.status === "0x1" ? null : await this.revertReasonOf(raw);
+      this.settle(tx, parseSettlementReceipt(raw, this.exchange, reason));
     }
   }
 
-  private settle(tx: SignedTx, receipt: BatchReceipt, raw: RawReceipt): void {
+  private noteHead(head: bigint): void {
+    if (head > this.knownHead) this.knownHead = head;
+  }
+
+  private settle(tx: SignedTx, receipt: BatchReceipt): void {
     this.outstanding.delete(tx.hash);
     this.receipts.set(tx.hash, receipt);
-    if (raw.effectiveGasPrice) {
-      const base = BigInt(raw.effectiveGasPrice) - this.priorityFee;
-      if (base > 0n) this.baseFee = base;
-    }
   }
 
   /** The whole-transaction revert string, from a call trace (exact even inside a busy block). */
@@ -656,8 +705,9 @@ export class AnvilChainPort implements ChainPort {
   }
 
   private async refreshBaseFee(): Promise<void> {
-    const block = await this.rpc.call<{ baseFeePerGas?: string }>("eth_getBlockByNumber", ["latest", false]);
+    const block = await this.rpc.call<{ number: string; baseFeePerGas?: string }>("eth_getBlockByNumber", ["latest", false]);
     if (block.baseFeePerGas) this.baseFee = BigInt(block.baseFeePerGas);
+    this.noteHead(BigInt(block.number));
   }
 
   private ethCall(to: Address, data: Hex): Promise<Hex> {
