@@ -27,63 +27,97 @@ export interface HealthResponse {
   signature_ready: boolean;
 }
 
-export class Health {
-  private state: HealthState;
+/**
+ * Whoever owns the executor id (the engine, which stamps and checks uuid_int).
+ * Health reads it through this so GET /health, preview, verify-signature, order
+ * entry and swaps can never disagree after a rotation.
+ */
+export interface ExecutorIdSource {
+  readonly executorId: number;
+  setExecutorId(id: number): void;
+}
 
+/** A stand-alone holder, for a Health that is not wired to an engine. */
+class OwnExecutorId implements ExecutorIdSource {
+  constructor(public executorId: number) {}
+  setExecutorId(id: number): void {
+    this.executorId = id;
+  }
+}
+
+export class Health {
+  private readonly executor: ExecutorIdSource;
+  /** The relayer's id when it does not simply follow the executor (lagging, or null = unknown). */
+  private relayerPinned: { id: number | null } | null;
+  private signatureReady: boolean;
+  private dependencyUnavailable: boolean;
+
+  /**
+   * `executor` given: the id lives there (`initial.executorId` must then be absent or
+   * equal). Without it Health keeps its own id (unit tests of Health alone).
+   */
   constructor(
     private readonly clock: Clock,
     initial: Partial<HealthState> = {},
+    executor?: ExecutorIdSource,
   ) {
-    const executorId = initial.executorId ?? 0;
+    if (executor && initial.executorId !== undefined && initial.executorId !== executor.executorId) {
+      throw new RangeError(`Health: executorId ${initial.executorId} differs from the source's ${executor.executorId}`);
+    }
+    const executorId = executor ? executor.executorId : (initial.executorId ?? 0);
+    checkExecutorId(executorId, "executorId");
+    if (initial.relayerExecutorId !== undefined && initial.relayerExecutorId !== null) checkExecutorId(initial.relayerExecutorId, "relayerExecutorId");
+    this.executor = executor ?? new OwnExecutorId(executorId);
     // Unless told otherwise the relayer agrees with the executor, as on a healthy live deployment.
-    const s: HealthState = {
-      executorId,
-      relayerExecutorId: initial.relayerExecutorId === undefined ? executorId : initial.relayerExecutorId,
-      signatureReady: initial.signatureReady ?? true,
-      dependencyUnavailable: initial.dependencyUnavailable ?? false,
-    };
-    checkExecutorId(s.executorId, "executorId");
-    if (s.relayerExecutorId !== null) checkExecutorId(s.relayerExecutorId, "relayerExecutorId");
-    this.state = s;
+    this.relayerPinned = initial.relayerExecutorId === undefined || initial.relayerExecutorId === executorId ? null : { id: initial.relayerExecutorId };
+    this.signatureReady = initial.signatureReady ?? true;
+    this.dependencyUnavailable = initial.dependencyUnavailable ?? false;
   }
 
-  /** The executor id uuid_int must carry right now. */
+  /** The executor id uuid_int must carry right now (read from the source on every call). */
   get executorId(): number {
-    return this.state.executorId;
+    return this.executor.executorId;
+  }
+
+  get relayerExecutorId(): number | null {
+    return this.relayerPinned ? this.relayerPinned.id : this.executor.executorId;
   }
 
   /**
-   * Rotate the executor id. Outstanding uuid_ints carrying the old id stop
-   * validating at once (checks always read the current id). The relayer id moves
-   * with it unless `relayerFollows` is false (to simulate a lagging relayer).
+   * Rotate the executor id (in the source, so order entry sees it too). Outstanding
+   * uuid_ints carrying the old id stop validating at once. The relayer id moves
+   * with it unless `relayerFollows` is false (to simulate a lagging relayer); a
+   * null relayer id stays null.
    */
   setExecutorId(id: number, relayerFollows = true): void {
     checkExecutorId(id, "executorId");
-    this.state.executorId = id;
-    if (relayerFollows && this.state.relayerExecutorId !== null) this.state.relayerExecutorId = id;
+    const relayer = this.relayerExecutorId;
+    if (!relayerFollows || relayer === null) this.relayerPinned = { id: relayer };
+    else this.relayerPinned = null;
+    if (id !== this.executor.executorId) this.executor.setExecutorId(id);
   }
 
   setRelayerExecutorId(id: number | null): void {
     if (id !== null) checkExecutorId(id, "relayerExecutorId");
-    this.state.relayerExecutorId = id;
+    this.relayerPinned = { id };
   }
 
   setSignatureReady(ready: boolean): void {
-    this.state.signatureReady = ready;
+    this.signatureReady = ready;
   }
 
   setDependencyUnavailable(unavailable: boolean): void {
-    this.state.dependencyUnavailable = unavailable;
+    this.dependencyUnavailable = unavailable;
   }
 
   isHealthy(): boolean {
-    const s = this.state;
-    return s.signatureReady && (s.relayerExecutorId === null || s.relayerExecutorId === s.executorId);
+    const relayer = this.relayerExecutorId;
+    return this.signatureReady && (relayer === null || relayer === this.executorId);
   }
 
   /** The GET /health body, or 503 UNAVAILABLE when a backing dependency is down. */
   view(): HealthResponse {
-    const s = this.state;
+    const s = this.snapshot();
     if (s.dependencyUnavailable) {
       throw new ExchangeError("UNAVAILABLE", 503, "Service temporarily unavailable; please retry");
     }
@@ -98,11 +132,21 @@ export class Health {
   }
 
   snapshot(): HealthState {
-    return { ...this.state };
+    return {
+      executorId: this.executorId,
+      relayerExecutorId: this.relayerExecutorId,
+      signatureReady: this.signatureReady,
+      dependencyUnavailable: this.dependencyUnavailable,
+    };
   }
 
+  /** Restores the executor id into the source too (a no-op when the engine restored it already). */
   restore(state: HealthState): void {
-    this.state = { ...state };
+    checkExecutorId(state.executorId, "executorId");
+    if (state.executorId !== this.executor.executorId) this.executor.setExecutorId(state.executorId);
+    this.relayerPinned = state.relayerExecutorId === state.executorId ? null : { id: state.relayerExecutorId };
+    this.signatureReady = state.signatureReady;
+    this.dependencyUnavailable = state.dependencyUnavailable;
   }
 }
 

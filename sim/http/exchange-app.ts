@@ -109,7 +109,8 @@ export function createMemoryExchange(o: MemoryExchangeOptions = {}): MemoryExcha
   const executorId = o.executorId ?? d.executorId;
   const chain = new MemoryChain({ clock });
   const engine = new Engine({ seed, ...o.engine, clock, registry, executorId, chain });
-  const health = new Health(clock, { executorId });
+  // The engine owns the executor id; Health reads it from there (one source of truth).
+  const health = new Health(clock, {}, engine);
   const fx = new FxRates(clock);
   fx.addQuotes(defaultFxQuotes(clock.nowSec()));
   const apiKeys = new ApiKeyStore(clock, new Rng(`${String(seed)}/api-keys`));

@@ -90,4 +90,21 @@ describe("Health", () => {
     expect(h.snapshot()).toEqual({ executorId: 4, relayerExecutorId: 4, signatureReady: true, dependencyUnavailable: false });
     expect(h.view().status).toBe("healthy");
   });
+
+  it("reads and writes the executor id through a source (the engine) when given one", () => {
+    const source = { executorId: 6, setExecutorId(id: number) { this.executorId = id; } };
+    const h = new Health(new VirtualClock(), {}, source);
+    expect(h.view()).toMatchObject({ status: "healthy", executor_id: 6, relayer_executor_id: 6 });
+    source.setExecutorId(9); // rotated by the owner: health follows, relayer too
+    expect(h.view()).toMatchObject({ status: "healthy", executor_id: 9, relayer_executor_id: 9 });
+    h.setExecutorId(2); // rotated through health: lands in the source
+    expect(source.executorId).toBe(2);
+    const snap = h.snapshot();
+    h.setExecutorId(4, false);
+    expect(h.view()).toMatchObject({ status: "degraded", executor_id: 4, relayer_executor_id: 2 });
+    h.restore(snap);
+    expect(source.executorId).toBe(2);
+    expect(h.view()).toMatchObject({ status: "healthy", executor_id: 2, relayer_executor_id: 2 });
+    expect(() => new Health(new VirtualClock(), { executorId: 1 }, source)).toThrow(RangeError);
+  });
 });
