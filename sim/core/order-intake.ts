@@ -181,6 +181,8 @@ export class OrderIntake {
 
   private fast(b: Record<string, unknown>, ctx: IntakeContext): IntakeOrder | null {
     if (b === null || typeof b !== "object") return null;
+    // Refused fields (spec: client_id, fee_bps): the shared validator names them.
+    if (b.client_id !== undefined || b.fee_bps !== undefined) return null;
     const side = b.side;
     const orderId = b.order_id;
     const owner = this.address(b.owner_address);

@@ -55,6 +55,9 @@ describe("placeOrder validation, in the spec's order", () => {
     ["the floor is checked before expiration", () => ({ ...ok(), amount: "1", expiration: 0 }), "AMOUNT_BELOW_MIN", 400],
     ["expiration before uuid_int", () => ({ ...ok(), expiration: 0, uuid_int: "1" }), "EXPIRATION_INVALID", 400],
     ["uuid_int before equity", () => ({ ...ok(), owner_address: BOB, uuid_int: "1" }), "UUID_INT_MISMATCH", 400],
+    // The HTTP route refuses these too, but the engine must not rely on it.
+    ["client_id on an otherwise valid order", () => ({ ...ok(), client_id: "abc" }), "VALIDATION", 400],
+    ["fee_bps on an otherwise valid order", () => ({ ...ok(), fee_bps: 0 }), "VALIDATION", 400],
   ];
   for (const [name, make, code, status] of cases) {
     it(`${name} → ${status} ${code}, nothing changes`, () => {
