@@ -279,12 +279,13 @@ export function validateQuoteFields(body: unknown, at = "body"): QuoteRequestFie
   return { fromToken, toToken, fromAmount: BigInt(amount), owner, recipient, expiration: exp, gasMode: mode as GasMode };
 }
 
-const FORWARDED: readonly string[] = ["AMOUNT_BELOW_MIN", "NO_LIQUIDITY", "SLIPPAGE_EXCEEDED", "INTENT_DEADLINE_EXPIRED", "QUOTE_STALE"];
+/** Typed pricing codes a client branches on: forwarded verbatim by the batch, as detail.code by the single quote. */
+export const TYPED_QUOTE_CODES: readonly string[] = ["AMOUNT_BELOW_MIN", "NO_LIQUIDITY", "SLIPPAGE_EXCEEDED", "INTENT_DEADLINE_EXPIRED", "QUOTE_STALE"];
 
 /** The batch item vocabulary for a pricing failure. */
 export function rejectionCategoryOf(e: unknown): RejectionCategory {
   if (!isExchangeError(e)) return "internal_error";
-  if (FORWARDED.includes(e.code)) return e.code as RejectionCategory;
+  if (TYPED_QUOTE_CODES.includes(e.code)) return e.code as RejectionCategory;
   if (e.status >= 500) return "upstream_unavailable";
   if (e.status >= 400) return "invalid_quote";
   return "internal_error";

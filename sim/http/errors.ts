@@ -5,14 +5,17 @@
 
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
 import { ExchangeError, isExchangeError } from "../core/errors.ts";
+import { TYPED_QUOTE_CODES } from "../core/quotes.ts";
 
 /**
  * Error body shapes of the spec:
  * - plain:     {"detail": "..."}                                   (everything not listed below)
  * - typed:     {"detail": {"detail": "...", "error_code": "..."}}  (POST /orders, every 4xx)
  * - preview:   {"ok": false, "error_code": "...", "detail": "..."} (POST /orders/preview)
- * - swapQuote: {"detail": {"code": "AMOUNT_BELOW_MIN", "detail", min_amount_raw, min_amount}}
- *              for the floor; plain otherwise                     (POST /swap/quote)
+ * - swapQuote: {"detail": {"code", "detail", ...extra}} for the typed pricing codes
+ *              (AMOUNT_BELOW_MIN with min_amount_raw / min_amount, NO_LIQUIDITY,
+ *              SLIPPAGE_EXCEEDED, INTENT_DEADLINE_EXPIRED, QUOTE_STALE: the codes the
+ *              batch forwards as rejectionCategory); plain otherwise (POST /swap/quote)
  */
 export type EnvelopeStyle = "plain" | "typed" | "preview" | "swapQuote";
 
@@ -85,7 +88,7 @@ export function errorResponse(err: ExchangeError, style: EnvelopeStyle = "plain"
       // success body leads with ok: true, so a failure says ok: false as well.
       return { status: err.status, body: { ok: false, error_code: err.code, detail: err.detail, ...extras(err) }, headers: {} };
     case "swapQuote":
-      if (err.code === "AMOUNT_BELOW_MIN") {
+      if (TYPED_QUOTE_CODES.includes(err.code)) {
         return { status: err.status, body: { detail: { code: err.code, detail: err.detail, ...extras(err) } }, headers: {} };
       }
       return { status: err.status, body: { detail: err.detail }, headers: {} };

@@ -65,6 +65,14 @@ describe("errorResponse", () => {
     });
   });
 
+  it.each(["NO_LIQUIDITY", "SLIPPAGE_EXCEEDED", "INTENT_DEADLINE_EXPIRED", "QUOTE_STALE"] as const)("swapQuote: typed pricing code %s as detail.code", (code) => {
+    expect(errorResponse(new ExchangeError(code, 400, "why", { depth: "0" }), "swapQuote")).toEqual({
+      status: 400,
+      body: { detail: { code, detail: "why", depth: "0" } },
+      headers: {},
+    });
+  });
+
   it("swapQuote: AMOUNT_BELOW_MIN as detail.code with the minimum; anything else plain", () => {
     expect(errorResponse(belowMin(), "swapQuote")).toEqual({
       status: 400,

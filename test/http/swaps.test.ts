@@ -234,14 +234,18 @@ describe("POST /swap/quote", () => {
     expect(notObject.status).toBe(422);
   });
 
-  it("pricing failures are 400 with a plain detail: unlisted token, past expiration", async () => {
+  it("pricing failures are 400: untyped (unlisted token) plain, typed codes as detail.code like AMOUNT_BELOW_MIN", async () => {
     const ex = exchange();
     const unlisted = await postQuote(ex, quoteBody(ex, ALICE, USDC_5_4, { to_token: "0x00000000000000000000000000000000000000ff" }));
     expect(unlisted.status).toBe(400);
     expect(unlisted.body).toEqual({ detail: expect.stringContaining("not listed") });
     const past = await postQuote(ex, quoteBody(ex, ALICE, USDC_5_4, { expiration: ex.clock.nowSec() }));
     expect(past.status).toBe(400);
-    expect(typeof past.body.detail).toBe("string");
+    expect(past.body).toEqual({ detail: expect.objectContaining({ code: "INTENT_DEADLINE_EXPIRED", detail: expect.any(String), server_time: ex.clock.nowSec() }) });
+    // The batch forwards the same code verbatim as rejectionCategory.
+    const batch = await postBatch(ex, { quotes: [quoteBody(ex, ALICE, USDC_5_4, { expiration: ex.clock.nowSec() })] });
+    expect(batch.status).toBe(200);
+    expect(batch.body.items[0].error.rejectionCategory).toBe("INTENT_DEADLINE_EXPIRED");
   });
 
   it("GET /swap/quote is 405", async () => {
