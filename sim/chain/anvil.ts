@@ -598,7 +598,8 @@ export class AnvilChainPort implements ChainPort {
     for (let i = 0; i < AUTOMINE_WAIT_POLLS; i++) {
       const mined = Number(BigInt(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "latest"])));
       if (mined > target) break;
-      await new Promise((r) => setTimeout(r, 1));
+      // Back off to 8 ms: every poll is a request the busy node must also answer.
+      await new Promise((r) => setTimeout(r, Math.min(8, 1 + (i >> 2))));
     }
     // Anvil moves the account state a moment before the block (and its receipts and
     // head number) is stored: wait for the last tx's receipt too.
