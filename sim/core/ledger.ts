@@ -36,9 +36,10 @@ export class Ledger {
     return acc;
   }
 
-  /** Read without creating. */
+  /** A copy of the account, read without creating: later ledger moves do not show through it. */
   peek(owner: string, token: string): Account {
-    return this.owners.get(owner)?.get(token) ?? { available: 0n, frozen: 0n };
+    const acc = this.owners.get(owner)?.get(token);
+    return acc === undefined ? { available: 0n, frozen: 0n } : { available: acc.available, frozen: acc.frozen };
   }
 
   available(owner: string, token: string): bigint {

@@ -5,6 +5,20 @@ import { canTransition } from "../../sim/core/orders.ts";
 import { canMoveFill } from "../../sim/core/fills.ts";
 
 describe("ledger", () => {
+  it("peek returns a copy: later moves do not change it, and changing it does not move the ledger", () => {
+    const l = new Ledger();
+    l.credit("a", "t", 100n);
+    const seen = l.peek("a", "t");
+    l.freeze("a", "t", 30n);
+    expect(seen).toEqual({ available: 100n, frozen: 0n });
+    seen.available = 0n;
+    expect(l.peek("a", "t")).toEqual({ available: 70n, frozen: 30n });
+    expect(l.available("a", "t")).toBe(70n);
+    // An unknown account reads as zero and is not created.
+    expect(l.peek("b", "t")).toEqual({ available: 0n, frozen: 0n });
+    expect(l.rows().some((r) => r.owner === "b")).toBe(false);
+  });
+
   it("freeze / release / burn keep available and frozen non-negative", () => {
     const l = new Ledger();
     l.credit("a", "t", 100n);
