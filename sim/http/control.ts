@@ -1,0 +1,277 @@
+// The control API over HTTP, mounted at /__fakex (off the /api/v1 surface, so
+// it never shadows or changes an interface route). Each endpoint validates its
+// JSON, calls the in-process ControlHandle and answers JSON; bad input is 400
+// {"detail"}, an unknown control path 404 {"detail": "Not Found"}.
+//
+//   POST /clock/advance {"seconds"}            virtual clock and chain time together
+//   GET  /clock                                 {"now", "iso"}
+//   POST /mine {"blocks"}                       mine blocks (default 1)
+//   GET|POST /block-mode {"mode", "seconds"}    automine | interval (seconds) | manual
+//   POST /settle                                drive every matched fill to a final status
+//   POST /fund {"address","token","amount","vault"}  mint (and deposit into the vault)
+//   POST /snapshot → {"id"}; POST /restore {"id"}     all layers
+//   GET  /events/hash → {"hash"}; GET /events?after&limit   the engine's event log
+//   GET|POST|DELETE /faults {"plan"}            settlement fault plan
+//   GET|POST /fx/quotes {"quotes","replace"}    FX provider quotes
+//   POST /executor {"executor_id","relayer_follows"}  rotate the executor id
+//   GET|POST /health {"degraded","signature_ready","unavailable"}
+//   GET|POST|DELETE /routes {"rules"}           forced 503s / latency on /api/v1 routes
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
+import { z } from "zod";
+import { isExchangeError } from "../core/errors.ts";
+import type { FxQuote } from "../core/fx.ts";
+import type { FaultPlan } from "../core/faults.ts";
+import type { RouteFaultRule } from "./control-faults.ts";
+
+export const CONTROL_PREFIX = "/__fakex";
+
+export type ControlBlockMode = { kind: "automine" } | { kind: "interval"; seconds: number } | { kind: "manual" };
+
+export interface ControlHealth {
+  status: "healthy" | "degraded";
+  executor_id: number;
+  relayer_executor_id: number | null;
+  signature_ready: boolean;
+  unavailable: boolean;
+}
+
+export interface ControlEvent {
+  seq: number;
+  at: number;
+  type: string;
+  data: unknown;
+}
+
+export interface SettleSummary {
+  /** Fills by settlement status after settling. */
+  fills: Record<string, number>;
+  /** Orders by status after settling. */
+  orders: Record<string, number>;
+}
+
+/** What the control API can do; createFakeExchange's `control` implements it. */
+export interface ControlHandle {
+  advanceClock(seconds: number): Promise<{ now: number; chain_timestamp: number }>;
+  now(): { now: number; iso: string };
+  mine(blocks: number): Promise<{ block_number: number }>;
+  blockMode(): ControlBlockMode;
+  setBlockMode(mode: ControlBlockMode): Promise<void>;
+  settle(): Promise<SettleSummary>;
+  /** Mint `amount` of `token` (symbol or address) to `address`; with vault, deposit it too. */
+  fund(p: { address: string; token: string; amount: bigint; vault: boolean }): Promise<{ wallet_balance: string; vault_available: string }>;
+  snapshot(): Promise<string>;
+  restore(id: string): Promise<void>;
+  eventHash(): string;
+  events(after: number, limit: number): { events: ControlEvent[]; total: number; next_after: number | null };
+  faultPlan(): FaultPlan;
+  /** null clears the plan. */
+  setFaultPlan(plan: unknown): FaultPlan;
+  fxQuotes(): FxQuote[];
+  setFxQuotes(quotes: readonly FxQuote[], replace: boolean): void;
+  rotateExecutor(id: number, relayerFollows: boolean): void;
+  health(): ControlHealth;
+  setHealth(p: { degraded?: boolean; signature_ready?: boolean; unavailable?: boolean }): ControlHealth;
+  routeFaults(): RouteFaultRule[];
+  /** Validated by the handle (parseRouteFaultRules); [] clears. */
+  setRouteFaults(rules: unknown): RouteFaultRule[];
+}
+
+export class ControlInputError extends Error {
+  readonly status = 400;
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const UINT = /^(0|[1-9][0-9]{0,77})$/;
+export const MAX_EVENTS_PAGE = 1000;
+
+const schemas = {
+  advance: z.object({ seconds: z.number().int().min(0).max(100 * 365 * 86400) }).strict(),
+  mine: z.object({ blocks: z.number().int().min(1).max(100_000).optional() }).strict(),
+  blockMode: z
+    .object({ mode: z.enum(["automine", "interval", "manual"]), seconds: z.number().int().min(1).max(3600).optional() })
+    .strict()
+    .refine((b) => (b.mode === "interval") === (b.seconds !== undefined), { message: "seconds is required with mode interval, and only then" }),
+  fund: z
+    .object({
+      address: z.string().regex(ADDRESS, "must be a 0x-prefixed 20-byte hex address"),
+      token: z.string().min(1).max(64),
+      amount: z.string().regex(UINT, "must be a raw uint256 decimal string").refine((s) => s !== "0" && BigInt(s) < 1n << 256n, "must be positive"),
+      vault: z.boolean().optional(),
+    })
+    .strict(),
+  restore: z.object({ id: z.string().min(1).max(64) }).strict(),
+  events: z.object({
+    after: z.string().regex(/^\d{1,15}$/).optional(),
+    limit: z.string().regex(/^\d{1,6}$/).optional(),
+  }),
+  faults: z.object({ plan: z.unknown() }).strict(),
+  fxQuotes: z
+    .object({
+      quotes: z
+        .array(
+          z
+            .object({
+              provider: z.string().min(1).max(64),
+              base: z.string().regex(/^[A-Za-z]{3}$/),
+              quote: z.string().regex(/^[A-Za-z]{3}$/),
+              rate: z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/),
+              ts: z.number().int().min(0),
+            })
+            .strict(),
+        )
+        .max(10_000),
+      replace: z.boolean().optional(),
+    })
+    .strict(),
+  executor: z.object({ executor_id: z.number().int().min(0).max(15), relayer_follows: z.boolean().optional() }).strict(),
+  health: z.object({ degraded: z.boolean().optional(), signature_ready: z.boolean().optional(), unavailable: z.boolean().optional() }).strict(),
+  routes: z.object({ rules: z.array(z.unknown()) }).strict(),
+};
+
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const r = schema.safeParse(value ?? {});
+  if (r.success) return r.data;
+  const detail = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
+  throw new ControlInputError(detail);
+}
+
+/** Async handler → express handler with errors passed on. */
+function h(fn: (req: Request, res: Response) => unknown): RequestHandler {
+  return (req, res, next) => {
+    Promise.resolve()
+      .then(() => fn(req, res))
+      .catch(next);
+  };
+}
+
+function notAllowed(...methods: string[]): RequestHandler {
+  return (_req, res) => {
+    res.setHeader("Allow", methods.join(", "));
+    res.status(405).json({ detail: "Method Not Allowed" });
+  };
+}
+
+/** The /__fakex router (mount with `app.use(CONTROL_PREFIX, controlRouter(handle))`). */
+export function controlRouter(c: ControlHandle): Router {
+  const r = Router();
+  r.use(express.json({ limit: "5mb" }));
+
+  r.route("/clock/advance")
+    .post(h(async (req, res) => res.json(await c.advanceClock(parse(schemas.advance, req.body).seconds))))
+    .all(notAllowed("POST"));
+  r.route("/clock")
+    .get(h((_req, res) => res.json(c.now())))
+    .all(notAllowed("GET"));
+  r.route("/mine")
+    .post(h(async (req, res) => res.json(await c.mine(parse(schemas.mine, req.body).blocks ?? 1))))
+    .all(notAllowed("POST"));
+  r.route("/block-mode")
+    .get(h((_req, res) => res.json(blockModeWire(c.blockMode()))))
+    .post(
+      h(async (req, res) => {
+        const b = parse(schemas.blockMode, req.body);
+        await c.setBlockMode(b.mode === "interval" ? { kind: "interval", seconds: b.seconds! } : { kind: b.mode });
+        res.json(blockModeWire(c.blockMode()));
+      }),
+    )
+    .all(notAllowed("GET", "POST"));
+  r.route("/settle")
+    .post(h(async (_req, res) => res.json(await c.settle())))
+    .all(notAllowed("POST"));
+  r.route("/fund")
+    .post(
+      h(async (req, res) => {
+        const b = parse(schemas.fund, req.body);
+        res.json(await c.fund({ address: b.address, token: b.token, amount: BigInt(b.amount), vault: b.vault ?? false }));
+      }),
+    )
+    .all(notAllowed("POST"));
+  r.route("/snapshot")
+    .post(h(async (_req, res) => res.json({ id: await c.snapshot() })))
+    .all(notAllowed("POST"));
+  r.route("/restore")
+    .post(
+      h(async (req, res) => {
+        const { id } = parse(schemas.restore, req.body);
+        await c.restore(id);
+        res.json({ status: "ok", id });
+      }),
+    )
+    .all(notAllowed("POST"));
+  r.route("/events/hash")
+    .get(h((_req, res) => res.json({ hash: c.eventHash() })))
+    .all(notAllowed("GET"));
+  r.route("/events")
+    .get(
+      h((req, res) => {
+        const q = parse(schemas.events, req.query);
+        const limit = q.limit === undefined ? 100 : Number(q.limit);
+        if (limit < 1 || limit > MAX_EVENTS_PAGE) throw new ControlInputError(`limit must be 1-${MAX_EVENTS_PAGE}`);
+        res.type("application/json").send(jsonWithBigints(c.events(q.after === undefined ? 0 : Number(q.after), limit)));
+      }),
+    )
+    .all(notAllowed("GET"));
+  r.route("/faults")
+    .get(h((_req, res) => res.json({ plan: c.faultPlan() })))
+    .post(h((req, res) => res.json({ plan: c.setFaultPlan(parse(schemas.faults, req.body).plan ?? null) })))
+    .delete(h((_req, res) => res.json({ plan: c.setFaultPlan(null) })))
+    .all(notAllowed("GET", "POST", "DELETE"));
+  r.route("/fx/quotes")
+    .get(h((_req, res) => res.json({ quotes: c.fxQuotes() })))
+    .post(
+      h((req, res) => {
+        const b = parse(schemas.fxQuotes, req.body);
+        c.setFxQuotes(b.quotes, b.replace ?? false);
+        res.json({ count: c.fxQuotes().length });
+      }),
+    )
+    .all(notAllowed("GET", "POST"));
+  r.route("/executor")
+    .post(
+      h((req, res) => {
+        const b = parse(schemas.executor, req.body);
+        c.rotateExecutor(b.executor_id, b.relayer_follows ?? true);
+        res.json(c.health());
+      }),
+    )
+    .all(notAllowed("POST"));
+  r.route("/health")
+    .get(h((_req, res) => res.json(c.health())))
+    .post(h((req, res) => res.json(c.setHealth(parse(schemas.health, req.body)))))
+    .all(notAllowed("GET", "POST"));
+  r.route("/routes")
+    .get(h((_req, res) => res.json({ rules: c.routeFaults() })))
+    .post(h((req, res) => res.json({ rules: c.setRouteFaults(parse(schemas.routes, req.body).rules) })))
+    .delete(h((_req, res) => res.json({ rules: c.setRouteFaults([]) })))
+    .all(notAllowed("GET", "POST", "DELETE"));
+
+  r.use((_req, res) => {
+    res.status(404).json({ detail: "Not Found" });
+  });
+  r.use(controlErrors);
+  return r;
+}
+
+function blockModeWire(m: ControlBlockMode): { mode: string; seconds?: number } {
+  return m.kind === "interval" ? { mode: "interval", seconds: m.seconds } : { mode: m.kind };
+}
+
+/** Event data may hold bigints (raw amounts): they travel as decimal strings. */
+function jsonWithBigints(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
+}
+
+const controlErrors: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+  if (res.headersSent) return next(err);
+  const e = err as { type?: string; status?: number; message?: string };
+  if (err instanceof ControlInputError || err instanceof RangeError) {
+    res.status(400).json({ detail: (err as Error).message });
+  } else if (isExchangeError(err)) {
+    // Core validation (fault plans, unknown tokens, FX quotes) is the caller's input: 400.
+    res.status(err.status >= 500 ? err.status : 400).json({ detail: err.detail });
+  } else if (e?.type === "entity.parse.failed") {
+    res.status(400).json({ detail: "Request body is not valid JSON" });
+  } else {
+    res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
+  }
+};
