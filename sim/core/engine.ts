@@ -453,10 +453,14 @@ export class Engine {
 
   /** Available (unfrozen) vault balance net of owed withdrawals: what orders, swaps and co-signed withdrawals may spend. */
   available(owner: string, token: string): bigint {
-    const ow = owner.toLowerCase();
-    const t = token.toLowerCase();
-    const avail = this.ledger.available(ow, t);
-    const debt = this.vaultDebt.size === 0 ? 0n : (this.vaultDebt.get(`${ow}|${t}`) ?? 0n);
+    return this.spendable(owner.toLowerCase(), token.toLowerCase());
+  }
+
+  /** available() for keys already lowercase (order entry): one map read while nothing is owed. */
+  private spendable(owner: string, token: string): bigint {
+    const avail = this.ledger.available(owner, token);
+    if (this.vaultDebt.size === 0) return avail;
+    const debt = this.vaultDebt.get(`${owner}|${token}`) ?? 0n;
     return avail > debt ? avail - debt : 0n;
   }
 
@@ -481,7 +485,7 @@ export class Engine {
   /** The stateful half of POST /orders (duplicate id → equity → STP, then match and rest), for a validateOrder result. */
   placeParsed(v: ParsedOrder): PlaceResult {
     this.checkNewId(v.orderId);
-    if (this.ledger.available(v.owner, v.fromToken) < v.fromAmount) throw this.equityError(v.owner, v.fromToken, v.fromAmount);
+    if (this.spendable(v.owner, v.fromToken) < v.fromAmount) throw this.equityError(v.owner, v.fromToken, v.fromAmount);
     const planned = this.planOrder(v, v.signature, null, v.lots, v.fromAmount);
     const first = this.fills.length + 1;
     this.commitOrder(planned, v.fromAmount);
@@ -499,7 +503,7 @@ export class Engine {
   }
 
   private equityError(owner: string, token: string, need: bigint): ExchangeError {
-    const available = this.ledger.available(owner, token);
+    const available = this.spendable(owner, token);
     const t = this.registry.token(token);
     return new ExchangeError(
       "INSUFFICIENT_EQUITY",
@@ -795,7 +799,7 @@ export class Engine {
     }
 
     // Budget, in priority (array) order.
-    const maxBudget = this.ledger.available(owner, spent);
+    const maxBudget = this.spendable(owner, spent);
     let left = maxBudget;
     const amendments: VlBatchResult["amendments"] = [];
     const cancelled: VlBatchResult["cancelled"] = [];
@@ -911,7 +915,7 @@ export class Engine {
     const p = this.desk.prepare(sub);
     const t = swapOrderTerms(p, this.registry);
     this.checkNewId(t.tradeId);
-    if (this.ledger.available(t.owner, t.fromToken) < t.freeze) {
+    if (this.spendable(t.owner, t.fromToken) < t.freeze) {
       throw new ExchangeError("QUOTE_STALE", 409, "vault equity changed since the quote; re-quote and re-submit");
     }
     this.desk.commit(p);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { exchangeDomain } from "../../sim/core/typed-data.ts";
 import { WithdrawCoSigner } from "../../sim/core/withdraw.ts";
-import { ALICE, BOB, body, setup, type Env } from "./helpers.ts";
+import { ALICE, BOB, body, setup, vlBodies, type Env } from "./helpers.ts";
 
 function usdc(env: Env): `0x${string}` {
   return env.registry.tokenBySymbol("USDC")!.address;
@@ -91,6 +91,43 @@ describe("vault-event sync", () => {
     env.engine.restore(snap);
     expect(env.engine.available(ALICE, usdc(env))).toBe(0n);
     expect(env.engine.snapshot().vaultDebt).toEqual(snap.vaultDebt);
+  });
+
+  it("orders and VL budgets do not spend owed withdrawals: equity is available net of the debt", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 20_000_000n);
+    await env.engine.syncVaultEvents();
+    env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // freezes 10.8
+    env.chain.withdraw(ALICE, usdc(env), 20_000_000n); // 9.2 available taken, 10.8 owed
+    await env.engine.syncVaultEvents();
+    // A credit outside the sync (no debt collection yet): 6 USDC in the ledger, all of it owed.
+    env.engine.creditDeposit(ALICE, usdc(env), 6_000_000n);
+    expect(env.engine.ledger.available(ALICE.toLowerCase(), usdc(env))).toBe(6_000_000n);
+    expect(env.engine.available(ALICE, usdc(env))).toBe(0n);
+    const before = env.engine.eventHash();
+
+    let err: unknown;
+    try {
+      env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "5", price: "1.08" })); // needs 5.4
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ status: 400, code: "INSUFFICIENT_EQUITY", extra: { available_raw: "0", required_raw: "5400000" } });
+
+    let vlErr: unknown;
+    try {
+      env.engine.placeVlBatch(
+        vlBodies(env, [
+          { owner: ALICE, side: "bid", amount: "5", price: "1.08" },
+          { owner: ALICE, side: "bid", amount: "5", price: "1.3", symbol: "GBPT/USDC" },
+        ]),
+      );
+    } catch (e) {
+      vlErr = e;
+    }
+    expect(vlErr).toMatchObject({ status: 400, code: "INSUFFICIENT_EQUITY" });
+    expect(env.engine.eventHash()).toBe(before);
+    expect(env.engine.listOrders(ALICE)).toHaveLength(1);
   });
 
   it("frozen funds cannot be co-signed for withdrawal: the co-signer reads engine.available", async () => {
