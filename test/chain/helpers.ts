@@ -2,13 +2,13 @@
 // an engine on the Anvil port per test on a fresh evm_snapshot, real deposits by
 // the trader keys, and order bodies carrying real EIP-712 signatures over the
 // Order that preview builds. Not a test file itself.
-import { createPublicClient, createWalletClient, encodeFunctionData, http, type Chain, type PublicClient, type Transport } from "viem";
+import { createPublicClient, createWalletClient, encodeDeployData, encodeFunctionData, http, type Chain, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { startChain, type RunningChain } from "../../fixtures/chain.ts";
 import { localChain } from "../../fixtures/deploy.ts";
 import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
 import { createAnvilChainPort, type AnvilChainPort, type BlockMode } from "../../sim/chain/anvil.ts";
-import { Exchange, TestToken } from "../../sim/chain/artifacts.ts";
+import { Exchange, SmartWallet1271, TestToken } from "../../sim/chain/artifacts.ts";
 import { VirtualClock } from "../../sim/core/clock.ts";
 import { Engine, type EngineOptions, type OrderBody } from "../../sim/core/engine.ts";
 import { validateOrderFields } from "../../sim/core/preview.ts";
@@ -77,6 +77,31 @@ export async function depositOnChain(ctx: ChainCtx, trader: PrivateKeyAccount, s
   });
   const r = await ctx.pub.waitForTransactionReceipt({ hash: dep, pollingInterval: 10 });
   if (r.status !== "success") throw new Error(`depositFund reverted for ${trader.address}`);
+}
+
+/**
+ * Deploy a SmartWallet1271 owned by `owner`, give it wallet tokens from the owner and
+ * let it deposit them for itself (depositFund needs msg.sender == the vault owner).
+ */
+export async function deployWallet1271(ctx: ChainCtx, owner: PrivateKeyAccount, deposits: { symbol: string; raw: bigint }[]): Promise<Address> {
+  const w = createWalletClient({ account: owner, chain: ctx.viemChain, transport: http(ctx.chain.info.rpcUrl) });
+  const mined = async (hash: Hex) => {
+    const r = await ctx.pub.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+    if (r.status !== "success") throw new Error(`wallet set-up tx ${hash} reverted`);
+    return r;
+  };
+  const deployed = await mined(await w.sendTransaction({ data: encodeDeployData({ abi: SmartWallet1271.abi, bytecode: SmartWallet1271.bytecode, args: [owner.address] }) }));
+  const scw = deployed.contractAddress!.toLowerCase() as Address;
+  const exec = async (target: Address, data: Hex) =>
+    mined(await w.sendTransaction({ to: scw, data: encodeFunctionData({ abi: SmartWallet1271.abi, functionName: "execute", args: [target, data] }) }));
+  const d = ctx.chain.info.deployment;
+  for (const { symbol, raw } of deposits) {
+    const token = ctx.registry.tokenBySymbol(symbol)!.address;
+    await mined(await w.sendTransaction({ to: token, data: encodeFunctionData({ abi: TestToken.abi, functionName: "transfer", args: [scw, raw] }) }));
+    await exec(token, encodeFunctionData({ abi: TestToken.abi, functionName: "approve", args: [d.vault, raw] }));
+    await exec(d.exchange, encodeFunctionData({ abi: Exchange.abi, functionName: "depositFund", args: [token, scw, raw] }));
+  }
+  return scw;
 }
 
 export interface OrderOpts {

@@ -2,11 +2,13 @@
 // EIP-712 signatures carried through to the Exchange, fills confirming then
 // settled, reverts and failed batches, block modes.
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
-import { createWalletClient, encodeDeployData, encodeFunctionData, http } from "viem";
 import { ExchangeError } from "../../sim/core/errors.ts";
-import type { Address, Hex } from "../../sim/core/typed-data.ts";
-import { Exchange, SmartWallet1271, TestToken } from "../../sim/chain/artifacts.ts";
-import { anvilEngine, depositOnChain, ledgerMismatches, signedBody, startTestChain, type ChainCtx, type Env } from "./helpers.ts";
+import { CANCEL_ORDER_TYPE, type Address, type Hex } from "../../sim/core/typed-data.ts";
+import { Exchange } from "../../sim/chain/artifacts.ts";
+import { AnvilChainPort } from "../../sim/chain/anvil.ts";
+import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
+import { hashTyped } from "../../sim/http/signatures.ts";
+import { anvilEngine, deployWallet1271, depositOnChain, ledgerMismatches, signedBody, startTestChain, type ChainCtx, type Env } from "./helpers.ts";
 
 let ctx: ChainCtx;
 let snap: Hex;
@@ -185,22 +187,7 @@ describe("engine on the Anvil port", () => {
   it("an order signed for a deployed SmartWallet1271 verifies on chain and settles", async () => {
     const env = await anvilEngine(ctx);
     const [alice, , carol] = ctx.traders;
-    const info = ctx.chain.info;
-    const carolWallet = createWalletClient({ account: carol!, chain: ctx.viemChain, transport: http(info.rpcUrl) });
-    const deployHash = await carolWallet.sendTransaction({
-      data: encodeDeployData({ abi: SmartWallet1271.abi, bytecode: SmartWallet1271.bytecode, args: [carol!.address] }),
-    });
-    const scw = (await ctx.pub.waitForTransactionReceipt({ hash: deployHash, pollingInterval: 10 })).contractAddress!.toLowerCase() as Address;
-    // Fund the contract wallet and let it deposit for itself (depositFund needs msg.sender == owner).
-    const usdc = ctx.registry.tokenBySymbol("USDC")!.address;
-    const exec = async (target: Address, data: Hex) => {
-      const h = await carolWallet.sendTransaction({ to: scw, data: encodeFunctionData({ abi: SmartWallet1271.abi, functionName: "execute", args: [target, data] }) });
-      expect((await ctx.pub.waitForTransactionReceipt({ hash: h, pollingInterval: 10 })).status).toBe("success");
-    };
-    const t = await carolWallet.sendTransaction({ to: usdc, data: encodeFunctionData({ abi: TestToken.abi, functionName: "transfer", args: [scw, 100n * UNIT] }) });
-    await ctx.pub.waitForTransactionReceipt({ hash: t, pollingInterval: 10 });
-    await exec(usdc, encodeFunctionData({ abi: TestToken.abi, functionName: "approve", args: [info.deployment.vault, 100n * UNIT] }));
-    await exec(info.deployment.exchange, encodeFunctionData({ abi: Exchange.abi, functionName: "depositFund", args: [usdc, scw, 100n * UNIT] }));
+    const scw = await deployWallet1271(ctx, carol!, [{ symbol: "USDC", raw: 100n * UNIT }]);
     await depositOnChain(ctx, alice!, "USDT", 100n * UNIT);
     expect(await env.engine.syncDeposits()).toBe(2);
 
@@ -211,6 +198,10 @@ describe("engine on the Anvil port", () => {
     const digest = env.port.orderHash(bid.message);
     expect(await env.port.isValidSignature(scw, digest, bid.body.signature as Hex)).toBe(true);
     expect(await env.port.isValidSignature(scw, digest, ask.body.signature as Hex)).toBe(false);
+    // A CancelOrder for the wallet's order verifies on chain the same way.
+    const cancelDigest = hashTyped(env.port.domain, { CancelOrder: CANCEL_ORDER_TYPE }, "CancelOrder", { owner: scw, orderId: bid.message.uuid });
+    expect(await env.port.isValidSignature(scw, cancelDigest, await carol!.sign({ hash: cancelDigest }))).toBe(true);
+    expect(await env.port.isValidSignature(scw, cancelDigest, await alice!.sign({ hash: cancelDigest }))).toBe(false);
     // An EOA has no isValidSignature: the call returns nothing, which is not the magic value.
     expect(await env.port.isValidSignature(alice!.address.toLowerCase() as Address, digest, bid.body.signature as Hex)).toBe(false);
 
@@ -248,15 +239,35 @@ describe("engine on the Anvil port", () => {
     await env.engine.settle();
     expect(env.engine.fillsOfOrder(placed.orderId)[0]!.settlement_status).toBe("settled");
   });
-});
 
-const UNIT_ = UNIT;
+  it("GET /balances on the Anvil port: wallet from the ERC-20, vault split from the ledger; an unreachable node → wallet_balance_available false", async () => {
+    const env = await anvilEngine(ctx);
+    const { alice } = await crossingPair(env);
+    const usdt = ctx.registry.tokenBySymbol("USDT")!;
+    const row = (await env.engine.balances(alice)).balances.find((r) => r.token === usdt.address)!;
+    // 1,000,000 minted, 100 deposited; 20 frozen by the matched ask until it settles.
+    expect(row).toMatchObject({
+      wallet_balance: (999_900n * UNIT).toString(),
+      vault_available: (80n * UNIT).toString(),
+      vault_frozen: (20n * UNIT).toString(),
+      vault_total: (100n * UNIT).toString(),
+      total: (1_000_000n * UNIT).toString(),
+    });
+    expect((await env.engine.balances(alice)).wallet_balance_available).toBe(true);
+    // Port 9 (discard) has no JSON-RPC server: the wallet read fails, the vault rows stay.
+    const dead = new AnvilChainPort({ rpcUrl: "http://127.0.0.1:9", chainId: ctx.chain.info.chainId, deployment: ctx.chain.info.deployment, executorKey: EXECUTOR_KEY });
+    (env.engine as unknown as { chain: unknown }).chain = dead;
+    const offline = await env.engine.balances(alice);
+    expect(offline.wallet_balance_available).toBe(false);
+    expect(offline.balances.find((r) => r.token === usdt.address)!.vault_total).toBe((100n * UNIT).toString());
+  });
+});
 
 /** Alice rests an ask, Bob crosses it with a bid: one fill, nothing settled yet. */
 async function crossingPair(env: Env): Promise<{ makerId: string; takerId: string; alice: string; bob: string }> {
   const [alice, bob] = ctx.traders;
-  await depositOnChain(ctx, alice!, "USDT", 100n * UNIT_);
-  await depositOnChain(ctx, bob!, "USDC", 200n * UNIT_);
+  await depositOnChain(ctx, alice!, "USDT", 100n * UNIT);
+  await depositOnChain(ctx, bob!, "USDC", 200n * UNIT);
   await env.engine.syncDeposits();
   const ask = await signedBody(env, alice!, { side: "ask", amount: "20", price: "1.1" });
   const bid = await signedBody(env, bob!, { side: "bid", amount: "20", price: "1.2" });

@@ -9,7 +9,7 @@ import { Exchange, Router } from "../../sim/chain/artifacts.ts";
 import type { QuoteWire } from "../../sim/core/quotes.ts";
 import type { FaultPlan } from "../../sim/core/faults.ts";
 import { INTENT_TYPE, PERMIT_TYPE, type Address, type Hex } from "../../sim/core/typed-data.ts";
-import { anvilEngine, depositOnChain, ledgerMismatches, signedBody, startTestChain, type ChainCtx, type Env } from "./helpers.ts";
+import { anvilEngine, deployWallet1271, depositOnChain, ledgerMismatches, signedBody, startTestChain, type ChainCtx, type Env } from "./helpers.ts";
 
 let ctx: ChainCtx;
 let snap: Hex;
@@ -113,6 +113,25 @@ describe("swaps on Anvil", () => {
     expect(await env.port.walletBalance(owner, tok("USDT")) > walletUsdt).toBe(true);
     expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0 });
     expect(await ledgerMismatches(env, [ctx.traders[0]!.address, owner])).toEqual([]);
+  });
+
+  it("an Intent signed for a deployed SmartWallet1271 taker verifies on chain (EIP-1271 in the Router) and settles", async () => {
+    const env = await swapEngine();
+    await makerBook(env);
+    const bob = ctx.traders[1]!;
+    const scw = await deployWallet1271(ctx, bob, [{ symbol: "USDC", raw: 50n * UNIT }]);
+    await env.engine.syncDeposits();
+    const q = await env.engine.quoteSwap(quoteBody(env, scw, 10n * UNIT, IN_VAULT));
+    const intent = env.engine.swapIntentOf(q.uuid);
+    expect(intent.taker.toLowerCase()).toBe(scw);
+    // The wallet accepts the owner's signature over the bare digest.
+    const signature = await bob.sign({ hash: env.port.intentHash(intent) });
+    expect(await env.port.isValidSignature(scw, env.port.intentHash(intent), signature)).toBe(true);
+    const res = env.engine.swap({ uuid: q.uuid, signer: scw, signature });
+    await env.engine.settleAll();
+    expect(env.engine.getOrder(res.trade_id).status).toBe("settled");
+    expect(await env.port.vaultBalance(scw, tok("USDT"))).toBeGreaterThan(0n);
+    expect(await ledgerMismatches(env, [ctx.traders[0]!.address, scw])).toEqual([]);
   });
 
   it("a fault-plan revert of the swap's settlement goes through the router-leg fault hook: the intent reverts on chain, the swap fails", async () => {
