@@ -692,16 +692,31 @@ export class AnvilChainPort implements ChainPort {
   /** The whole-transaction revert string, from a call trace (exact even inside a busy block). */
   private async revertReasonOf(raw: RawReceipt): Promise<string | null> {
     try {
-      const trace = await this.rpc.call<{ output?: string; revertReason?: string; error?: string }>("debug_traceTransaction", [
+      const trace = await this.rpc.call<{ output?: string; revertReason?: string }>("debug_traceTransaction", [
         raw.transactionHash,
         { tracer: "callTracer", tracerConfig: { onlyTopCall: true } },
       ]);
-      if (typeof trace.revertReason === "string" && trace.revertReason.length > 0) return trace.revertReason;
-      const fromOutput = decodeRevertData(trace.output);
-      if (fromOutput !== null) return fromOutput;
-      return trace.error ?? null;
+      const reason = typeof trace.revertReason === "string" && trace.revertReason.length > 0 ? trace.revertReason : decodeRevertData(trace.output);
+      if (reason !== null) return reason;
     } catch {
+      // a node without debug_traceTransaction: replay below
+    }
+    return this.replayRevertReason(raw);
+  }
+
+  /**
+   * Fallback: replay the call on the state before its block (eth_call reverts with the
+   * reason). Exact when it was the block's only tx, as under automine.
+   */
+  private async replayRevertReason(raw: RawReceipt): Promise<string | null> {
+    try {
+      const tx = await this.rpc.call<{ from: string; to: string; input: string; gas: string } | null>("eth_getTransactionByHash", [raw.transactionHash]);
+      if (!tx) return null;
+      const parent = toQuantity(BigInt(raw.blockNumber) - 1n);
+      await this.rpc.call("eth_call", [{ from: tx.from, to: tx.to, data: tx.input, gas: tx.gas }, parent]);
       return null;
+    } catch (e) {
+      return e instanceof RpcError ? decodeRevertData(e.data) : null;
     }
   }
 

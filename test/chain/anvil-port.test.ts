@@ -7,6 +7,7 @@ import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
 import { createAnvilChainPort, type AnvilChainPort } from "../../sim/chain/anvil.ts";
 import { Exchange, TestToken } from "../../sim/chain/artifacts.ts";
 import type { ChainMatch } from "../../sim/chain/port.ts";
+import type { ContractSignatureChecker } from "../../sim/http/context.ts";
 import { ZERO_ADDRESS, type Address, type Hex, type OrderMessage } from "../../sim/core/typed-data.ts";
 import { anvilEngine, depositOnChain, signedBody, startTestChain, type ChainCtx } from "./helpers.ts";
 
@@ -131,6 +132,14 @@ describe("Anvil port: settlement receipts", () => {
     expect(await port.getReceipt(big.txHash)).toMatchObject({ status: "reverted", revertReason: "BATCH_TOO_LARGE" });
   });
 
+  it("without a trace, the whole-tx reason comes from an eth_call replay on the parent block", async () => {
+    const { txHash } = await port.submitBatch([]);
+    expect((await port.getReceipt(txHash))!.revertReason).toBe("EMPTY_BATCH");
+    const raw = await port.rpc.call("eth_getTransactionReceipt", [txHash]);
+    const replay = (port as unknown as { replayRevertReason(r: unknown): Promise<string | null> }).replayRevertReason(raw);
+    expect(await replay).toBe("EMPTY_BATCH");
+  });
+
   it("per-match failures come back as failedMask + reasons in batch order", async () => {
     const m = dummyMatch(3);
     const { txHash } = await port.submitBatch([m, { ...dummyMatch(4), makerAmount: 0n }, { ...m, taker: m.maker }, { ...m, taker: dummyOrder(9n) }]);
@@ -190,6 +199,11 @@ describe("Anvil port: settlement receipts", () => {
 });
 
 describe("Anvil port: signatures and permits", () => {
+  it("the port is the HTTP layer's ContractSignatureChecker", () => {
+    const checker: ContractSignatureChecker = port;
+    expect(typeof checker.isContract).toBe("function");
+  });
+
   it("isValidSignature is false (not an error) when the target reverts or has no code", async () => {
     const digest = `0x${"ab".repeat(32)}` as Hex;
     const sig = `0x${"cd".repeat(65)}` as Hex;
