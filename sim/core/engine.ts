@@ -26,6 +26,7 @@
 // - Vault events (Deposit, IntentDeposit, Withdrawal) are synced idempotently; a
 //   withdrawal beyond available (emergency exit) is owed and collected later.
 import { formatRaw, formatUnits, pow10 } from "./amounts.ts";
+import { balanceRows, type BalanceRowWire, type BalancesEnvelope } from "./balance-rows.ts";
 import { VirtualClock, isoOf, type ClockState } from "./clock.ts";
 import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
 import { EventLog, type EventLogState, type EventValue } from "./event-log.ts";
@@ -159,23 +160,9 @@ export interface VlBatchResult {
   vl_group: { primary_id: string; max_budget: string; budget_consumed: string; spent_token: string };
 }
 
-export interface BalanceRow {
-  token: string;
-  symbol: string;
-  decimals: number;
-  wallet_balance: string;
-  vault_available: string;
-  vault_frozen: string;
-  vault_total: string;
-  total: string;
-}
-
-export interface BalancesWire {
-  owner_address: string;
-  balances: BalanceRow[];
-  updated_at: string;
-  wallet_balance_available: boolean;
-}
+/** GET /balances shapes: built by balance-rows.ts for the engine and the HTTP route alike. */
+export type BalanceRow = BalanceRowWire;
+export type BalancesWire = BalancesEnvelope;
 
 export interface SettleReport {
   broadcast: number;
@@ -1449,34 +1436,28 @@ export class Engine {
     return out;
   }
 
-  /** GET /balances: wallet from the chain port, vault from the ledger. */
+  /** GET /balances: wallet from the chain port, vault from the ledger; rows from balanceRows. */
   async balances(owner: string, includeZero = false): Promise<BalancesWire> {
     const ow = owner.toLowerCase();
-    const rows: BalanceRow[] = [];
-    let walletOk = true;
-    for (const t of this.registry.tokens()) {
-      let wallet = 0n;
+    const tokens = this.registry.tokens();
+    let wallets: Map<string, bigint> | null = new Map();
+    for (const t of tokens) {
       try {
-        wallet = await this.chain.walletBalance(ow as Address, t.address);
+        wallets.set(t.address, await this.chain.walletBalance(ow as Address, t.address));
       } catch {
-        walletOk = false;
+        // One unreadable wallet makes the whole column unknown (wallet_balance_available false).
+        wallets = null;
+        break;
       }
-      const acc = this.ledger.peek(ow, t.address);
-      const vaultTotal = acc.available + acc.frozen;
-      const total = wallet + vaultTotal;
-      if (!includeZero && total === 0n) continue;
-      rows.push({
-        token: t.address,
-        symbol: t.symbol,
-        decimals: t.decimals,
-        wallet_balance: wallet.toString(),
-        vault_available: acc.available.toString(),
-        vault_frozen: acc.frozen.toString(),
-        vault_total: vaultTotal.toString(),
-        total: total.toString(),
-      });
     }
-    return { owner_address: ow, balances: rows, updated_at: this.clock.iso(), wallet_balance_available: walletOk };
+    return balanceRows({
+      owner: ow,
+      tokens,
+      vault: (t) => this.ledger.peek(ow, t),
+      wallets,
+      includeZero,
+      updatedAt: this.clock.iso(),
+    });
   }
 
   /** Raw records, read-only by convention (tests, invariants, the control API). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { balanceRows } from "../../sim/core/balance-rows.ts";
 import { ExchangeError } from "../../sim/core/errors.ts";
 import { ALICE, BOB, EXECUTOR_ID, body, fund, setup } from "./helpers.ts";
 
@@ -27,6 +28,36 @@ describe("deposits, balances, executor rotation, order listing", () => {
     expect(b).toMatchObject({ owner_address: ALICE.toLowerCase(), wallet_balance_available: true, updated_at: env.clock.iso() });
     // include_zero lists every registry token
     expect((await env.engine.balances(ALICE, true)).balances).toHaveLength(env.registry.tokens().length);
+  });
+
+  it("balances are the rows balanceRows builds (one builder): a failed wallet read makes the whole wallet column unknown", async () => {
+    const env = setup();
+    const usdc = env.registry.tokenBySymbol("USDC")!.address;
+    const eurc = env.registry.tokenBySymbol("EURC")!.address;
+    fund(env, ALICE, "USDC", 7_000000n);
+    env.chain.mint(ALICE, eurc, 3_000000n);
+    const online = await env.engine.balances(ALICE);
+    const expected = (wallets: Map<string, bigint> | null) =>
+      balanceRows({
+        owner: ALICE.toLowerCase(),
+        tokens: env.registry.tokens(),
+        vault: (t) => env.engine.ledger.peek(ALICE.toLowerCase(), t),
+        wallets,
+        includeZero: false,
+        updatedAt: env.clock.iso(),
+      });
+    expect(online).toEqual(expected(new Map([[eurc, 3_000000n]])));
+    expect(online.balances.map((r) => r.wallet_balance)).toContain("3000000");
+    // The USDC contract cannot be read: no wallet value is trusted, as on GET /balances.
+    const read = env.chain.walletBalance.bind(env.chain);
+    env.chain.walletBalance = async (o, t) => {
+      if (t === usdc) throw new Error("node down");
+      return read(o, t);
+    };
+    const offline = await env.engine.balances(ALICE);
+    expect(offline).toEqual(expected(null));
+    expect(offline.wallet_balance_available).toBe(false);
+    expect(offline.balances.find((r) => r.symbol === "USDC")).toMatchObject({ wallet_balance: "0", vault_total: "7000000" });
   });
 
   it("creditDeposit rejects unknown tokens and non-positive amounts", () => {
