@@ -2,7 +2,11 @@
 // suites. Each one generates what the live service accepts (or, where the name
 // says so, what it must reject).
 import fc from "fast-check";
-import { bigIntToUuid, encodeUuidInt, MAX_EXECUTOR_ID, MAX_LEG_ID, GROUP_ID_LIMIT } from "../sim/core/uuid-int.ts";
+import { bigIntToUuid, encodeUuidInt, groupIdOf, standaloneUuidInt, MAX_EXECUTOR_ID, MAX_LEG_ID, GROUP_ID_LIMIT } from "../sim/core/uuid-int.ts";
+import { formatUnits, pow10 } from "../sim/core/amounts.ts";
+import { ceilDiv } from "../sim/core/economics.ts";
+import type { Side } from "../sim/core/order-terms.ts";
+import type { MarketInfo, Registry, TokenInfo } from "../sim/core/registry.ts";
 import type { Address } from "../sim/core/typed-data.ts";
 
 const HEX = "0123456789abcdef".split("");
@@ -68,3 +72,272 @@ export const uuidIntParts = (): fc.Arbitrary<UuidIntParts> =>
 /** A composite uuid_int together with the parts it encodes. */
 export const uuidInt = (): fc.Arbitrary<{ parts: UuidIntParts; value: bigint }> =>
   uuidIntParts().map((parts) => ({ parts, value: encodeUuidInt(parts) }));
+
+// ---------------------------------------------------------------------------
+// Markets, orders, VL batches and quote requests, drawn from a registry so the
+// values fit whatever tokens and markets the deployment under test lists.
+
+/** Any market of the registry (active ones only unless told otherwise). */
+export const market = (registry: Registry, o: { includeInactive?: boolean } = {}): fc.Arbitrary<MarketInfo> => {
+  const ms = registry.markets().filter((m) => o.includeInactive || m.active);
+  if (ms.length === 0) throw new Error("market(): the registry lists no market");
+  return fc.constantFrom(...ms);
+};
+
+/** A limit order's economic content, on the market grid (lots of the quantity step, ticks of the price step). */
+export interface OrderSpec {
+  market: MarketInfo;
+  side: Side;
+  /** amount = lots / 10^quantity_precision */
+  lots: bigint;
+  /** price = ticks / 10^tick_precision */
+  ticks: bigint;
+  amount: string;
+  price: string;
+}
+
+/** Smallest lot count that passes the market floor at `ticks` (spec "Floor rules", exact). */
+export function floorLots(m: MarketInfo, side: Side, ticks: bigint): bigint {
+  if (side === "ask") return ceilDiv(m.minAskAmountRaw * pow10(m.quantityPrecision), pow10(m.baseDecimals));
+  return ceilDiv(m.minBidQuoteAmountRaw * pow10(m.quantityPrecision + m.tickPrecision), ticks * pow10(m.quoteDecimals));
+}
+
+/** The spec for `lots` and `ticks` on `m` (amount and price in canonical form). */
+export function orderSpec(m: MarketInfo, side: Side, lots: bigint, ticks: bigint): OrderSpec {
+  return { market: m, side, lots, ticks, amount: formatUnits(lots, m.quantityPrecision), price: formatUnits(ticks, m.tickPrecision) };
+}
+
+export interface OrderSpecOptions {
+  side?: Side;
+  /** Price range in ticks (default 1 .. 10^(tick_precision + 3)). */
+  ticks?: { min: bigint; max: bigint };
+  /** Lots above the floor: floor .. floor + extraLots (default 10^(quantity_precision + 3)). */
+  extraLots?: bigint;
+}
+
+/** An order the market accepts: amount and price on the grid, at or above the floor. */
+export const validOrderSpec = (m: MarketInfo, o: OrderSpecOptions = {}): fc.Arbitrary<OrderSpec> =>
+  fc
+    .record({
+      side: o.side ? fc.constant(o.side) : fc.constantFrom<Side>("bid", "ask"),
+      ticks: fc.bigInt(o.ticks ?? { min: 1n, max: pow10(m.tickPrecision + 3) }),
+      extra: fc.bigInt({ min: 0n, max: o.extraLots ?? pow10(m.quantityPrecision + 3) }),
+    })
+    .map(({ side, ticks, extra }) => {
+      const lots = floorLots(m, side, ticks);
+      return orderSpec(m, side, (lots === 0n ? 1n : lots) + extra, ticks);
+    });
+
+/** Who signs and when: what turns an OrderSpec into a POST /orders body. */
+export interface OrderContext {
+  owner: Address;
+  executorId: number;
+  nowSec: number;
+}
+
+/** The POST /orders body (without signature) for a spec; a standalone uuid_int unless `uuidInt` is given. */
+export function orderBodyOf(spec: OrderSpec, orderId: string, ctx: OrderContext, o: { uuidInt?: bigint; expiration?: number } = {}): Record<string, unknown> {
+  return {
+    owner_address: ctx.owner,
+    side: spec.side,
+    amount: spec.amount,
+    price: spec.price,
+    order_type: "limit",
+    from_address: spec.market.base,
+    to_address: spec.market.quote,
+    order_id: orderId,
+    uuid_int: (o.uuidInt ?? standaloneUuidInt(orderId, ctx.executorId)).toString(),
+    expiration: o.expiration ?? ctx.nowSec + 3600,
+  };
+}
+
+/** The signed Order's token mapping (spec "Order mapping"): a bid spends quote, an ask spends base. */
+export function spentToken(spec: Pick<OrderSpec, "market" | "side">): Address {
+  return spec.side === "bid" ? spec.market.quote : spec.market.base;
+}
+
+/** A valid POST /orders body (unsigned) for a market of the registry. */
+export const validOrderBody = (registry: Registry, ctx: OrderContext, o: OrderSpecOptions = {}): fc.Arbitrary<{ spec: OrderSpec; body: Record<string, unknown> }> =>
+  market(registry)
+    .chain((m) => fc.tuple(validOrderSpec(m, o), uuid4()))
+    .map(([spec, id]) => ({ spec, body: orderBodyOf(spec, id, ctx) }));
+
+/** The order-entry rules a mutation breaks, each with the status and error_code the spec requires. */
+export const ORDER_RULES = {
+  amount_format: { status: 400, code: "INVALID_DECIMAL_FORMAT" },
+  price_format: { status: 400, code: "INVALID_DECIMAL_FORMAT" },
+  amount_precision: { status: 400, code: "INVALID_PRECISION" },
+  price_precision: { status: 400, code: "INVALID_PRECISION" },
+  below_floor: { status: 400, code: "AMOUNT_BELOW_MIN" },
+  inactive_pair: { status: 400, code: "PAIR_INACTIVE" },
+  reversed_pair: { status: 400, code: "PAIR_INACTIVE" },
+  expiration_past: { status: 400, code: "EXPIRATION_INVALID" },
+  expiration_far: { status: 400, code: "EXPIRATION_INVALID" },
+  uuid_int_mismatch: { status: 400, code: "UUID_INT_MISMATCH" },
+  same_tokens: { status: 400, code: "VALIDATION" },
+  bad_side: { status: 400, code: "VALIDATION" },
+  bad_order_type: { status: 400, code: "VALIDATION" },
+  client_id: { status: 400, code: "VALIDATION" },
+  fee_bps: { status: 400, code: "VALIDATION" },
+} as const;
+export type OrderRule = keyof typeof ORDER_RULES;
+
+export interface InvalidOrder {
+  rule: OrderRule;
+  body: Record<string, unknown>;
+  expect: { status: number; code: string };
+}
+
+/** Longest order lifetime the expiration rule allows (365 days − 300 s). */
+export const MAX_EXPIRATION_WINDOW_SEC = 365 * 86_400 - 300;
+
+/**
+ * A body that breaks exactly one order-entry rule (the rest of it is valid), with
+ * the rule's expected status and code. Needs an inactive market in the registry
+ * only for `inactive_pair` (left out otherwise).
+ */
+export const invalidOrderBody = (registry: Registry, ctx: OrderContext): fc.Arbitrary<InvalidOrder> => {
+  const inactive = registry.markets().filter((m) => !m.active);
+  const withFloor = registry.markets().filter((m) => m.active && (m.minAskAmountRaw > 1n || m.minBidQuoteAmountRaw > 1n));
+  const mutate = (rule: OrderRule, f: (b: Record<string, unknown>, spec: OrderSpec) => Record<string, unknown>) =>
+    validOrderBody(registry, ctx).map(({ spec, body }) => ({ rule, body: f({ ...body }, spec), expect: { ...ORDER_RULES[rule] } }));
+  const arbs: fc.Arbitrary<InvalidOrder>[] = [
+    fc.tuple(validOrderBody(registry, ctx), nonCanonicalDecimal()).map(([{ body }, s]) => ({ rule: "amount_format" as const, body: { ...body, amount: s }, expect: { ...ORDER_RULES.amount_format } })),
+    fc.tuple(validOrderBody(registry, ctx), nonCanonicalDecimal()).map(([{ body }, s]) => ({ rule: "price_format" as const, body: { ...body, price: s }, expect: { ...ORDER_RULES.price_format } })),
+    fc.tuple(validOrderBody(registry, ctx), fc.integer({ min: 1, max: 9 })).map(([{ body, spec }, d]) => ({
+      rule: "amount_precision" as const,
+      body: { ...body, amount: withExtraDigit(spec.lots, spec.market.quantityPrecision, d) },
+      expect: { ...ORDER_RULES.amount_precision },
+    })),
+    fc.tuple(validOrderBody(registry, ctx), fc.integer({ min: 1, max: 9 })).map(([{ body, spec }, d]) => ({
+      rule: "price_precision" as const,
+      body: { ...body, price: withExtraDigit(spec.ticks, spec.market.tickPrecision, d) },
+      expect: { ...ORDER_RULES.price_precision },
+    })),
+    mutate("reversed_pair", (b, s) => ({ ...b, from_address: s.market.quote, to_address: s.market.base })),
+    mutate("same_tokens", (b) => ({ ...b, to_address: b.from_address })),
+    mutate("expiration_past", (b) => ({ ...b, expiration: ctx.nowSec - 1 })),
+    mutate("expiration_far", (b) => ({ ...b, expiration: ctx.nowSec + MAX_EXPIRATION_WINDOW_SEC + 1 })),
+    fc.tuple(validOrderBody(registry, ctx), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 4095 })).map(([{ body }, field, delta]) => ({
+      rule: "uuid_int_mismatch" as const,
+      body: { ...body, uuid_int: mutateUuidIntField(BigInt(body.uuid_int as string), field, delta).toString() },
+      expect: { ...ORDER_RULES.uuid_int_mismatch },
+    })),
+    mutate("bad_side", (b) => ({ ...b, side: "buy" })),
+    mutate("bad_order_type", (b) => ({ ...b, order_type: "market" })),
+    mutate("client_id", (b) => ({ ...b, client_id: "x" })),
+    mutate("fee_bps", (b) => ({ ...b, fee_bps: 0 })),
+  ];
+  if (inactive.length > 0) {
+    arbs.push(
+      fc.tuple(fc.constantFrom(...inactive), uuid4(), fc.constantFrom<Side>("bid", "ask")).map(([m, id, side]) => {
+        const spec = orderSpec(m, side, floorLots(m, side, pow10(m.tickPrecision)) + 1n, pow10(m.tickPrecision));
+        return { rule: "inactive_pair" as const, body: orderBodyOf(spec, id, ctx), expect: { ...ORDER_RULES.inactive_pair } };
+      }),
+    );
+  }
+  if (withFloor.length > 0) {
+    arbs.push(
+      fc
+        .tuple(fc.constantFrom(...withFloor), uuid4(), fc.constantFrom<Side>("bid", "ask"), fc.bigInt({ min: 1n, max: 10n ** 6n }))
+        .filter(([m, , side, ticks]) => floorLots(m, side, ticks) > 1n)
+        .map(([m, id, side, ticks]) => {
+          const spec = orderSpec(m, side, floorLots(m, side, ticks) - 1n, ticks);
+          return { rule: "below_floor" as const, body: orderBodyOf(spec, id, ctx), expect: { ...ORDER_RULES.below_floor } };
+        }),
+    );
+  }
+  return fc.oneof(...arbs);
+};
+
+/** `units / 10^scale` written with one more non-zero digit than the grid allows. */
+function withExtraDigit(units: bigint, scale: number, digit: number): string {
+  return formatUnits(units * 10n + BigInt(digit), scale + 1);
+}
+
+/** Change one field of a composite id: 0 executor_id, 1 uuid128, 2 group_id, 3 leg_id (never a no-op). */
+export function mutateUuidIntField(x: bigint, field: number, delta: number): bigint {
+  const d = BigInt(delta);
+  const spans: [bigint, bigint][] = [
+    [252n, 4n],
+    [124n, 128n],
+    [12n, 112n],
+    [0n, 12n],
+  ];
+  const [shift, width] = spans[((field % 4) + 4) % 4]!;
+  const mask = (1n << width) - 1n;
+  const cur = (x >> shift) & mask;
+  const next = (cur + (d % mask === 0n ? 1n : d)) & mask;
+  return (x & ~(mask << shift)) | (next << shift);
+}
+
+/** A VL batch's legs: one spent token, distinct markets (none the inverse of another), 2+ legs. */
+export interface VlBatchSpec {
+  spentToken: Address;
+  legs: OrderSpec[];
+}
+
+/** Active markets grouped by the token a side of them spends. */
+function spendingLegs(registry: Registry): Map<Address, { market: MarketInfo; side: Side }[]> {
+  const by = new Map<Address, { market: MarketInfo; side: Side }[]>();
+  for (const m of registry.markets().filter((x) => x.active)) {
+    for (const side of ["bid", "ask"] as const) {
+      const t = side === "bid" ? m.quote : m.base;
+      by.set(t, [...(by.get(t) ?? []), { market: m, side }]);
+    }
+  }
+  return by;
+}
+
+/** A VL batch the registry allows (needs a token spent by at least two active markets). */
+export const vlBatchSpec = (registry: Registry, o: OrderSpecOptions = {}): fc.Arbitrary<VlBatchSpec> => {
+  const groups = [...spendingLegs(registry).entries()].filter(([, legs]) => legs.length >= 2);
+  if (groups.length === 0) throw new Error("vlBatchSpec(): no token is spent by two active markets");
+  return fc
+    .constantFrom(...groups)
+    .chain(([token, legs]) =>
+      fc.subarray(legs, { minLength: 2 }).chain((picked) =>
+        fc.tuple(...picked.map((l) => validOrderSpec(l.market, { ...o, side: l.side }))).map((specs) => ({ spentToken: token, legs: specs })),
+      ),
+    );
+};
+
+/** POST /orders/vl/batch bodies (unsigned): leg 0's order id fixes the group, leg ids in array order. */
+export function vlBatchBodies(spec: VlBatchSpec, orderIds: readonly string[], ctx: OrderContext): Record<string, unknown>[] {
+  const group = groupIdOf(orderIds[0]!);
+  return spec.legs.map((leg, i) =>
+    orderBodyOf(leg, orderIds[i]!, ctx, { uuidInt: encodeUuidInt({ executorId: ctx.executorId, orderId: orderIds[i]!, groupId: group, legId: i }) }),
+  );
+}
+
+/** A POST /swap/quote body between two tokens joined by a market path, at or above the input floor. */
+export const quoteRequest = (
+  registry: Registry,
+  ctx: OrderContext,
+  o: { recipient?: Address; maxWholeUnits?: bigint } = {},
+): fc.Arbitrary<Record<string, unknown>> => {
+  const pairs: [TokenInfo, TokenInfo][] = [];
+  for (const m of registry.markets().filter((x) => x.active)) {
+    const b = registry.token(m.base)!;
+    const q = registry.token(m.quote)!;
+    pairs.push([b, q], [q, b]);
+  }
+  return fc
+    .record({
+      pair: fc.constantFrom(...pairs),
+      whole: fc.bigInt({ min: 1n, max: o.maxWholeUnits ?? 1000n }),
+      gasMode: fc.constantFrom("receive_less", "pay_more"),
+    })
+    .map(({ pair: [from, to], whole, gasMode }) => {
+      const raw = whole * pow10(from.decimals);
+      return {
+        from_token: from.address,
+        to_token: to.address,
+        from_amount: (raw < from.minTradeAmountRaw ? from.minTradeAmountRaw : raw).toString(),
+        owner_address: ctx.owner,
+        recipient: o.recipient ?? ctx.owner,
+        expiration: ctx.nowSec + 600,
+        gas_mode: gasMode,
+      };
+    });
+};

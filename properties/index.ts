@@ -1,2 +1,4 @@
-// Public entry point `fakex/properties`: fast-check arbitraries for downstream suites.
+// Public entry point `fakex/properties`: fast-check arbitraries, the engine command
+// model with its balance-economics check, replay bundles and the conformance suite.
 export * from "./arbitraries.ts";
+export * from "./model.ts";
