@@ -2,3 +2,4 @@
 // model with its balance-economics check, replay bundles and the conformance suite.
 export * from "./arbitraries.ts";
 export * from "./model.ts";
+export * from "./replay.ts";

@@ -1,0 +1,222 @@
+// Replay bundles: when a property fails, write what reproduces it (seed, shrink
+// path, the counterexample as text — for fc.commands the command list — and,
+// on Anvil, a chain state dump) to a JSON file; `fakex replay bundle.json` runs
+// that property again with that seed and path.
+//
+// A property is named by the module that exports a factory for it and the export
+// name, so a bundle written by one process can be replayed by another.
+import fc from "fast-check";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export const REPLAY_BUNDLE_VERSION = 1;
+export const DEFAULT_REPLAY_DIR = ".fakex/replays";
+
+export interface ReplayBundle {
+  version: typeof REPLAY_BUNDLE_VERSION;
+  /** Display name of the property. */
+  property: string;
+  /** Absolute path of the module exporting the factory. */
+  module: string;
+  /** Export name of the factory in that module. */
+  export: string;
+  seed: number;
+  /** fast-check's counterexample path ("a:b:c"). */
+  path: string;
+  numRuns: number;
+  /** The shrunk counterexample as fast-check prints it (for fc.commands: the command path). */
+  commands: string;
+  /** Why it failed. */
+  error: string;
+  /** anvil_dumpState hex of the chain when the failure happened (Anvil runs only). */
+  chainDump?: string;
+}
+
+/** Context handed to a property factory: the bundle when replaying, undefined on a first run. */
+export interface PropertyContext {
+  bundle?: ReplayBundle;
+}
+
+/**
+ * fc.commands shrinks through state fast-check cannot rebuild from seed and path
+ * alone; it prints a replayPath comment into the counterexample. Pass this to
+ * fc.commands(..., { replayPath }) in a factory so that its bundles replay.
+ */
+export function commandsReplayPath(ctx: PropertyContext): string | undefined {
+  return ctx.bundle?.commands.match(/replayPath="([^"]*)"/)?.[1];
+}
+
+export type AnyProperty = fc.IProperty<unknown> | fc.IAsyncProperty<unknown> | fc.IRawProperty<unknown, boolean>;
+export type PropertyFactory = (ctx: PropertyContext) => AnyProperty;
+
+export interface PropertyRef {
+  /** import.meta.url or a file path of the module exporting `export`. */
+  module: string;
+  export: string;
+  /** Display name (default: the export name). */
+  name?: string;
+}
+
+export interface ReplayOptions {
+  /** Where bundles go (default: env FAKEX_REPLAY_DIR, else .fakex/replays under the cwd). */
+  dir?: string;
+  /** Called on failure to capture the chain, e.g. anvilDumpState(rpcUrl). */
+  chainDump?: () => Promise<string | undefined>;
+}
+
+export class PropertyFailure extends Error {
+  constructor(
+    message: string,
+    readonly bundlePath: string,
+    readonly bundle: ReplayBundle,
+  ) {
+    super(message);
+    this.name = "PropertyFailure";
+  }
+}
+
+function modulePath(m: string): string {
+  return m.startsWith("file:") ? fileURLToPath(m) : resolve(m);
+}
+
+export function replayDir(o: ReplayOptions = {}): string {
+  const d = o.dir ?? process.env.FAKEX_REPLAY_DIR ?? DEFAULT_REPLAY_DIR;
+  return isAbsolute(d) ? d : resolve(process.cwd(), d);
+}
+
+function errorText(details: fc.RunDetails<unknown>): string {
+  const e = details.errorInstance;
+  if (e instanceof Error) return e.message;
+  return e === undefined || e === null ? "property returned false" : String(e);
+}
+
+/**
+ * fc.assert with a replay bundle: runs the property the factory builds; on
+ * failure writes the bundle and throws a PropertyFailure naming the file and
+ * the `fakex replay` command line.
+ */
+export async function assertWithReplay(ref: PropertyRef, params: fc.Parameters<unknown> = {}, o: ReplayOptions = {}): Promise<void> {
+  const factory = await loadFactory(ref.module, ref.export);
+  const details = await fc.check(factory({}), params);
+  if (!details.failed) return;
+  const name = ref.name ?? ref.export;
+  const bundle: ReplayBundle = {
+    version: REPLAY_BUNDLE_VERSION,
+    property: name,
+    module: modulePath(ref.module),
+    export: ref.export,
+    seed: details.seed,
+    path: details.counterexamplePath ?? "",
+    numRuns: params.numRuns ?? 100,
+    commands: details.counterexample ? details.counterexample.map((v) => fc.stringify(v)).join(", ") : "",
+    error: errorText(details),
+  };
+  if (o.chainDump) {
+    const dump = await o.chainDump();
+    if (dump !== undefined) bundle.chainDump = dump;
+  }
+  const dir = replayDir(o);
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${name.replace(/[^A-Za-z0-9_.-]+/g, "_")}-${details.seed}.json`);
+  await writeFile(file, JSON.stringify(bundle, null, 2) + "\n");
+  throw new PropertyFailure(
+    `property ${name} failed (seed ${bundle.seed}, path ${bundle.path}): ${bundle.error}\n` +
+      `counterexample: ${bundle.commands}\nreplay bundle: ${file}\nreproduce: npx fakex replay ${file}`,
+    file,
+    bundle,
+  );
+}
+
+async function loadFactory(module: string, name: string): Promise<PropertyFactory> {
+  const url = module.startsWith("file:") ? module : pathToFileURL(resolve(module)).href;
+  const mod = (await import(url)) as Record<string, unknown>;
+  const f = mod[name];
+  if (typeof f !== "function") throw new Error(`replay: ${module} has no exported property factory ${name}`);
+  return f as PropertyFactory;
+}
+
+export function parseReplayBundle(json: unknown): ReplayBundle {
+  const b = json as Partial<ReplayBundle> | null;
+  const ok =
+    b !== null &&
+    typeof b === "object" &&
+    b.version === REPLAY_BUNDLE_VERSION &&
+    typeof b.module === "string" &&
+    typeof b.export === "string" &&
+    typeof b.property === "string" &&
+    Number.isInteger(b.seed) &&
+    typeof b.path === "string" &&
+    Number.isInteger(b.numRuns);
+  if (!ok) throw new Error("replay: not a fakex replay bundle (needs version 1, module, export, property, seed, path, numRuns)");
+  return b as ReplayBundle;
+}
+
+export interface ReplayResult {
+  /** True when the property still fails with the bundle's seed and path. */
+  reproduced: boolean;
+  bundle: ReplayBundle;
+  error?: string;
+  counterexample?: string;
+}
+
+/** Run the bundle's property once more with its seed and path. */
+export async function replayBundle(file: string): Promise<ReplayResult> {
+  const bundle = parseReplayBundle(JSON.parse(await readFile(file, "utf8")));
+  const factory = await loadFactory(bundle.module, bundle.export);
+  const params: fc.Parameters<unknown> = { seed: bundle.seed, numRuns: bundle.numRuns, endOnFailure: true };
+  if (bundle.path !== "") params.path = bundle.path;
+  const details = await fc.check(factory({ bundle }), params);
+  if (!details.failed) return { reproduced: false, bundle };
+  return {
+    reproduced: true,
+    bundle,
+    error: errorText(details),
+    counterexample: details.counterexample ? details.counterexample.map((v) => fc.stringify(v)).join(", ") : "",
+  };
+}
+
+/** `fakex replay <bundle.json>`: exit 1 while the failure reproduces, 0 once it passes, 2 on usage errors. */
+export async function replayCommand(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+  const file = argv[0];
+  if (file === undefined || file === "--help" || file === "-h") {
+    out("usage: fakex replay <bundle.json>\n");
+    return file === undefined ? 2 : 0;
+  }
+  let r: ReplayResult;
+  try {
+    r = await replayBundle(file);
+  } catch (e) {
+    out(`fakex replay: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 2;
+  }
+  const head = `property ${r.bundle.property} (seed ${r.bundle.seed}, path ${r.bundle.path || "-"})`;
+  if (r.reproduced) {
+    out(`FAIL ${head}\n  error: ${r.error}\n  counterexample: ${r.counterexample}\n`);
+    return 1;
+  }
+  out(`PASS ${head}: the recorded failure no longer reproduces\n`);
+  return 0;
+}
+
+/** The chain state of an Anvil node (anvil_dumpState), for ReplayOptions.chainDump. */
+export async function anvilDumpState(rpcUrl: string): Promise<string | undefined> {
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_dumpState", params: [] }),
+  });
+  const j = (await res.json()) as { result?: string };
+  return typeof j.result === "string" ? j.result : undefined;
+}
+
+/** Load a bundle's chain dump into an Anvil node (anvil_loadState) before replaying against it. */
+export async function anvilLoadState(rpcUrl: string, dump: string): Promise<boolean> {
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_loadState", params: [dump] }),
+  });
+  const j = (await res.json()) as { result?: boolean };
+  return j.result === true;
+}

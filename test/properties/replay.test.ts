@@ -1,0 +1,69 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { assertWithReplay, parseReplayBundle, PropertyFailure, replayBundle, replayCommand, type ReplayBundle } from "../../properties/replay.ts";
+
+const TOY = new URL("./toy-properties.ts", import.meta.url).href;
+const dir = mkdtempSync(join(tmpdir(), "fakex-replay-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function failingBundle(exportName: string): Promise<{ file: string; bundle: ReplayBundle }> {
+  try {
+    await assertWithReplay({ module: TOY, export: exportName }, { numRuns: 200 }, { dir, chainDump: async () => "0xdeadbeef" });
+  } catch (e) {
+    expect(e).toBeInstanceOf(PropertyFailure);
+    const f = e as PropertyFailure;
+    expect(f.message).toContain(`npx fakex replay ${f.bundlePath}`);
+    return { file: f.bundlePath, bundle: f.bundle };
+  }
+  throw new Error("expected the toy property to fail");
+}
+
+describe("replay bundles", () => {
+  it("a failing property writes seed, path, counterexample, error and chain dump; replay reproduces it", async () => {
+    const { file, bundle } = await failingBundle("sumStaysSmall");
+    const onDisk = parseReplayBundle(JSON.parse(readFileSync(file, "utf8")));
+    expect(onDisk).toEqual(bundle);
+    expect(onDisk.property).toBe("sumStaysSmall");
+    expect(Number.isInteger(onDisk.seed)).toBe(true);
+    expect(onDisk.path).toMatch(/^\d+(:\d+)*$/);
+    expect(onDisk.commands).toBe("[100]"); // shrunk
+    expect(onDisk.error).toBe("sum 100 >= 100");
+    expect(onDisk.chainDump).toBe("0xdeadbeef");
+    const r = await replayBundle(file);
+    expect(r.reproduced).toBe(true);
+    expect(r.counterexample).toBe("[100]");
+    const lines: string[] = [];
+    expect(await replayCommand([file], (s) => lines.push(s))).toBe(1);
+    expect(lines.join("")).toMatch(/^FAIL property sumStaysSmall/);
+  });
+
+  it("a model-based (fc.commands) failure records the command path and replays it", async () => {
+    const { file, bundle } = await failingBundle("counterModel");
+    expect(bundle.commands).toMatch(/inc/);
+    expect(bundle.error).toMatch(/model \d+ real \d+/);
+    const r = await replayBundle(file);
+    expect(r.reproduced).toBe(true);
+    expect(r.counterexample).toBe(bundle.commands);
+  });
+
+  it("once the property holds, replay exits 0; bad bundles exit 2", async () => {
+    const { file, bundle } = await failingBundle("sumStaysSmall");
+    const fixed = join(dir, "fixed.json");
+    writeFileSync(fixed, JSON.stringify({ ...bundle, export: "alwaysHolds" }));
+    const lines: string[] = [];
+    expect(await replayCommand([fixed], (s) => lines.push(s))).toBe(0);
+    expect(lines.join("")).toMatch(/^PASS/);
+    const junk = join(dir, "junk.json");
+    writeFileSync(junk, JSON.stringify({ version: 9 }));
+    expect(await replayCommand([junk], () => undefined)).toBe(2);
+    expect(await replayCommand([], () => undefined)).toBe(2);
+    expect(file).toContain(dir);
+  });
+
+  it("a holding property writes nothing and resolves", async () => {
+    await expect(assertWithReplay({ module: TOY, export: "alwaysHolds" }, { numRuns: 20 }, { dir: join(dir, "none") })).resolves.toBeUndefined();
+    expect(() => readFileSync(join(dir, "none"))).toThrow();
+  });
+});
