@@ -26,6 +26,7 @@
 // - Vault events (Deposit, IntentDeposit, Withdrawal) are synced idempotently; a
 //   withdrawal beyond available (emergency exit) is owed and collected later.
 import { formatRaw, formatUnits, pow10 } from "./amounts.ts";
+import { OrderIndex } from "./order-index.ts";
 import { balanceRows, type BalanceRowWire, type BalancesEnvelope } from "./balance-rows.ts";
 import { VirtualClock, isoOf, type ClockState } from "./clock.ts";
 import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
@@ -262,7 +263,8 @@ export class Engine {
   private faults: FaultPlan;
 
   private readonly intake: OrderIntake;
-  private orders = new Map<string, OrderRecord>();
+  /** Order id → record (off-heap probe table; see order-index.ts). */
+  private orders = new OrderIndex<OrderRecord>();
   private ordersByOwner = new Map<string, OrderRecord[]>();
   private fills: FillRecord[] = [];
   private books = new Map<string, MarketBook>();
@@ -1525,7 +1527,7 @@ export class Engine {
     this.rng.restore(s.rng);
     this.log.restore(s.log);
     this.ledger.restore(s.ledger);
-    this.orders = new Map();
+    this.orders = new OrderIndex<OrderRecord>();
     this.ordersByOwner = new Map();
     for (const m of this.registry.markets()) this.books.set(m.symbol, new MarketBook());
     const copies = s.orders.map(cloneOrder).sort((a, b) => a.seq - b.seq);

@@ -1,0 +1,79 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { OrderIndex, orderIdHash } from "../../sim/core/order-index.ts";
+import { Rng } from "../../sim/core/rng.ts";
+
+const rec = (id: string, n = 0) => ({ id, n });
+
+describe("OrderIndex (order id → record)", () => {
+  it("agrees with a Map on has / get / set / size / insertion order over random uuids, through several growths", () => {
+    const rng = new Rng("order-index");
+    const idx = new OrderIndex<{ id: string; n: number }>();
+    const ref = new Map<string, { id: string; n: number }>();
+    const ids: string[] = [];
+    for (let i = 0; i < 5000; i++) {
+      const id = rng.uuid4();
+      ids.push(id);
+      expect(idx.has(id)).toBe(false);
+      idx.set(id, rec(id, i));
+      ref.set(id, rec(id, i));
+    }
+    expect(idx.size).toBe(5000);
+    for (const id of ids) expect(idx.get(id)).toEqual(ref.get(id));
+    expect([...idx.values()].map((r) => r.id)).toEqual([...ref.keys()]);
+    expect(idx.get(rng.uuid4())).toBeUndefined();
+    expect(idx.has("not-a-uuid")).toBe(false);
+  });
+
+  it("set on a known id replaces the record and keeps its position (Map semantics)", () => {
+    const idx = new OrderIndex<{ id: string; n: number }>();
+    idx.set("a", rec("a", 1)).set("b", rec("b", 2));
+    idx.set("a", rec("a", 3));
+    expect(idx.size).toBe(2);
+    expect([...idx.values()]).toEqual([rec("a", 3), rec("b", 2)]);
+  });
+
+  it("refuses a key that is not the record's id", () => {
+    const idx = new OrderIndex<{ id: string }>();
+    expect(() => idx.set("x", { id: "y" })).toThrow(/not the record's id/);
+  });
+
+  it("hand-made ids that differ only in the tail spread over the table (and still resolve)", () => {
+    const ids = Array.from({ length: 4096 }, (_, i) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`);
+    const buckets = new Set(ids.map((id) => orderIdHash(id) & 4095));
+    expect(buckets.size).toBeGreaterThan(2000);
+    const idx = new OrderIndex<{ id: string }>();
+    for (const id of ids) idx.set(id, { id });
+    for (const id of ids) expect(idx.get(id)?.id).toBe(id);
+  });
+
+  it("colliding tags fall back to the id comparison", () => {
+    // Every key of one length and the same 16 sampled hex digits has the same tag.
+    const a = "12345678-aaaa-4aaa-8aaa-aaaa87654321";
+    const b = "12345678-bbbb-4bbb-9bbb-bbbb87654321";
+    expect(orderIdHash(a)).toBe(orderIdHash(b));
+    const idx = new OrderIndex<{ id: string }>();
+    idx.set(a, { id: a });
+    expect(idx.has(b)).toBe(false);
+    idx.set(b, { id: b });
+    expect(idx.get(a)?.id).toBe(a);
+    expect(idx.get(b)?.id).toBe(b);
+    expect(idx.size).toBe(2);
+  });
+
+  it("any string keys: property test against a Map", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string({ maxLength: 40 }), fc.nat()), { maxLength: 300 }), (ops) => {
+        const idx = new OrderIndex<{ id: string; n: number }>();
+        const ref = new Map<string, { id: string; n: number }>();
+        for (const [id, n] of ops) {
+          expect(idx.has(id)).toBe(ref.has(id));
+          idx.set(id, rec(id, n));
+          ref.set(id, rec(id, n));
+        }
+        expect(idx.size).toBe(ref.size);
+        expect([...idx.values()]).toEqual([...ref.values()]);
+      }),
+    );
+  });
+});
