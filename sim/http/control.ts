@@ -95,7 +95,8 @@ const schemas = {
     .object({
       address: z.string().regex(ADDRESS, "must be a 0x-prefixed 20-byte hex address"),
       token: z.string().min(1).max(64),
-      amount: z.string().regex(UINT, "must be a raw uint256 decimal string").refine((s) => s !== "0" && BigInt(s) < 1n << 256n, "must be positive"),
+      // One refine (zod 4 runs refinements even after a failed regex, and BigInt("1.5") throws).
+      amount: z.string().refine((s) => UINT.test(s) && s !== "0" && BigInt(s) < 1n << 256n, "must be a positive raw uint256 decimal string"),
       vault: z.boolean().optional(),
     })
     .strict(),
@@ -269,6 +270,9 @@ const controlErrors: ErrorRequestHandler = (err: unknown, _req, res, next) => {
   } else if (isExchangeError(err)) {
     // Core validation (fault plans, unknown tokens, FX quotes) is the caller's input: 400.
     res.status(err.status >= 500 ? err.status : 400).json({ detail: err.detail });
+  } else if (e?.status === 404 && err instanceof Error) {
+    // An unknown snapshot id and the like.
+    res.status(404).json({ detail: err.message });
   } else if (e?.type === "entity.parse.failed") {
     res.status(400).json({ detail: "Request body is not valid JSON" });
   } else {
