@@ -1,6 +1,7 @@
 // The chain reads and the raw broadcast the funds helpers need, as small viem calls
 // against the deployment: ERC-20 wallet balances and allowances, vault balances,
-// ERC-2612 permit state, withdraw-uuid use, Withdrawal events, eth_sendRawTransaction.
+// ERC-2612 permit state, withdraw-uuid use, eth_sendRawTransaction. (Withdrawal events
+// reach the ledger through the engine's vault sync and the chain port.)
 // Kept apart from the engine's chain port: these are the helpers' own reads.
 
 import { BaseError, hashDomain, parseAbi, type Hex as ViemHex } from "viem";
@@ -31,14 +32,6 @@ export interface PermitState {
   /** Present when supported. */
   nonce?: bigint;
   domain?: PermitDomain;
-}
-
-export interface WithdrawalEvent {
-  user: Address;
-  token: Address;
-  amount: bigint;
-  blockNumber: bigint;
-  logIndex: number;
 }
 
 /** A node failure as the spec's 503; everything else passes through. */
@@ -134,27 +127,6 @@ export class FundsReader {
       if (isNodeUnavailable(err)) throw new ExchangeError("UNAVAILABLE", 503, `token read: ${revertReason(err)}`);
       return null;
     }
-  }
-
-  /** Withdrawal(user, token, amount, to) events of the exchange in [fromBlock, toBlock]. */
-  withdrawalEvents(fromBlock: bigint, toBlock: bigint): Promise<WithdrawalEvent[]> {
-    return node("withdrawal events", async () => {
-      const logs = await this.client.getContractEvents({
-        address: this.deployment.exchange,
-        abi: Exchange.abi,
-        eventName: "Withdrawal",
-        fromBlock,
-        toBlock,
-        strict: true,
-      });
-      return logs.map((l) => ({
-        user: l.args.user.toLowerCase() as Address,
-        token: l.args.token.toLowerCase() as Address,
-        amount: l.args.amount,
-        blockNumber: l.blockNumber,
-        logIndex: l.logIndex,
-      }));
-    });
   }
 
   /**

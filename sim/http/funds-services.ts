@@ -3,20 +3,20 @@
 // builder, the engine's ledger, the executor's co-signer and the broadcast policy's
 // configuration. `createFundsServices` wires the default (viem against the
 // deployment); tests may hand in their own pieces.
+//
+// Deposits and withdrawals reach the ledger only through the engine's vault-event
+// sync, so they are in its event log and its snapshots, and owed withdrawals
+// (emergency exits beyond available) are netted out of `available`.
 
 import type { Account } from "../core/ledger.ts";
-import type { Registry } from "../core/registry.ts";
 import type { Address } from "../core/typed-data.ts";
 import type { WithdrawCoSigner } from "../core/withdraw.ts";
 import { FundsReader } from "../chain/funds-reads.ts";
 import { TxBuilder, type FundsClient, type FundsDeployment } from "../chain/tx-builder.ts";
-import { WithdrawalSync } from "../chain/withdrawal-sync.ts";
 
-/** The engine's ledger as the funds routes read it (Engine.ledger satisfies it). */
+/** The engine's ledger as the balance rows read it (Engine.ledger satisfies it). */
 export interface FundsLedger {
   peek(owner: string, token: string): Account;
-  available(owner: string, token: string): bigint;
-  debitAvailable(owner: string, token: string, amount: bigint): void;
 }
 
 export interface FundsServices {
@@ -24,10 +24,12 @@ export interface FundsServices {
   reader: Pick<FundsReader, "walletBalance" | "vaultBalance" | "permitState" | "withdrawUuidUsed" | "sendRawTransaction">;
   builder: Pick<TxBuilder, "approve" | "deposit" | "transfer" | "withdraw">;
   ledger: FundsLedger;
+  /** What a co-signed withdrawal may take: available net of owed withdrawals (Engine.available). */
+  available(owner: string, token: string): bigint;
   /**
-   * Bring the ledger up to date with the chain: deposits credited (the engine's
-   * syncDeposits), then withdrawals debited. Called before every read of vault
-   * balances and after every relayed deposit or withdrawal.
+   * Bring the ledger up to date with the chain (the engine's syncVaultEvents:
+   * deposits credited, withdrawals debited, in chain order). Called before every
+   * read of vault balances and after every relayed deposit or withdrawal.
    */
   sync(): Promise<void>;
   coSigner: WithdrawCoSigner;
@@ -35,20 +37,19 @@ export interface FundsServices {
   delegateAllowlist?: readonly Address[];
 }
 
+/** The engine as the funds routes use it (Engine satisfies it). */
 export interface FundsEngine {
   readonly ledger: FundsLedger;
-  syncDeposits(): Promise<number>;
+  available(owner: string, token: string): bigint;
+  syncVaultEvents(): Promise<unknown>;
 }
 
 export interface CreateFundsOptions {
   client: FundsClient;
   deployment: FundsDeployment;
   engine: FundsEngine;
-  registry: Registry;
   coSigner: WithdrawCoSigner;
   delegateAllowlist?: readonly Address[];
-  /** First block that can hold a withdrawal (the deployment block). */
-  fromBlock?: bigint;
 }
 
 export function createFundsServices(o: CreateFundsOptions): FundsServices {
@@ -58,17 +59,15 @@ export function createFundsServices(o: CreateFundsOptions): FundsServices {
     vault: o.deployment.vault.toLowerCase() as Address,
     router: o.deployment.router.toLowerCase() as Address,
   };
-  const reader = new FundsReader(o.client, deployment);
-  const withdrawals = new WithdrawalSync(reader, o.engine.ledger, (t) => o.registry.token(t) !== undefined, o.fromBlock ?? 0n);
+  const engine = o.engine;
   return {
     deployment,
-    reader,
+    reader: new FundsReader(o.client, deployment),
     builder: new TxBuilder(o.client, deployment),
-    ledger: o.engine.ledger,
+    ledger: engine.ledger,
+    available: (owner, token) => engine.available(owner, token),
     async sync() {
-      // Deposits first: a withdrawal can only spend what was deposited before it.
-      await o.engine.syncDeposits();
-      await withdrawals.sync();
+      await engine.syncVaultEvents();
     },
     coSigner: o.coSigner,
     ...(o.delegateAllowlist ? { delegateAllowlist: o.delegateAllowlist } : {}),

@@ -20,8 +20,8 @@ import { expect } from "vitest";
 import { startChain, type RunningChain } from "../../fixtures/chain.ts";
 import { localChain } from "../../fixtures/deploy.ts";
 import { DEPLOYER_KEY, EXECUTOR_KEY } from "../../fixtures/accounts.ts";
-import { Exchange, TestToken, Vault } from "../../sim/chain/artifacts.ts";
-import type { ChainPort, DepositEvent } from "../../sim/chain/port.ts";
+import { createAnvilChainPort } from "../../sim/chain/anvil.ts";
+import { TestToken, Vault } from "../../sim/chain/artifacts.ts";
 import type { UnsignedTx } from "../../sim/chain/tx-builder.ts";
 import { ApiKeyStore } from "../../sim/core/api-keys.ts";
 import { VirtualClock } from "../../sim/core/clock.ts";
@@ -85,37 +85,6 @@ export async function startFundsChain(): Promise<FundsChain> {
   };
 }
 
-/**
- * The part of the engine's chain port the funds flow exercises (deposit events, block
- * number, balances), read straight from Anvil; the settlement members are not used here.
- */
-export function depositPort(c: FundsChain): ChainPort {
-  const unused = () => Promise.reject(new Error("not used by the funds tests"));
-  return {
-    maxBatchSize: 20,
-    feeRecipient: c.running.info.deployment.feeRecipient,
-    blockNumber: () => c.pub.getBlockNumber({ cacheTime: 0 }),
-    mine: async (n = 1) => c.testClient.mine({ blocks: n }),
-    walletBalance: (owner, token) => c.pub.readContract({ address: token, abi: TestToken.abi, functionName: "balanceOf", args: [owner] }),
-    vaultBalance: (owner, token) => c.pub.readContract({ address: c.vault, abi: Vault.abi, functionName: "balanceOf", args: [owner, token] }),
-    depositEvents: async (fromBlock, toBlock): Promise<DepositEvent[]> => {
-      const logs = await c.pub.getContractEvents({ address: c.exchange, abi: Exchange.abi, eventName: "Deposit", fromBlock, toBlock, strict: true });
-      return logs.map((l) => ({
-        owner: l.args.owner.toLowerCase() as Address,
-        token: l.args.token.toLowerCase() as Address,
-        amount: l.args.amount,
-        blockNumber: l.blockNumber,
-        txHash: l.transactionHash,
-        logIndex: l.logIndex,
-      }));
-    },
-    submitBatch: unused,
-    getReceipt: unused,
-    setMatchFault: unused,
-    clearMatchFault: unused,
-  };
-}
-
 export interface AppOptions {
   delegateAllowlist?: Address[];
   /** Real rate limiter (default: none, so suites can call freely). */
@@ -138,7 +107,14 @@ export interface FundsApp {
 export async function buildApp(c: FundsChain, o: AppOptions = {}): Promise<FundsApp> {
   const block = await c.pub.getBlock({ blockTag: "latest" });
   const clock = new VirtualClock(Number(block.timestamp) * 1000);
-  const engine = new Engine({ seed: 1, clock, registry: c.registry, executorId: 1, chain: depositPort(c) });
+  // The real Anvil port: its Deposit / Withdrawal / IntentDeposit reads feed the engine's vault sync.
+  const port = await createAnvilChainPort({
+    rpcUrl: c.running.info.rpcUrl,
+    chainId: c.chainId,
+    deployment: c.running.info.deployment,
+    executorKey: EXECUTOR_KEY,
+  });
+  const engine = new Engine({ seed: 1, clock, registry: c.registry, executorId: 1, chain: port });
   const keys = new ApiKeyStore(clock, new Rng(5));
   let n = 0;
   const keyFor = (owner: string) => {
@@ -161,7 +137,6 @@ export async function buildApp(c: FundsChain, o: AppOptions = {}): Promise<Funds
       client: c.pub,
       deployment: { chainId: c.chainId, exchange: c.exchange, vault: c.vault, router: c.router },
       engine,
-      registry: c.registry,
       coSigner,
       ...(o.delegateAllowlist ? { delegateAllowlist: o.delegateAllowlist } : {}),
     }),

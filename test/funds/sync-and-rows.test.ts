@@ -1,60 +1,68 @@
-// Pieces of the funds flow that need no chain: the withdrawal mirror into the ledger
-// (clipping, unlisted tokens, cursor), the balance rows, and the 503 mapping when the
+// Pieces of the funds flow that need no chain node: the funds sync through the
+// engine's vault sync (memory chain), the balance rows, and the 503 mapping when the
 // node cannot be reached.
 import { describe, expect, it } from "vitest";
 import { createPublicClient, http } from "viem";
-import { FundsReader, type WithdrawalEvent } from "../../sim/chain/funds-reads.ts";
+import { FundsReader } from "../../sim/chain/funds-reads.ts";
+import { MemoryChain } from "../../sim/chain/memory.ts";
 import { TxBuilder } from "../../sim/chain/tx-builder.ts";
-import { WithdrawalSync } from "../../sim/chain/withdrawal-sync.ts";
 import { balanceRows } from "../../sim/core/balance-rows.ts";
+import { VirtualClock } from "../../sim/core/clock.ts";
+import { Engine } from "../../sim/core/engine.ts";
 import { ExchangeError } from "../../sim/core/errors.ts";
-import { Ledger } from "../../sim/core/ledger.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../../sim/core/registry.ts";
-import type { Address } from "../../sim/core/typed-data.ts";
+import { exchangeDomain, type Address } from "../../sim/core/typed-data.ts";
+import { WithdrawCoSigner } from "../../sim/core/withdraw.ts";
+import { createFundsServices } from "../../sim/http/funds-services.ts";
 
 const USER = "0x00000000000000000000000000000000000a11ce" as Address;
 const TOKEN = "0x00000000000000000000000000000000000070c0" as Address;
 const UNLISTED = "0x00000000000000000000000000000000000bad00" as Address;
 
-describe("WithdrawalSync", () => {
-  it("debits available once per event, skips unlisted tokens, never goes negative", async () => {
-    const ledger = new Ledger();
-    ledger.credit(USER, TOKEN, 100n);
-    ledger.freeze(USER, TOKEN, 30n); // available 70, frozen 30
-    const events: WithdrawalEvent[] = [
-      { user: USER, token: TOKEN, amount: 50n, blockNumber: 3n, logIndex: 0 },
-      { user: USER, token: UNLISTED, amount: 9n, blockNumber: 3n, logIndex: 1 },
-      { user: USER, token: TOKEN, amount: 40n, blockNumber: 5n, logIndex: 0 }, // emergency-style: more than available
-    ];
-    const reads = { head: 4n };
-    const asked: [bigint, bigint][] = [];
-    const sync = new WithdrawalSync(
-      {
-        blockNumber: async () => reads.head,
-        withdrawalEvents: async (from, to) => {
-          asked.push([from, to]);
-          return events.filter((e) => e.blockNumber >= from && e.blockNumber <= to);
-        },
-      },
-      ledger,
-      (t) => t === TOKEN,
-      2n,
-    );
-    expect(await sync.sync()).toBe(1);
-    expect(ledger.peek(USER, TOKEN)).toEqual({ available: 20n, frozen: 30n });
-    expect(await sync.sync()).toBe(0); // same head: nothing re-applied
-    reads.head = 6n;
-    expect(await sync.sync()).toBe(1);
-    expect(ledger.peek(USER, TOKEN)).toEqual({ available: 0n, frozen: 30n });
-    expect(asked).toEqual([
-      [2n, 4n],
-      [5n, 6n],
-    ]);
-    expect(sync.snapshot()).toEqual({ cursor: "6" });
-    sync.restore({ cursor: "4" });
-    ledger.credit(USER, TOKEN, 100n);
-    await sync.sync();
-    expect(ledger.peek(USER, TOKEN).available).toBe(60n);
+describe("funds sync goes through the engine", () => {
+  const registry = new Registry(DEFAULT_REGISTRY_CONFIG);
+  const usdc = registry.tokenBySymbol("USDC")!.address;
+  const deadClient = createPublicClient({ transport: http("http://127.0.0.1:9", { retryCount: 0, timeout: 2_000 }) });
+
+  function setup() {
+    const clock = new VirtualClock();
+    const chain = new MemoryChain({ clock });
+    const engine = new Engine({ seed: 1, clock, registry, executorId: 1, chain });
+    const funds = createFundsServices({
+      client: deadClient,
+      deployment: { chainId: 31337, exchange: TOKEN, vault: TOKEN, router: TOKEN },
+      engine,
+      coSigner: new WithdrawCoSigner({ executorPrivateKey: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d", domain: exchangeDomain("x", 31337, TOKEN) }),
+    });
+    return { chain, engine, funds };
+  }
+
+  it("sync() applies deposits and withdrawals once each, logged by the engine", async () => {
+    const { chain, engine, funds } = setup();
+    chain.mint(USER, usdc, 100n);
+    chain.deposit(USER, usdc, 100n);
+    chain.withdraw(USER, usdc, 40n);
+    await funds.sync();
+    await funds.sync(); // nothing new: nothing re-applied
+    expect(funds.ledger.peek(USER, usdc)).toEqual({ available: 60n, frozen: 0n });
+    expect(funds.available(USER, usdc)).toBe(60n);
+    const types = engine.log.since().map((e) => e.type);
+    expect(types.filter((t) => t === "deposit")).toHaveLength(1);
+    expect(types.filter((t) => t === "withdrawal")).toHaveLength(1);
+  });
+
+  it("available() is net of owed withdrawals (what the co-signer may vouch for)", async () => {
+    const { chain, engine, funds } = setup();
+    chain.mint(USER, usdc, 100n);
+    chain.deposit(USER, usdc, 100n);
+    await funds.sync();
+    engine.ledger.freeze(USER, usdc, 100n); // held by open orders
+    chain.withdraw(USER, usdc, 100n); // an emergency exit ignores them
+    await funds.sync();
+    engine.creditDeposit(USER, usdc, 30n); // credited outside the sync: all of it owed
+    expect(funds.ledger.peek(USER, usdc)).toEqual({ available: 30n, frozen: 100n });
+    expect(funds.available(USER, usdc)).toBe(engine.available(USER, usdc));
+    expect(funds.available(USER, usdc)).toBe(0n);
   });
 });
 

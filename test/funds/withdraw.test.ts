@@ -109,6 +109,11 @@ describe("the instant-withdraw flow", () => {
     const row = bal.body.balances.find((r: { symbol: string }) => r.symbol === "EURC");
     expect(row.vault_available).toBe((DEPOSIT - 200_000_000n).toString());
     expect(row.wallet_balance).toBe((walletBefore + 200_000_000n).toString());
+    // It came through the engine's vault sync, so it is in the engine's event log.
+    const logged = env.engine.log.since().filter((e) => e.type === "withdrawal");
+    expect(logged.map((e) => e.data)).toEqual([
+      { owner: ALICE().toLowerCase(), token: EURC().toLowerCase(), amount: 200_000_000n, uncovered: 0n, tx_hash: sent.body.tx_hash },
+    ]);
     const again = intent({ uuid: "43", amounts: ["300000001"] });
     const short = await post("/withdraw", { intent: again, user_signature: await signWithdrawIntent(c, alice(), again) });
     expect(short.body.success).toBe(false);

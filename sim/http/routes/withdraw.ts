@@ -74,7 +74,7 @@ export function withdrawRouter(ctx: HttpContext, registry: Registry, funds: Fund
         b.intent,
         {
           nowSec: ctx.clock.nowSec(),
-          available: (owner, token) => funds.ledger.available(owner, token),
+          available: (owner, token) => funds.available(owner, token),
           isListedToken: (t) => registry.token(t) !== undefined,
           isUuidUsed: () => used,
           describeToken: (t) => registry.token(t),
