@@ -85,6 +85,12 @@ export function replayDir(o: ReplayOptions = {}): string {
   return isAbsolute(d) ? d : resolve(process.cwd(), d);
 }
 
+/** A counterexample tuple as fast-check prints it, one argument after the other. */
+function showCounterexample(c: unknown): string {
+  if (c === null || c === undefined) return "";
+  return Array.isArray(c) ? c.map((v) => fc.stringify(v)).join(", ") : fc.stringify(c);
+}
+
 function errorText(details: fc.RunDetails<unknown>): string {
   const e = details.errorInstance;
   if (e instanceof Error) return e.message;
@@ -109,7 +115,7 @@ export async function assertWithReplay(ref: PropertyRef, params: fc.Parameters<u
     seed: details.seed,
     path: details.counterexamplePath ?? "",
     numRuns: params.numRuns ?? 100,
-    commands: details.counterexample ? details.counterexample.map((v) => fc.stringify(v)).join(", ") : "",
+    commands: showCounterexample(details.counterexample),
     error: errorText(details),
   };
   if (o.chainDump) {
@@ -172,7 +178,7 @@ export async function replayBundle(file: string): Promise<ReplayResult> {
     reproduced: true,
     bundle,
     error: errorText(details),
-    counterexample: details.counterexample ? details.counterexample.map((v) => fc.stringify(v)).join(", ") : "",
+    counterexample: showCounterexample(details.counterexample),
   };
 }
 
