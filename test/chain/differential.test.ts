@@ -22,19 +22,23 @@ import { depositOnChain, startTestChain, type ChainCtx } from "./helpers.ts";
 const EXECUTOR_ID = 5;
 const UNIT = 1_000_000n;
 const DEPOSIT = 5_000n * UNIT;
+const LIFETIME = 3600;
 const REASONS = ["INSUFFICIENT_VAULT_BALANCE", "ORDER_EXPIRED", "BAD_SIGNATURE", "CHAOS"] as const;
 
 type Command =
   | { kind: "place"; trader: number; side: "bid" | "ask"; lots: number; tick: number }
   | { kind: "cancel"; pick: number }
   | { kind: "settle" }
-  | { kind: "fault"; ahead: number; reason: string };
+  | { kind: "fault"; ahead: number; reason: string }
+  /** Half an order's lifetime passes, on both clocks and on chain: expiry happens for real. */
+  | { kind: "advance" };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant("place" as const), trader: fc.integer({ min: 0, max: 2 }), side: fc.constantFrom("bid" as const, "ask" as const), lots: fc.integer({ min: 1, max: 4 }), tick: fc.integer({ min: 0, max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancel" as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("settle" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("fault" as const), ahead: fc.integer({ min: 1, max: 3 }), reason: fc.constantFrom(...REASONS) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("advance" as const) }) },
 );
 
 const initialPlan: fc.Arbitrary<FaultPlan> = fc.record(
@@ -74,17 +78,18 @@ function state(engine: Engine, ids: string[]) {
   };
 }
 
-async function run(plan: FaultPlan, commands: Command[]): Promise<void> {
+async function run(plan: FaultPlan, commands: Command[], check?: (anvil: Engine) => void): Promise<void> {
   const snap = (await rpc("evm_snapshot")) as Hex;
   try {
     const d = ctx.chain.info.deployment;
     const anvilPort = await createAnvilChainPort({ rpcUrl: ctx.chain.info.rpcUrl, chainId: ctx.chain.info.chainId, deployment: d, executorKey: EXECUTOR_KEY });
     const startMs = Number(await anvilPort.latestTimestamp()) * 1000;
+    const anvilClock = new VirtualClock(startMs);
     const mk = (chain: ChainPort, clock: VirtualClock) =>
       new Engine({ seed: 11, clock, registry: ctx.registry, executorId: EXECUTOR_ID, chain, cancelCooldownSec: 0, faults: plan });
     const memClock = new VirtualClock(startMs);
     const memory = new MemoryChain({ clock: memClock, feeRecipient: d.feeRecipient });
-    const engines = { memory: mk(memory, memClock), anvil: mk(anvilPort, new VirtualClock(startMs)) };
+    const engines = { memory: mk(memory, memClock), anvil: mk(anvilPort, anvilClock) };
     for (const t of traders) {
       for (const s of ["USDT", "USDC"]) {
         const token = ctx.registry.tokenBySymbol(s)!.address;
@@ -114,7 +119,7 @@ async function run(plan: FaultPlan, commands: Command[]): Promise<void> {
           to_address: market.quote,
           order_id: orderId,
           uuid_int: standaloneUuidInt(orderId, EXECUTOR_ID).toString(),
-          expiration: memClock.nowSec() + 3600,
+          expiration: memClock.nowSec() + LIFETIME,
         };
         // A body intake refuses (e.g. below the market floor) has nothing to sign: both engines must refuse it alike.
         let signature: Hex = "0x";
@@ -136,6 +141,12 @@ async function run(plan: FaultPlan, commands: Command[]): Promise<void> {
         const o = engines.memory.getOrder(id);
         const outcomes = [engines.memory, engines.anvil].map((e) => attempt(() => e.cancelOrder({ owner: o.owner_address, orderId: id, uuidInt: o.uuid_int })));
         expect(outcomes[1]).toEqual(outcomes[0]);
+      } else if (c.kind === "advance") {
+        // Steps of 1800 s against lifetimes of 3600 s: chain time runs a few wall-clock
+        // seconds ahead of the virtual clocks, never enough to cross an expiry differently.
+        memClock.advanceSec(LIFETIME / 2);
+        anvilClock.advanceSec(LIFETIME / 2);
+        await anvilPort.increaseTime(LIFETIME / 2);
       } else if (c.kind === "fault") {
         // Revert the fill `ahead` places after the last one made so far.
         const next = engines.memory.fillRecords().length + c.ahead;
@@ -154,6 +165,7 @@ async function run(plan: FaultPlan, commands: Command[]): Promise<void> {
     }
     expect(state(engines.anvil, ids)).toEqual(state(engines.memory, ids));
     expect(engines.anvil.ledger.snapshot()).toEqual(engines.memory.ledger.snapshot());
+    check?.(engines.anvil);
     for (const owner of [...traders.map((t) => t.address.toLowerCase()), d.feeRecipient]) {
       for (const s of ["USDT", "USDC"]) {
         const token = ctx.registry.tokenBySymbol(s)!.address;
@@ -179,9 +191,24 @@ describe("memory port ≡ Anvil port", () => {
   it("same commands, same seed → identical ledgers, vaults, orders and fills", async () => {
     await fc.assert(
       fc.asyncProperty(initialPlan, fc.array(command, { minLength: 4, maxLength: 24 }), (plan, commands) => run(plan, commands)),
-      { numRuns: Number(process.env["DIFF_RUNS"] ?? 12), endOnFailure: true },
+      { numRuns: Number(process.env["DIFF_RUNS"] ?? 25), endOnFailure: true },
     );
   }, 240_000);
+
+  it("expiry for real: a fill broadcast after both orders' expiration reverts ORDER_EXPIRED on both chains", async () => {
+    await run(
+      {},
+      [
+        { kind: "settle" },
+        { kind: "place", trader: 0, side: "ask", lots: 2, tick: 0 },
+        { kind: "place", trader: 1, side: "bid", lots: 2, tick: 0 },
+        { kind: "advance" },
+        { kind: "advance" },
+        { kind: "settle" },
+      ],
+      (anvil) => expect(anvil.fillRecords().map((f) => [f.status, f.revertReason])).toEqual([["reverted", "ORDER_EXPIRED"]]),
+    );
+  }, 60_000);
 
   it("a fixed sequence with every kind of command (sanity anchor)", async () => {
     await run({ revertSettlements: [{ nth: 2, reason: "CHAOS", mode: "batch" }] }, [
@@ -194,6 +221,7 @@ describe("memory port ≡ Anvil port", () => {
       { kind: "place", trader: 0, side: "ask", lots: 2, tick: 3 },
       { kind: "cancel", pick: 4 },
       { kind: "place", trader: 0, side: "bid", lots: 1, tick: 3 },
+      { kind: "advance" },
       { kind: "settle" },
     ]);
   }, 60_000);
