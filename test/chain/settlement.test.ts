@@ -89,6 +89,20 @@ describe("engine on the Anvil port", () => {
     expect(env.engine.getOrder(takerId).status).toBe("settled");
   });
 
+  it("confirmationDelayBlocks: a mined batch stays confirming until the chain is that many blocks past it", async () => {
+    const env = await anvilEngine(ctx, { faults: { confirmationDelayBlocks: 2 } });
+    const { takerId } = await crossingPair(env);
+    expect(await env.engine.settle()).toEqual({ broadcast: 1, confirmed: 0, failed: 0 });
+    const mined = (await env.port.getReceipt(env.engine.fillsOfOrder(takerId)[0]!.tx_hash as Hex))!.blockNumber;
+    expect(env.engine.fillsOfOrder(takerId)[0]!.settlement_status).toBe("confirming");
+    await env.port.mine();
+    expect((await env.engine.settle()).confirmed).toBe(0);
+    await env.port.mine();
+    expect(await env.port.blockNumber()).toBe(mined + 2n);
+    expect((await env.engine.settle()).confirmed).toBe(1);
+    expect(env.engine.fillsOfOrder(takerId)[0]!.settlement_status).toBe("settled");
+  });
+
   it("a fault-plan revert lands as an on-chain MatchFailed: fill reverted with its allowlisted reason", async () => {
     const env = await anvilEngine(ctx, { faults: { revertFills: [{ fill: 1, reason: "INSUFFICIENT_VAULT_BALANCE" }] } });
     const { takerId, makerId, alice, bob } = await crossingPair(env);
