@@ -3,3 +3,4 @@
 export * from "./arbitraries.ts";
 export * from "./model.ts";
 export * from "./replay.ts";
+export * from "./conformance.ts";

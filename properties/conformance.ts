@@ -1,0 +1,556 @@
+// `fakex conformance`: the spec's checks against any base URL — fakex itself in
+// CI, or a real deployment with --read-only. Each check is one HTTP exchange (or
+// a short flow) and one verdict; the table says pass, fail or skip per check.
+//
+// Read-only checks need no wallet and change nothing. The write set (a private
+// key, not --read-only) creates an API key (ManageApiKey signature), reads
+// /balances, places a signed ask far above the market and cancels it, then
+// self-revokes the key; it skips the order when the wallet has no vault funds.
+import { parseArgs } from "node:util";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { MANAGE_API_KEY_TYPE, ORDER_TYPE, CANCEL_ORDER_TYPE, type Address, type Hex } from "../sim/core/typed-data.ts";
+
+export type CheckStatus = "pass" | "fail" | "skip";
+
+export interface CheckResult {
+  name: string;
+  group: "read" | "write";
+  status: CheckStatus;
+  detail: string;
+}
+
+export interface ConformanceOptions {
+  /** The service base address, ending in /api/v1. */
+  baseUrl: string;
+  privateKey?: Hex;
+  readOnly?: boolean;
+  fetch?: typeof fetch;
+}
+
+interface Reply {
+  status: number;
+  body: unknown;
+  headers: Headers;
+}
+
+class CheckFailed extends Error {}
+class CheckSkipped extends Error {}
+
+function must(cond: unknown, what: string): asserts cond {
+  if (!cond) throw new CheckFailed(what);
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const RAW = /^(0|[1-9][0-9]*)$/;
+const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => x !== null && typeof x === "object" && !Array.isArray(x);
+const isInt = (x: unknown): x is number => typeof x === "number" && Number.isInteger(x);
+
+/** value of a raw string scaled by decimals, as the exact decimal string the spec's companions carry. */
+function scaled(raw: string, decimals: number): string {
+  const s = raw.padStart(decimals + 1, "0");
+  const int = s.slice(0, s.length - decimals);
+  const frac = s.slice(s.length - decimals).replace(/0+$/, "");
+  return frac === "" ? int : `${int}.${frac}`;
+}
+
+/** Two decimal strings denote the same number (trailing zeros aside). */
+function sameDecimal(a: string, b: string): boolean {
+  const norm = (s: string) => (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s);
+  return norm(a) === norm(b);
+}
+
+/** A typed error body: {detail: {detail, error_code}} (POST /orders) or {detail: {code}} (quotes) or top-level (preview). */
+function errorCodeOf(body: unknown): string | undefined {
+  if (!isObj(body)) return undefined;
+  if (typeof body.error_code === "string") return body.error_code;
+  const d = body.detail;
+  if (isObj(d)) return typeof d.error_code === "string" ? d.error_code : typeof d.code === "string" ? d.code : undefined;
+  return undefined;
+}
+
+export class ConformanceRun {
+  readonly results: CheckResult[] = [];
+  private readonly base: string;
+  private readonly fetchFn: typeof fetch;
+  /** Facts later checks build on. */
+  private health: Obj | undefined;
+  private config: Obj | undefined;
+  private markets: Obj[] = [];
+  private serverTime: number | undefined;
+
+  constructor(private readonly o: ConformanceOptions) {
+    this.base = o.baseUrl.replace(/\/+$/, "");
+    this.fetchFn = o.fetch ?? fetch;
+  }
+
+  async call(method: string, path: string, o: { json?: unknown; raw?: string; auth?: string } = {}): Promise<Reply> {
+    const headers: Record<string, string> = {};
+    let body: string | undefined;
+    if (o.raw !== undefined) {
+      headers["content-type"] = "application/json";
+      body = o.raw;
+    } else if (o.json !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(o.json);
+    }
+    if (o.auth) headers["authorization"] = o.auth;
+    const res = await this.fetchFn(`${this.base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === "" ? null : JSON.parse(text);
+    } catch {
+      // non-JSON body stays text; checks that need JSON fail on it
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  }
+
+  private async check(group: "read" | "write", name: string, f: () => Promise<string | void>): Promise<void> {
+    try {
+      const detail = await f();
+      this.results.push({ name, group, status: "pass", detail: detail ?? "" });
+    } catch (e) {
+      if (e instanceof CheckSkipped) this.results.push({ name, group, status: "skip", detail: e.message });
+      else this.results.push({ name, group, status: "fail", detail: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  private expectStatus(r: Reply, status: number, what: string): void {
+    must(r.status === status, `${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+  }
+
+  async run(): Promise<CheckResult[]> {
+    await this.readChecks();
+    if (this.o.privateKey && !this.o.readOnly) await this.writeChecks(privateKeyToAccount(this.o.privateKey));
+    return this.results;
+  }
+
+  // ------------------------------------------------------------------ read-only
+
+  private async readChecks(): Promise<void> {
+    await this.check("read", "GET /health shape and rules", async () => {
+      const r = await this.call("GET", "/health");
+      this.expectStatus(r, 200, "health");
+      const b = r.body;
+      must(isObj(b), "body is an object");
+      must(b.status === "healthy" || b.status === "degraded", `status ${String(b.status)}`);
+      must(b.version === "v1", `version ${String(b.version)}`);
+      must(typeof b.timestamp === "string" && ISO.test(b.timestamp), "timestamp ISO 8601");
+      must(isInt(b.executor_id) && b.executor_id >= 0 && b.executor_id <= 15, "executor_id integer 0-15");
+      must(b.relayer_executor_id === null || isInt(b.relayer_executor_id), "relayer_executor_id integer or null");
+      must(typeof b.signature_ready === "boolean", "signature_ready boolean");
+      const consistent = b.signature_ready === true && (b.relayer_executor_id === null || b.relayer_executor_id === b.executor_id);
+      must((b.status === "healthy") === consistent, `status ${b.status} but signature_ready ${b.signature_ready}, executor ${b.executor_id}/${b.relayer_executor_id}`);
+      this.health = b;
+      return `${b.status}, executor_id ${b.executor_id}`;
+    });
+
+    await this.check("read", "GET /system/time", async () => {
+      const r = await this.call("GET", "/system/time");
+      this.expectStatus(r, 200, "system/time");
+      must(isObj(r.body) && isInt(r.body.timestamp) && r.body.timestamp > 1_500_000_000, "timestamp integer Unix seconds");
+      this.serverTime = r.body.timestamp;
+      return String(r.body.timestamp);
+    });
+
+    const tokens: Obj[] = [];
+    await this.check("read", "GET /tokens shape", async () => {
+      const r = await this.call("GET", "/tokens");
+      this.expectStatus(r, 200, "tokens");
+      must(isObj(r.body) && Array.isArray(r.body.tokens) && r.body.tokens.length > 0, "tokens: non-empty array");
+      for (const t of r.body.tokens as unknown[]) {
+        must(isObj(t), "token is an object");
+        const s = String(t.symbol);
+        for (const k of ["currency", "symbol"]) must(typeof t[k] === "string", `${s}.${k} string`);
+        must(typeof t.address === "string" && ADDRESS.test(t.address), `${s}.address`);
+        must(isInt(t.decimals) && t.decimals >= 0, `${s}.decimals integer`);
+        must(typeof t.min_trade_amount_raw === "string" && RAW.test(t.min_trade_amount_raw), `${s}.min_trade_amount_raw raw`);
+        must(typeof t.min_trade_amount === "string" && sameDecimal(t.min_trade_amount, scaled(t.min_trade_amount_raw, t.decimals)), `${s}.min_trade_amount = raw / 10^decimals`);
+        tokens.push(t);
+      }
+      return `${tokens.length} tokens`;
+    });
+
+    await this.check("read", "GET /markets shape and canonical orientation", async () => {
+      const r = await this.call("GET", "/markets");
+      this.expectStatus(r, 200, "markets");
+      must(isObj(r.body) && Array.isArray(r.body.markets), "markets: array");
+      const byAddr = new Map(tokens.map((t) => [String(t.address).toLowerCase(), t]));
+      for (const m of r.body.markets as unknown[]) {
+        must(isObj(m), "market is an object");
+        const s = String(m.symbol);
+        must(m.symbol === `${String(m.base_symbol)}/${String(m.quote_symbol)}`, `${s}: symbol = base_symbol/quote_symbol`);
+        must(typeof m.base_address === "string" && ADDRESS.test(m.base_address), `${s}.base_address`);
+        must(typeof m.quote_address === "string" && ADDRESS.test(m.quote_address), `${s}.quote_address`);
+        must(m.base_address.toLowerCase() < m.quote_address.toLowerCase(), `${s}: base_address < quote_address`);
+        for (const k of ["tick_precision", "quantity_precision", "base_decimals", "quote_decimals"]) must(isInt(m[k]) && (m[k] as number) >= 0, `${s}.${k} integer`);
+        for (const [raw, dec, decimals] of [
+          ["min_ask_amount_raw", "min_ask_amount", m.base_decimals],
+          ["min_bid_quote_amount_raw", "min_bid_quote_amount", m.quote_decimals],
+        ] as const) {
+          must(typeof m[raw] === "string" && RAW.test(m[raw] as string), `${s}.${raw} raw`);
+          must(typeof m[dec] === "string" && sameDecimal(m[dec] as string, scaled(m[raw] as string, decimals as number)), `${s}.${dec} = ${raw} / 10^decimals`);
+        }
+        const bt = byAddr.get(m.base_address.toLowerCase());
+        const qt = byAddr.get(m.quote_address.toLowerCase());
+        if (bt) must(bt.decimals === m.base_decimals, `${s}.base_decimals matches GET /tokens`);
+        if (qt) must(qt.decimals === m.quote_decimals, `${s}.quote_decimals matches GET /tokens`);
+        this.markets.push(m);
+      }
+      return `${this.markets.length} markets`;
+    });
+
+    await this.check("read", "GET /config shape", async () => {
+      const r = await this.call("GET", "/config");
+      this.expectStatus(r, 200, "config");
+      const b = r.body;
+      must(isObj(b), "body is an object");
+      must(isInt(b.chain_id), "chain_id integer");
+      for (const k of ["exchange_address", "vault_address", "sor_address"]) must(typeof b[k] === "string" && ADDRESS.test(b[k] as string), `${k} address`);
+      must(typeof b.domain_separator === "string" && /^0x[0-9a-fA-F]{64}$/.test(b.domain_separator), "domain_separator 32-byte hex");
+      const d = b.eip712_domain;
+      must(isObj(d) && typeof d.name === "string" && d.version === "1", "eip712_domain {name, version: 1}");
+      must(d.chainId === b.chain_id, "eip712_domain.chainId = chain_id");
+      must(typeof d.verifyingContract === "string" && d.verifyingContract.toLowerCase() === String(b.exchange_address).toLowerCase(), "verifyingContract = exchange_address");
+      const vl = isObj(b.limits) ? b.limits.vl_batch : undefined;
+      must(isObj(vl) && isInt(vl.min) && isInt(vl.max) && vl.min <= vl.max, "limits.vl_batch {min, max}");
+      this.config = b;
+      return `chain ${b.chain_id}`;
+    });
+
+    await this.check("read", "GET /fx/rate shape, same-currency rule and 400s", async () => {
+      const same = await this.call("GET", "/fx/rate?base=usd&quote=USD");
+      this.expectStatus(same, 200, "fx usd/USD");
+      must(isObj(same.body) && sameDecimal(String(same.body.rate), "1") && sameDecimal(String(same.body.rate_24h_ago), "1") && Number(same.body.change_pct) === 0, "base = quote gives rate 1, rate_24h_ago 1, change_pct 0");
+      must(typeof same.body.pair === "string", "pair string");
+      const missing = await this.call("GET", "/fx/rate?base=EUR");
+      this.expectStatus(missing, 400, "fx without quote");
+      must(isObj(missing.body) && "detail" in missing.body, "400 carries detail");
+      const bad = await this.call("GET", "/fx/rate?base=EUR1&quote=USD");
+      this.expectStatus(bad, 400, "fx non-alphabetic base");
+      const r = await this.call("GET", "/fx/rate?base=EUR&quote=USD");
+      if (r.status === 503) return "EUR/USD: 503 (no provider data), shape not checked";
+      this.expectStatus(r, 200, "fx EUR/USD");
+      const b = r.body;
+      must(isObj(b) && b.pair === "EUR/USD", "pair in the requested orientation");
+      must(typeof b.rate === "string" && DECIMAL.test(b.rate), "rate decimal string");
+      must(typeof b.as_of === "number", "as_of number");
+      for (const k of ["rate_24h_ago", "as_of_24h_ago", "change_pct"]) must(k in b, `${k} present (nullable)`);
+      return `EUR/USD ${b.rate}`;
+    });
+
+    await this.check("read", "unknown route: 404 {detail: Not Found}", async () => {
+      const r = await this.call("GET", "/no-such-route-fakex-conformance");
+      this.expectStatus(r, 404, "unknown route");
+      must(isObj(r.body) && r.body.detail === "Not Found", `body ${JSON.stringify(r.body)}`);
+    });
+
+    await this.previewChecks();
+
+    await this.check("read", "POST /swap/quote field validation: 422", async () => {
+      const t = this.markets[0];
+      if (!t) throw new CheckSkipped("no market listed");
+      const now = this.serverTime ?? Math.floor(Date.now() / 1000);
+      const ok = { from_token: t.base_address, to_token: t.quote_address, from_amount: "1000000", owner_address: PROBE_OWNER, recipient: PROBE_OWNER, expiration: now + 600 };
+      const cases: [string, Obj][] = [
+        ["same token both sides", { ...ok, to_token: t.base_address }],
+        ["bad address", { ...ok, from_token: "0x123" }],
+        ["bad gas_mode", { ...ok, gas_mode: "free" }],
+        ["negative amount", { ...ok, from_amount: "-5" }],
+      ];
+      for (const [what, body] of cases) this.expectStatus(await this.call("POST", "/swap/quote", { json: body }), 422, what);
+      this.expectStatus(await this.call("POST", "/swap/quote/batch", { json: { quotes: [] } }), 422, "empty batch");
+      this.expectStatus(await this.call("POST", "/swap/quote/batch", { json: { quotes: Array.from({ length: 51 }, () => ok) } }), 422, "51 quotes");
+      this.expectStatus(await this.call("POST", "/swap/quote/batch", { json: { quotes: [ok, { ...ok, gas_mode: "free" }] } }), 422, "one bad item fails the batch");
+    });
+
+    await this.check("read", "API-key routes: 401 without or with a bad key", async () => {
+      const q = `owner_address=${PROBE_OWNER}`;
+      const routes: [string, string][] = [
+        ["GET", `/balances?${q}`],
+        ["GET", `/orders?${q}`],
+        ["GET", `/fills?${q}`],
+        ["DELETE", `/orders/cancel-all?${q}`],
+      ];
+      for (const [m, p] of routes) {
+        this.expectStatus(await this.call(m, p), 401, `${m} ${p} without a key`);
+        this.expectStatus(await this.call(m, p, { auth: "Bearer fakex_nokey:nosecret" }), 401, `${m} ${p} with a bad key`);
+      }
+      const v = await this.call("POST", "/api-keys/verify", { json: { api_key: "fakex_nokey", api_secret: "nosecret" } });
+      this.expectStatus(v, 401, "verify of an unknown pair");
+    });
+
+    await this.check("read", "malformed JSON: 4xx, never 5xx", async () => {
+      for (const p of ["/orders", "/orders/preview", "/swap/quote", "/orders/cancel", "/api-keys/verify"]) {
+        const r = await this.call("POST", p, { raw: '{"owner_address": ' });
+        must(r.status >= 400 && r.status < 500, `POST ${p} with broken JSON: ${r.status}`);
+        must(isObj(r.body) && "detail" in r.body, `POST ${p}: body carries detail`);
+      }
+    });
+  }
+
+  /** A preview body for the first active market with a floor, an ask of `amount` at `price`. */
+  private previewBody(m: Obj, amount: string, price: string, owner: string = PROBE_OWNER): Obj {
+    const orderId = "3f2b8c1e-9d4a-4b6f-8e2a-1c5d7e9f0a3b";
+    return {
+      owner_address: owner,
+      side: "ask",
+      amount,
+      price,
+      order_type: "limit",
+      from_address: m.base_address,
+      to_address: m.quote_address,
+      order_id: orderId,
+      uuid_int: composite(isInt(this.health?.executor_id) ? this.health.executor_id : 0, orderId).toString(),
+      expiration: (this.serverTime ?? Math.floor(Date.now() / 1000)) + 3600,
+    };
+  }
+
+  private async previewChecks(): Promise<void> {
+    await this.check("read", "POST /orders/preview: valid ask returns the Order to sign", async () => {
+      const m = this.markets[0];
+      if (!m) throw new CheckSkipped("no market listed");
+      const amount = minAskAmount(m);
+      const r = await this.call("POST", "/orders/preview", { json: this.previewBody(m, amount, "1") });
+      if (r.status === 400 && errorCodeOf(r.body) === "PAIR_INACTIVE") throw new CheckSkipped(`${String(m.symbol)} inactive`);
+      this.expectStatus(r, 200, "preview");
+      const b = r.body;
+      must(isObj(b) && b.ok === true && b.rounding_mode === "reject_extra_precision", "ok, rounding_mode");
+      const o = b.eip712_order;
+      must(isObj(o), "eip712_order object");
+      for (const k of ORDER_TYPE.map((x) => x.name)) must(typeof o[k] === "string", `eip712_order.${k} string`);
+      must(String(o.fromToken).toLowerCase() === String(m.base_address).toLowerCase(), "an ask spends the base token");
+      must(o.initialDepositAmount !== undefined && o.recipient === "0x0000000000000000000000000000000000000000", "recipient is the zero address");
+      must(isObj(b.eip712_types) && Array.isArray(b.eip712_types.Order), "eip712_types.Order");
+      return String(m.symbol);
+    });
+
+    await this.check("read", "POST /orders/preview: typed errors at the top level", async () => {
+      const m = this.markets[0];
+      if (!m) throw new CheckSkipped("no market listed");
+      const amount = minAskAmount(m);
+      const cases: [string, Obj, string][] = [
+        ["non-canonical amount", this.previewBody(m, `+${amount}`, "1"), "INVALID_DECIMAL_FORMAT"],
+        ["exponent price", this.previewBody(m, amount, "1e0"), "INVALID_DECIMAL_FORMAT"],
+        ["extra precision", this.previewBody(m, extraDigit(amount, Number(m.quantity_precision)), "1"), "INVALID_PRECISION"],
+      ];
+      if (BigInt(String(m.min_ask_amount_raw)) > 0n) {
+        const step = 10n ** BigInt(Number(m.base_decimals) - Number(m.quantity_precision));
+        const minLots = (BigInt(String(m.min_ask_amount_raw)) + step - 1n) / step;
+        if (minLots > 1n) cases.push(["below the ask floor", this.previewBody(m, scaled((minLots - 1n).toString(), Number(m.quantity_precision)), "1"), "AMOUNT_BELOW_MIN"]);
+      }
+      for (const [what, body, code] of cases) {
+        const r = await this.call("POST", "/orders/preview", { json: body });
+        this.expectStatus(r, 400, what);
+        must(isObj(r.body) && r.body.error_code === code && typeof r.body.detail === "string", `${what}: top-level error_code ${code}, got ${JSON.stringify(r.body)}`);
+      }
+      return `${cases.length} cases`;
+    });
+  }
+
+  // ------------------------------------------------------------------ write set
+
+  private async writeChecks(account: PrivateKeyAccount): Promise<void> {
+    const owner = account.address.toLowerCase() as Address;
+    const cfg = this.config;
+    const domain = cfg && isObj(cfg.eip712_domain) ? (cfg.eip712_domain as { name: string; version: string; chainId: number; verifyingContract: Address }) : undefined;
+    let auth: string | undefined;
+    let apiKey: string | undefined;
+
+    await this.check("write", "POST /api-keys with a ManageApiKey signature", async () => {
+      if (!domain) throw new CheckFailed("GET /config gave no eip712_domain");
+      const timestamp = await this.now();
+      const signature = await account.signTypedData({ domain, types: { ManageApiKey: MANAGE_API_KEY_TYPE }, primaryType: "ManageApiKey", message: { owner: account.address, action: "create", timestamp: BigInt(timestamp) } });
+      const r = await this.call("POST", "/api-keys", { json: { owner_address: owner, action: "create", timestamp, signature, label: "fakex-conformance" } });
+      must(r.status === 200 || r.status === 201, `create: ${r.status} ${JSON.stringify(r.body)}`);
+      must(isObj(r.body) && typeof r.body.api_key === "string" && typeof r.body.api_secret === "string", "api_key and api_secret");
+      apiKey = r.body.api_key;
+      auth = `Bearer ${r.body.api_key}:${r.body.api_secret}`;
+      const replay = await this.call("POST", "/api-keys", { json: { owner_address: owner, action: "create", timestamp, signature, label: "fakex-conformance" } });
+      this.expectStatus(replay, 409, "the same signature again");
+      return String(apiKey).slice(0, 12) + "…";
+    });
+
+    let balances: Obj[] = [];
+    await this.check("write", "GET /balances with the key", async () => {
+      if (!auth) throw new CheckSkipped("no API key");
+      const r = await this.call("GET", `/balances?owner_address=${owner}&include_zero=true`, { auth });
+      this.expectStatus(r, 200, "balances");
+      const b = r.body;
+      must(isObj(b) && b.owner_address === owner && Array.isArray(b.balances), "owner_address and balances");
+      must(typeof b.updated_at === "string" && ISO.test(b.updated_at) && typeof b.wallet_balance_available === "boolean", "updated_at, wallet_balance_available");
+      for (const row of b.balances as Obj[]) {
+        const k = ["wallet_balance", "vault_available", "vault_frozen", "vault_total", "total"] as const;
+        for (const f of k) must(typeof row[f] === "string" && RAW.test(row[f] as string), `${String(row.symbol)}.${f} raw`);
+        const [w, a, f, vt, t] = k.map((x) => BigInt(row[x] as string));
+        must(vt === a! + f!, `${String(row.symbol)}: vault_total = vault_available + vault_frozen`);
+        must(t === w! + vt!, `${String(row.symbol)}: total = wallet_balance + vault_total`);
+      }
+      const other = await this.call("GET", `/balances?owner_address=${PROBE_OWNER}`, { auth });
+      this.expectStatus(other, 403, "another owner's balances");
+      balances = b.balances as Obj[];
+      return `${balances.length} rows`;
+    });
+
+    await this.check("write", "POST /orders signed ask, GET /orders/{id}, cancel", async () => {
+      if (!auth || !domain) throw new CheckSkipped("no API key");
+      const funded = this.markets.find((m) => {
+        const row = balances.find((r) => String(r.token).toLowerCase() === String(m.base_address).toLowerCase());
+        return row !== undefined && BigInt(String(row.vault_available)) >= minAskRaw(m);
+      });
+      if (!funded) throw new CheckSkipped("the wallet has no vault funds for a minimum ask on any market");
+      // Far above any plausible market price, so the order rests instead of trading.
+      const price = scaled((10n ** BigInt(Number(funded.tick_precision) + 6)).toString(), Number(funded.tick_precision));
+      const orderId = randomUuid4();
+      const body = { ...this.previewBody(funded, minAskAmount(funded), price, owner), order_id: orderId, uuid_int: composite(Number(this.health?.executor_id ?? 0), orderId).toString() };
+      const p = await this.call("POST", "/orders/preview", { json: body });
+      this.expectStatus(p, 200, "preview");
+      const o = (p.body as Obj).eip712_order as Record<string, string>;
+      const message = {
+        user: o.user as Address,
+        expiration: Number(o.expiration),
+        feeBps: Number(o.feeBps),
+        recipient: o.recipient as Address,
+        fromToken: o.fromToken as Address,
+        toToken: o.toToken as Address,
+        fromAmount: BigInt(o.fromAmount!),
+        toAmount: BigInt(o.toAmount!),
+        initialDepositAmount: BigInt(o.initialDepositAmount!),
+        uuid: BigInt(o.uuid!),
+      };
+      const signature = await account.signTypedData({ domain, types: { Order: ORDER_TYPE }, primaryType: "Order", message });
+      const tampered = await this.call("POST", "/orders", { json: { ...body, signature: flipLastByte(signature) } });
+      must(tampered.status === 400 && isObj(tampered.body) && isObj(tampered.body.detail) && typeof tampered.body.detail.error_code === "string", `bad signature: typed 400, got ${tampered.status} ${JSON.stringify(tampered.body)}`);
+      const placed = await this.call("POST", "/orders", { json: { ...body, signature } });
+      this.expectStatus(placed, 201, "place");
+      must(isObj(placed.body) && placed.body.order_id === orderId, "order_id echoed");
+      const got = await this.call("GET", `/orders/${orderId}`, { auth });
+      this.expectStatus(got, 200, "GET /orders/{id}");
+      must(isObj(got.body) && got.body.status === "pending" && got.body.uuid_int === body.uuid_int && got.body.trade_id === orderId, "pending, same uuid_int");
+      const cancelSig = await account.signTypedData({ domain, types: { CancelOrder: CANCEL_ORDER_TYPE }, primaryType: "CancelOrder", message: { owner: account.address, orderId: BigInt(body.uuid_int) } });
+      const c = await this.call("POST", "/orders/cancel", { json: { owner_address: owner, order_id: orderId, uuid_int: body.uuid_int, signature: cancelSig } });
+      if (c.status === 429) {
+        must(errorCodeOf(c.body) === "CANCEL_COOLDOWN", `429 without CANCEL_COOLDOWN: ${JSON.stringify(c.body)}`);
+        const still = await this.call("GET", `/orders/${orderId}`, { auth });
+        must(isObj(still.body) && still.body.status === "pending", "inside the cooldown the order stays pending");
+        return `placed ${orderId}; cancel inside the cooldown: 429 CANCEL_COOLDOWN (order left resting)`;
+      }
+      this.expectStatus(c, 200, "cancel");
+      must(isObj(c.body) && c.body.status === "ok", "cancel answers {status: ok}");
+      const after = await this.call("GET", `/orders/${orderId}`, { auth });
+      must(isObj(after.body) && after.body.status === "cancelled", "cancelled after cancel");
+      return `placed and cancelled ${orderId}`;
+    });
+
+    await this.check("write", "POST /api-keys/self-revoke", async () => {
+      if (!auth || !apiKey) throw new CheckSkipped("no API key");
+      const r = await this.call("POST", "/api-keys/self-revoke", { json: { api_key: apiKey }, auth });
+      this.expectStatus(r, 200, "self-revoke");
+      const after = await this.call("GET", `/balances?owner_address=${owner}`, { auth });
+      this.expectStatus(after, 401, "the revoked key");
+    });
+  }
+
+  private async now(): Promise<number> {
+    const r = await this.call("GET", "/system/time");
+    return isObj(r.body) && isInt(r.body.timestamp) ? r.body.timestamp : Math.floor(Date.now() / 1000);
+  }
+}
+
+/** A wallet no test owns, for probes that need an address. */
+const PROBE_OWNER = "0x000000000000000000000000000000000000c0de";
+
+function minAskRaw(m: Obj): bigint {
+  const step = 10n ** BigInt(Number(m.base_decimals) - Number(m.quantity_precision));
+  const floor = BigInt(String(m.min_ask_amount_raw));
+  const lots = floor === 0n ? 1n : (floor + step - 1n) / step;
+  return lots * step;
+}
+
+function minAskAmount(m: Obj): string {
+  return scaled(minAskRaw(m).toString(), Number(m.base_decimals));
+}
+
+/** `amount` with a non-zero digit one place past the grid. */
+function extraDigit(amount: string, precision: number): string {
+  const [int, frac = ""] = amount.split(".");
+  return `${int}.${frac.padEnd(precision, "0")}1`;
+}
+
+function composite(executorId: number, orderId: string): bigint {
+  const u = BigInt(`0x${orderId.replace(/-/g, "")}`);
+  return (BigInt(executorId) << 252n) | (u << 124n) | ((u >> 16n) << 12n);
+}
+
+function randomUuid4(): string {
+  const h = crypto.randomUUID();
+  if (!UUID4.test(h)) throw new Error("randomUUID gave a non-v4 id");
+  return h;
+}
+
+function flipLastByte(sig: Hex): Hex {
+  // Change s, not v: the signature stays well-formed and recovers another address.
+  const body = sig.slice(2);
+  const i = 64 + 60;
+  const byte = (parseInt(body.slice(i, i + 2), 16) ^ 0x01).toString(16).padStart(2, "0");
+  return `0x${body.slice(0, i)}${byte}${body.slice(i + 2)}` as Hex;
+}
+
+export async function runConformance(o: ConformanceOptions): Promise<CheckResult[]> {
+  return new ConformanceRun(o).run();
+}
+
+/** The pass / fail table, one line per check, then a summary line. */
+export function formatConformanceTable(results: readonly CheckResult[]): string {
+  const w = Math.max(5, ...results.map((r) => r.name.length));
+  const lines = [`${"CHECK".padEnd(w)}  GROUP  RESULT  DETAIL`];
+  for (const r of results) lines.push(`${r.name.padEnd(w)}  ${r.group.padEnd(5)}  ${r.status.toUpperCase().padEnd(6)}  ${r.detail}`);
+  const n = (s: CheckStatus) => results.filter((r) => r.status === s).length;
+  lines.push(`${n("pass")} passed, ${n("fail")} failed, ${n("skip")} skipped`);
+  return lines.join("\n") + "\n";
+}
+
+export const CONFORMANCE_USAGE = "usage: fakex conformance --base-url URL [--private-key KEY] [--read-only]\n";
+
+/** `fakex conformance`: exit 0 when nothing failed, 1 on any failure, 2 on usage errors. */
+export async function conformanceCommand(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+  let values: { "base-url"?: string; "private-key"?: string; "read-only"?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { "base-url": { type: "string" }, "private-key": { type: "string" }, "read-only": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      strict: true,
+    }));
+  } catch (e) {
+    out(`fakex conformance: ${e instanceof Error ? e.message : String(e)}\n${CONFORMANCE_USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    out(CONFORMANCE_USAGE);
+    return 0;
+  }
+  const baseUrl = values["base-url"] ?? process.env.FAKEX_BASE_URL;
+  if (!baseUrl) {
+    out(CONFORMANCE_USAGE);
+    return 2;
+  }
+  const key = values["private-key"] ?? process.env.FAKEX_PRIVATE_KEY;
+  if (key !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(key)) {
+    out("fakex conformance: --private-key must be 0x followed by 64 hex digits\n");
+    return 2;
+  }
+  let results: CheckResult[];
+  try {
+    results = await runConformance({ baseUrl, ...(key ? { privateKey: key as Hex } : {}), readOnly: values["read-only"] === true });
+  } catch (e) {
+    out(`fakex conformance: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  out(formatConformanceTable(results));
+  return results.some((r) => r.status === "fail") ? 1 : 0;
+}

@@ -1,0 +1,146 @@
+// `fakex conformance` against the in-memory exchange served on a loopback port:
+// read-only and write sets pass, and a deployment with one broken route fails.
+import { afterEach, describe, expect, it } from "vitest";
+import express, { type Application } from "express";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { privateKeyToAccount } from "viem/accounts";
+import { ANVIL_KEYS } from "../../fixtures/accounts.ts";
+import { createExchangeApp, createMemoryExchange, type MemoryExchange, type MemoryExchangeOptions } from "../../sim/http/exchange-app.ts";
+import type { FundsServices } from "../../sim/http/funds-services.ts";
+import { MEMORY_VAULT_ADDRESS } from "../../sim/core/engine.ts";
+import type { Address } from "../../sim/core/typed-data.ts";
+import { conformanceCommand, formatConformanceTable, runConformance } from "../../properties/conformance.ts";
+
+const KEY = ANVIL_KEYS[5]!;
+const WALLET = privateKeyToAccount(KEY).address.toLowerCase();
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+async function serve(app: Application): Promise<string> {
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+}
+
+const ROUTER = "0x00000000000000000000000000000000000a0171" as Address;
+
+/**
+ * createMemoryExchange mounts no funds routes and serves null vault / router
+ * addresses in /config (conformance rightly fails those). For a complete surface
+ * this adds the balance reads over the memory chain; the other funds routes are
+ * not part of the conformance set.
+ */
+function withFunds(ex: MemoryExchange): MemoryExchange {
+  const unsupported = () => Promise.reject(new Error("not on the memory port"));
+  const funds = {
+    deployment: { chainId: ex.configInputs.chainId!, exchange: ex.configInputs.exchangeAddress as Address, vault: MEMORY_VAULT_ADDRESS, router: ROUTER },
+    reader: {
+      walletBalance: (owner: Address, token: Address) => ex.chain.walletBalance(owner, token),
+      vaultBalance: (owner: Address, token: Address) => ex.chain.vaultBalance(owner, token),
+      permitState: unsupported,
+      withdrawUuidUsed: unsupported,
+      sendRawTransaction: unsupported,
+    },
+    builder: { approve: unsupported, deposit: unsupported, transfer: unsupported, withdraw: unsupported },
+    ledger: ex.engine.ledger,
+    available: (owner: string, token: string) => ex.engine.available(owner, token),
+    sync: async () => undefined,
+    coSigner: undefined,
+  } as unknown as FundsServices;
+  const config = () => ({ ...ex.configInputs, vaultAddress: MEMORY_VAULT_ADDRESS, sorAddress: ROUTER });
+  const app = createExchangeApp({ ...ex, config, funds, logger: { error: () => undefined } });
+  return { ...ex, app, config };
+}
+
+function memory(o: MemoryExchangeOptions = {}, funded = true) {
+  const ex = withFunds(createMemoryExchange({ logger: { error: () => undefined }, ...o }));
+  if (funded) ex.fund(WALLET, "EURC", 1_000n * 10n ** 6n);
+  return ex;
+}
+
+describe("fakex conformance", () => {
+  it("read-only: every check passes against fakex, nothing is skipped", async () => {
+    const url = await serve(memory().app);
+    const results = await runConformance({ baseUrl: url, privateKey: KEY, readOnly: true });
+    expect(results.filter((r) => r.status !== "pass"), formatConformanceTable(results)).toEqual([]);
+    expect(results.every((r) => r.group === "read")).toBe(true);
+    expect(results.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it("write set with a funded wallet and no cooldown: key, balances, place + cancel, self-revoke all pass", async () => {
+    const ex = memory({ engine: { cancelCooldownSec: 0 } });
+    const url = await serve(ex.app);
+    const results = await runConformance({ baseUrl: url, privateKey: KEY });
+    const writes = results.filter((r) => r.group === "write");
+    expect(writes.map((r) => [r.name, r.status]), formatConformanceTable(results)).toEqual([
+      ["POST /api-keys with a ManageApiKey signature", "pass"],
+      ["GET /balances with the key", "pass"],
+      ["POST /orders signed ask, GET /orders/{id}, cancel", "pass"],
+      ["POST /api-keys/self-revoke", "pass"],
+    ]);
+    expect(writes[2]!.detail).toMatch(/^placed and cancelled/);
+    // The order really went through the engine and was cancelled there.
+    const orders = ex.engine.listOrders(WALLET);
+    expect(orders.map((o) => o.status)).toEqual(["cancelled"]);
+  });
+
+  it("with the default 5-minute cooldown the cancel is a 429 CANCEL_COOLDOWN and still passes", async () => {
+    const ex = memory();
+    const results = await runConformance({ baseUrl: await serve(ex.app), privateKey: KEY });
+    const order = results.find((r) => r.name.startsWith("POST /orders signed"))!;
+    expect(order.status).toBe("pass");
+    expect(order.detail).toMatch(/429 CANCEL_COOLDOWN/);
+    expect(ex.engine.listOrders(WALLET).map((o) => o.status)).toEqual(["pending"]);
+  });
+
+  it("an unfunded wallet skips the order check gracefully (exit 0)", async () => {
+    const url = await serve(memory({}, false).app);
+    const out: string[] = [];
+    const code = await conformanceCommand(["--base-url", url, "--private-key", KEY], (s) => out.push(s));
+    const table = out.join("");
+    expect(table).toMatch(/POST \/orders signed ask.*SKIP\s+the wallet has no vault funds/);
+    expect(table).toMatch(/0 failed, 1 skipped/);
+    expect(code).toBe(0);
+  });
+
+  it("one broken route makes the run fail and exit 1", async () => {
+    const ex = memory();
+    const broken = express();
+    broken.get("/api/v1/health", (_req, res) => {
+      res.json({ status: "healthy", version: "v2", timestamp: new Date(0).toISOString(), executor_id: 3, relayer_executor_id: null, signature_ready: true });
+    });
+    broken.use(ex.app);
+    const out: string[] = [];
+    const code = await conformanceCommand(["--base-url", await serve(broken), "--read-only"], (s) => out.push(s));
+    expect(code).toBe(1);
+    expect(out.join("")).toMatch(/GET \/health shape and rules\s+read\s+FAIL\s+version v2/);
+  });
+
+  it("a 5xx on malformed JSON is a failure", async () => {
+    const ex = memory();
+    const broken = express();
+    broken.post("/api/v1/orders/preview", (_req, res) => {
+      res.status(500).json({ detail: "boom" });
+    });
+    broken.use(ex.app);
+    const results = await runConformance({ baseUrl: await serve(broken) });
+    const bad = results.filter((r) => r.status === "fail").map((r) => r.name);
+    expect(bad).toContain("malformed JSON: 4xx, never 5xx");
+  });
+
+  it("the bare createMemoryExchange app fails the checks its missing funds routes and addresses break", async () => {
+    const results = await runConformance({ baseUrl: await serve(createMemoryExchange({ logger: { error: () => undefined } }).app) });
+    expect(results.filter((r) => r.status === "fail").map((r) => r.name)).toEqual(["GET /config shape", "API-key routes: 401 without or with a bad key"]);
+  });
+
+  it("usage errors exit 2", async () => {
+    expect(await conformanceCommand([], () => undefined)).toBe(2);
+    expect(await conformanceCommand(["--base-url", "http://x", "--private-key", "0x12"], () => undefined)).toBe(2);
+    expect(await conformanceCommand(["--nope"], () => undefined)).toBe(2);
+  });
+});
