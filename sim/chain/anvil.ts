@@ -92,6 +92,7 @@ const CONTROL_GAS = 200_000n;
 /** executeIntent: signature check, optional permit and wallet pull, then one settleRouterLeg per leg. */
 const INTENT_GAS = { base: 300_000n, perLeg: 250_000n };
 const AUTOMINE_WAIT_MS = 30_000;
+const RECEIPT_CACHE_MAX = 100_000;
 const MAX_REQUEST_CHARS = 1_000_000;
 const EARLY_FLUSH_CHARS = 250_000;
 const GWEI = 1_000_000_000n;
@@ -321,7 +322,7 @@ export class AnvilChainPort implements ChainPort {
     if (known) return known;
     await this.sync();
     const tx = this.outstanding.get(key);
-    if (!tx) return this.receipts.get(key) ?? null;
+    if (!tx) return this.receipts.get(key) ?? this.fetchReceipt(key as Hex);
     if (tx.polledEpoch === this.epoch) return null;
     await this.pollReceipts();
     return this.receipts.get(key) ?? null;
@@ -565,7 +566,7 @@ export class AnvilChainPort implements ChainPort {
   private refused(t: SignedTx, reason: string): void {
     t.sendError = reason;
     if (t.settlement) {
-      this.receipts.set(t.hash, { txHash: t.hash, blockNumber: 0n, status: "reverted", revertReason: reason, failedMask: 0n, failures: [] });
+      this.remember(t.hash, { txHash: t.hash, blockNumber: 0n, status: "reverted", revertReason: reason, failedMask: 0n, failures: [] });
     }
   }
 
@@ -686,7 +687,22 @@ export class AnvilChainPort implements ChainPort {
 
   private settle(tx: SignedTx, receipt: BatchReceipt): void {
     this.outstanding.delete(tx.hash);
-    this.receipts.set(tx.hash, receipt);
+    this.remember(tx.hash, receipt);
+  }
+
+  /** Cache a final receipt; the oldest go first past the cap (they can be fetched again). */
+  private remember(hash: string, receipt: BatchReceipt): void {
+    this.receipts.set(hash, receipt);
+    if (this.receipts.size > RECEIPT_CACHE_MAX) this.receipts.delete(this.receipts.keys().next().value!);
+  }
+
+  /** A transaction this port is not tracking (evicted, or sent by another port instance). */
+  private async fetchReceipt(hash: Hex): Promise<BatchReceipt | null> {
+    const raw = await this.rpc.call<RawReceipt | null>("eth_getTransactionReceipt", [hash]);
+    if (raw === null) return null;
+    const receipt = parseSettlementReceipt(raw, this.exchange, raw.status === "0x1" ? null : await this.revertReasonOf(raw));
+    this.remember(hash, receipt);
+    return receipt;
   }
 
   /** The whole-transaction revert string, from a call trace (exact even inside a busy block). */

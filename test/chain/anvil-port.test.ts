@@ -130,6 +130,8 @@ describe("Anvil port: settlement receipts", () => {
     const big = await port.submitBatch(Array.from({ length: 21 }, (_, i) => dummyMatch(i)));
     expect(await port.getReceipt(empty.txHash)).toMatchObject({ status: "reverted", revertReason: "EMPTY_BATCH", failedMask: 0n, failures: [] });
     expect(await port.getReceipt(big.txHash)).toMatchObject({ status: "reverted", revertReason: "BATCH_TOO_LARGE" });
+    expect(await (await newPort()).getReceipt(empty.txHash)).toMatchObject({ status: "reverted", revertReason: "EMPTY_BATCH" });
+    expect(await port.getReceipt(`0x${"12".repeat(32)}`)).toBeNull();
   });
 
   it("without a trace, the whole-tx reason comes from an eth_call replay on the parent block", async () => {
@@ -154,6 +156,8 @@ describe("Anvil port: settlement receipts", () => {
       { index: 2, reason: "SAME_ORDER" },
       { index: 3, reason: "TOKEN_MISMATCH" },
     ]);
+    // Another port instance (e.g. after a restart) reads the same outcome from the chain.
+    expect(await (await newPort()).getReceipt(txHash)).toEqual(r);
   });
 
   it("the fault hook installs and clears a pair's revert on chain (empty reason refused locally)", async () => {
