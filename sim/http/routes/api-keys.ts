@@ -44,37 +44,21 @@ import { requireApiKey } from "../auth.ts";
 import { jsonBody } from "../body.ts";
 import { signingDomain, type ApiKeyManager, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
+import { zAddress, zUnixSeconds } from "../fields.ts";
 import { requireTypedSignature } from "../signed.ts";
 import { parseInput, type RequestSource } from "../validate.ts";
-
-const UINT256_LIMIT = 1n << 256n;
 
 // A module constant, so the verifier's type-hash cache (keyed by identity) hits.
 const MANAGE_TYPES = { ManageApiKey: MANAGE_API_KEY_TYPE } as const;
 
-const address = z
-  .string({ error: "must be a string" })
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
-
-// uint256 Unix seconds: a JSON integer in bodies; queries only carry strings, so a
-// digit string is accepted everywhere. Range is the type's; the 5-minute window
-// is the store's rule (400), not a shape rule.
-const TIMESTAMP_ERROR = "must be a non-negative integer (Unix seconds)";
-const timestamp = z.union(
-  [
-    z.int({ error: TIMESTAMP_ERROR }).nonnegative({ error: TIMESTAMP_ERROR }),
-    // One refinement, not regex + refine: zod runs every check, and BigInt("12a") throws.
-    z.string().refine((s) => /^[0-9]{1,78}$/.test(s) && BigInt(s) < UINT256_LIMIT, TIMESTAMP_ERROR),
-  ],
-  { error: TIMESTAMP_ERROR },
-);
-
+// Timestamps: uint256 Unix seconds (JSON integer, or a digit string from a query).
+// Range is the type's; the 5-minute window is the store's rule (400), not a shape rule.
 const required = (name: string) => z.string({ error: `${name} must be a string` });
 
 const managed = {
-  owner_address: address,
+  owner_address: zAddress,
   action: required("action"),
-  timestamp,
+  timestamp: zUnixSeconds,
   signature: required("signature"),
 };
 

@@ -47,6 +47,7 @@ import { hitRateLimit, rateLimit, requireApiKey, requireOwner, ownerOf } from ".
 import { jsonBody } from "../body.ts";
 import { signingDomain, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
+import { zAddress, zHex, zUint256 as zUint256Field, zUuid4 } from "../fields.ts";
 import { requireTypedSignature } from "../signed.ts";
 import { toContractSignature } from "../signatures.ts";
 import { parseInput } from "../validate.ts";
@@ -59,19 +60,8 @@ export type OrdersEngine = Pick<Engine, "placeOrder" | "cancelOrder" | "cancelAl
 export const ORDER_TYPES = { Order: ORDER_TYPE } as const;
 const CANCEL_TYPES = { CancelOrder: CANCEL_ORDER_TYPE } as const;
 
-export const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
-export const UUID4_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
-const UINT256_RE = /^(0|[1-9][0-9]{0,77})$/;
-const UINT256_LIMIT = 1n << 256n;
-
-export const zAddress = z.string({ error: "must be a string" }).regex(ADDRESS_RE, "must be a 0x-prefixed 20-byte hex address");
-export const zUuid4 = z.string({ error: "must be a string" }).regex(UUID4_RE, "must be a UUID version 4");
-// One refine, not regex + refine: zod 4 runs a refine even after the regex failed,
-// and BigInt("1.5") would throw (a 503 for what is a bad field).
-export const zUint256 = z
-  .string({ error: "must be a decimal string" })
-  .refine((s) => UINT256_RE.test(s) && BigInt(s) < UINT256_LIMIT, "must be a uint256 decimal string");
-export const zSignature = z.string({ error: "must be a hex string" }).regex(/^0x([0-9a-fA-F]{2})*$/, "must be 0x-prefixed hex");
+export const zUint256 = zUint256Field("must be a uint256 decimal string", { canonical: true }, "must be a decimal string");
+export const zSignature = zHex("must be 0x-prefixed hex", { error: "must be a hex string" });
 
 /**
  * The Order an intake result must have been signed as: exactly what POST

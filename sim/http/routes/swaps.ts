@@ -42,7 +42,8 @@ import { methodNotAllowed } from "../errors.ts";
 import { requireTypedSignature } from "../signed.ts";
 import { toContractSignature } from "../signatures.ts";
 import { parseInput } from "../validate.ts";
-import { zAddress, zSignature } from "./orders.ts";
+import { zAddress, zUint256 } from "../fields.ts";
+import { zSignature } from "./orders.ts";
 
 /** What the swap routes call on the engine. */
 export type SwapsEngine = Pick<Engine, "quoteSwap" | "quoteSwapBatch" | "swapIntentOf" | "swap">;
@@ -50,15 +51,8 @@ export type SwapsEngine = Pick<Engine, "quoteSwap" | "quoteSwapBatch" | "swapInt
 // A module constant, so the verifier's type-hash cache (keyed by identity) hits.
 const INTENT_TYPES = { Intent: INTENT_TYPE } as const;
 
-const UINT256_LIMIT = 1n << 256n;
-
-const POSITIVE_RAW = /^[1-9][0-9]{0,77}$/;
-/** Raw amount: a positive uint256 decimal string (no sign, no leading zeros). One
- * refinement, not regex + refine: zod 4 runs a refine even after a failed regex, and
- * BigInt("1.5") would throw (a 503 instead of the 422). */
-const zPositiveRaw = z
-  .string({ error: "must be a decimal string (raw units)" })
-  .refine((s) => POSITIVE_RAW.test(s) && BigInt(s) < UINT256_LIMIT, "must be a positive uint256 decimal string (raw units)");
+/** Raw amount: a positive uint256 decimal string (no sign, no leading zeros). */
+const zPositiveRaw = zUint256("must be a positive uint256 decimal string (raw units)", { canonical: true, positive: true }, "must be a decimal string (raw units)");
 
 /** One POST /swap/quote body (also each item of the batch). */
 export const QuoteRequestSchema = z

@@ -31,7 +31,8 @@ import { methodNotAllowed } from "../errors.ts";
 import { requireTypedSignature } from "../signed.ts";
 import { toContractSignature } from "../signatures.ts";
 import { parseInput } from "../validate.ts";
-import { ORDER_TYPES, requireObjectBody, signatureField, zAddress, zSignature, zUuid4 } from "./orders.ts";
+import { zAddress, zUuid4 } from "../fields.ts";
+import { ORDER_TYPES, requireObjectBody, signatureField, zSignature } from "./orders.ts";
 
 export type VlEngine = Pick<Engine, "placeVlBatch" | "cancelVlBatch" | "executorId" | "registry" | "vlLimits">;
 
