@@ -321,12 +321,13 @@ export const DEFAULT_REGISTRY_CONFIG: RegistryConfig = {
     { base: "USDT", quote: "USDC", tick_precision: 4, quantity_precision: 2, min_ask_amount_raw: "10000000", min_bid_quote_amount_raw: "10000000" },
     // price ~1.13 USDC per XCHF
     { base: "XCHF", quote: "USDC", tick_precision: 5, quantity_precision: 2, min_ask_amount_raw: "5000000000000000000", min_bid_quote_amount_raw: "5000000" },
-    // price ~152.35 JPYS per USDC: quote token has 2 decimals
-    { base: "USDC", quote: "JPYS", tick_precision: 2, quantity_precision: 2, min_ask_amount_raw: "5000000", min_bid_quote_amount_raw: "75000" },
+    // price ~152.35 JPYS per USDC: quote token has 2 decimals. Tick precision 6 so the
+    // market stays tradable when deployed addresses reorient it to JPYS/USDC (~0.00656).
+    { base: "USDC", quote: "JPYS", tick_precision: 6, quantity_precision: 2, min_ask_amount_raw: "5000000", min_bid_quote_amount_raw: "75000" },
     // price ~0.85 GBPT per EURC
     { base: "EURC", quote: "GBPT", tick_precision: 5, quantity_precision: 2, min_ask_amount_raw: "5000000", min_bid_quote_amount_raw: "5000000000000000000" },
     // listed but not trading: PAIR_INACTIVE
-    { base: "EURC", quote: "JPYS", tick_precision: 2, quantity_precision: 2, min_ask_amount_raw: "5000000", min_bid_quote_amount_raw: "75000", active: false },
+    { base: "EURC", quote: "JPYS", tick_precision: 6, quantity_precision: 2, min_ask_amount_raw: "5000000", min_bid_quote_amount_raw: "75000", active: false },
   ],
   fee_bps: 0,
 };

@@ -247,7 +247,7 @@ describe("POST /verify-signature: field errors are 400 {detail}, as on POST /ord
     ["signature missing", { signature: undefined }, /^body\.signature: signature must be a hex string$/],
     ["signature not a string", { signature: 65 }, /^body\.signature: /],
     ["amount not canonical", { amount: "1e3" }, /^amount must be a canonical positive decimal string/],
-    ["price beyond the grid", { price: "152.351" }, /^price has non-zero digits beyond 2 decimal places/],
+    ["price beyond the grid", { price: "152.3500001" }, /^price has non-zero digits beyond 6 decimal places/],
     ["inactive pair", { from_address: eurc, to_address: jpys }, /^pair is not an active market/],
     ["below the floor", { amount: "4.99" }, /^ask amount is below the market minimum of 5 USDC$/],
     ["expiration in the past", { expiration: NOW }, /^expiration is not in the future/],
