@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { assertWithReplay, parseReplayBundle, PropertyFailure, replayBundle, replayCommand, type ReplayBundle } from "../../properties/replay.ts";
 
@@ -45,7 +46,9 @@ describe("replay bundles", () => {
     expect(bundle.error).toMatch(/model \d+ real \d+/);
     const r = await replayBundle(file);
     expect(r.reproduced).toBe(true);
-    expect(r.counterexample).toBe(bundle.commands);
+    const list = (s: string | undefined) => s?.replace(/\s*\/\*replayPath=.*\*\//, "");
+    expect(list(r.counterexample)).toBe(list(bundle.commands));
+    expect(list(bundle.commands)).toMatch(/^(inc|noop)(,(inc|noop))*$/);
   });
 
   it("once the property holds, replay exits 0; bad bundles exit 2", async () => {
@@ -61,6 +64,22 @@ describe("replay bundles", () => {
     expect(await replayCommand([], () => undefined)).toBe(2);
     expect(file).toContain(dir);
   });
+
+  it("`fakex replay bundle.json` (the bin) reproduces the failure and exits 1", async () => {
+    const { file } = await failingBundle("sumStaysSmall");
+    const bin = new URL("../../bin/fakex.js", import.meta.url).pathname;
+    let status = 0;
+    let stdout = "";
+    try {
+      execFileSync(process.execPath, [bin, "replay", file], { encoding: "utf8", stdio: "pipe" });
+    } catch (e) {
+      const x = e as { status: number; stdout: string };
+      status = x.status;
+      stdout = x.stdout;
+    }
+    expect(status).toBe(1);
+    expect(stdout).toMatch(/^FAIL property sumStaysSmall .*\n  error: sum 100 >= 100/);
+  }, 30_000);
 
   it("a holding property writes nothing and resolves", async () => {
     await expect(assertWithReplay({ module: TOY, export: "alwaysHolds" }, { numRuns: 20 }, { dir: join(dir, "none") })).resolves.toBeUndefined();
