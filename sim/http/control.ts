@@ -22,6 +22,7 @@ import { isExchangeError } from "../core/errors.ts";
 import type { FxQuote } from "../core/fx.ts";
 import type { FaultPlan } from "../core/faults.ts";
 import type { RouteFaultRule } from "./control-faults.ts";
+import { zAddress, zUint256 } from "./fields.ts";
 
 export const CONTROL_PREFIX = "/__fakex";
 
@@ -80,8 +81,6 @@ export class ControlInputError extends Error {
   readonly status = 400;
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const UINT = /^(0|[1-9][0-9]{0,77})$/;
 export const MAX_EVENTS_PAGE = 1000;
 
 const schemas = {
@@ -93,10 +92,9 @@ const schemas = {
     .refine((b) => (b.mode === "interval") === (b.seconds !== undefined), { message: "seconds is required with mode interval, and only then" }),
   fund: z
     .object({
-      address: z.string().regex(ADDRESS, "must be a 0x-prefixed 20-byte hex address"),
+      address: zAddress,
       token: z.string().min(1).max(64),
-      // One refine (zod 4 runs refinements even after a failed regex, and BigInt("1.5") throws).
-      amount: z.string().refine((s) => UINT.test(s) && s !== "0" && BigInt(s) < 1n << 256n, "must be a positive raw uint256 decimal string"),
+      amount: zUint256("must be a positive raw uint256 decimal string", { canonical: true, positive: true }),
       vault: z.boolean().optional(),
     })
     .strict(),
