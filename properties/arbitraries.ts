@@ -6,7 +6,7 @@ import { bigIntToUuid, encodeUuidInt, groupIdOf, standaloneUuidInt, MAX_EXECUTOR
 import { formatUnits, pow10 } from "../sim/core/amounts.ts";
 import { ceilDiv } from "../sim/core/economics.ts";
 import type { Side } from "../sim/core/order-terms.ts";
-import type { MarketInfo, Registry, TokenInfo } from "../sim/core/registry.ts";
+import type { MarketInfo, Registry, RegistryConfig, TokenInfo } from "../sim/core/registry.ts";
 import type { Address } from "../sim/core/typed-data.ts";
 
 const HEX = "0123456789abcdef".split("");
@@ -267,7 +267,9 @@ export function mutateUuidIntField(x: bigint, field: number, delta: number): big
   const [shift, width] = spans[((field % 4) + 4) % 4]!;
   const mask = (1n << width) - 1n;
   const cur = (x >> shift) & mask;
-  const next = (cur + (d % mask === 0n ? 1n : d)) & mask;
+  // A step that is a multiple of 2^width would wrap back to the same value.
+  const step = d % (mask + 1n) === 0n ? 1n : d;
+  const next = (cur + step) & mask;
   return (x & ~(mask << shift)) | (next << shift);
 }
 
@@ -341,3 +343,34 @@ export const quoteRequest = (
       };
     });
 };
+
+/**
+ * A one-market registry config with arbitrary token decimals, precisions and
+ * floors: the "many decimal pairs" that floor and grid rules must hold for.
+ */
+export const registryConfig = (): fc.Arbitrary<RegistryConfig> =>
+  fc
+    .record({
+      bd: fc.integer({ min: 0, max: 24 }),
+      qd: fc.integer({ min: 0, max: 24 }),
+      tp: fc.integer({ min: 0, max: 12 }),
+      qpPick: fc.nat(),
+      askFloor: fc.bigInt({ min: 0n, max: 10n ** 30n }),
+      bidFloor: fc.bigInt({ min: 0n, max: 10n ** 30n }),
+    })
+    .map(({ bd, qd, tp, qpPick, askFloor, bidFloor }) => ({
+      tokens: [
+        { symbol: "BASE", currency: "EUR", decimals: bd, min_trade_amount_raw: "0" },
+        { symbol: "QUOTE", currency: "USD", decimals: qd, min_trade_amount_raw: "0" },
+      ],
+      markets: [
+        {
+          base: "BASE",
+          quote: "QUOTE",
+          tick_precision: tp,
+          quantity_precision: qpPick % (Math.min(bd, qd) + 1),
+          min_ask_amount_raw: (askFloor % 10n ** BigInt(bd + 3)).toString(),
+          min_bid_quote_amount_raw: (bidFloor % 10n ** BigInt(qd + 3)).toString(),
+        },
+      ],
+    }));
