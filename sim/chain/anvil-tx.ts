@@ -3,48 +3,18 @@
 // matches is ~21 kB of calldata, and the generic route (viem's encoder, pure-JS
 // keccak over hex, pure-JS ECDSA) cost ~13 ms per transaction here, more than
 // Anvil needs to execute it. This module writes the fixed layout directly,
-// signs with the native libsecp256k1 binding and hashes with the fastest keccak
-// available; a test proves every output byte-equal to viem's.
-import { createRequire } from "node:module";
-import { keccak256 as viemKeccak, toFunctionSelector } from "viem";
+// signs with the native libsecp256k1 binding and hashes with native keccak
+// (sim/crypto); a test proves every output byte-equal to viem's.
+import { toFunctionSelector } from "viem";
+import { keccakBytes } from "../crypto/keccak.ts";
+import { nativeSecp256k1 } from "../crypto/secp256k1.ts";
 import { secp256k1 as nobleSecp256k1 } from "@noble/curves/secp256k1";
 import type { Hex, OrderMessage } from "../core/typed-data.ts";
 import type { ChainMatch } from "./port.ts";
 
-// ---------------------------------------------------------------- keccak-256
-
-type Keccak = (data: Uint8Array) => Uint8Array;
-
-function loadKeccak(): Keccak {
-  try {
-    // js-sha3 (solc's dependency) is ~3× faster than the pure-JS keccak viem uses.
-    const mod = createRequire(import.meta.url)("js-sha3") as { keccak256: { arrayBuffer(d: Uint8Array): ArrayBuffer } };
-    if (typeof mod.keccak256?.arrayBuffer === "function") return (d) => new Uint8Array(mod.keccak256.arrayBuffer(d));
-  } catch {
-    // fall through
-  }
-  return (d) => viemKeccak(d, "bytes");
-}
-
-export const keccakBytes: Keccak = loadKeccak();
-
 // ---------------------------------------------------------------- ECDSA
 
-interface NativeSign {
-  ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
-}
-
-function loadNativeSign(): NativeSign | null {
-  if (process.env["FAKEX_SIGNATURES"] === "js") return null;
-  try {
-    const mod = createRequire(import.meta.url)("secp256k1/bindings") as NativeSign;
-    return typeof mod.ecdsaSign === "function" ? mod : null;
-  } catch {
-    return null;
-  }
-}
-
-const nativeSign = loadNativeSign();
+const nativeSign = nativeSecp256k1;
 
 /** RFC 6979 deterministic, low-s: the same (r, s, recid) viem produces. */
 function signDigest(digest: Uint8Array, key: Uint8Array): { r: Uint8Array; s: Uint8Array; yParity: number } {

@@ -6,10 +6,10 @@
 // type hashes and recovers with the native libsecp256k1 binding, falling back to
 // @noble/curves when the binding cannot load. A test proves both paths equal viem.
 
-import { createRequire } from "node:module";
 import { secp256k1 as nobleSecp256k1 } from "@noble/curves/secp256k1";
 import { hashTypedData } from "viem";
-import { keccakHexOf } from "./keccak.ts";
+import { keccakHexOf } from "../crypto/keccak.ts";
+import { nativeSecp256k1 } from "../crypto/secp256k1.ts";
 import type { Address, Hex } from "../core/typed-data.ts";
 
 // ---------------------------------------------------------------------------
@@ -17,24 +17,7 @@ import type { Address, Hex } from "../core/typed-data.ts";
 
 export type SignatureBackend = "native" | "js";
 
-/** The part of the `secp256k1` package's native wrapper we use. */
-interface NativeSecp256k1 {
-  ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed?: boolean): Uint8Array;
-}
-
-function loadNative(): NativeSecp256k1 | null {
-  if (process.env["FAKEX_SIGNATURES"] === "js") return null;
-  try {
-    // "secp256k1/bindings" is the native addon only; the package main silently falls
-    // back to elliptic.js, which would hide a broken prebuild behind a slow path.
-    const mod = createRequire(import.meta.url)("secp256k1/bindings") as NativeSecp256k1;
-    return typeof mod.ecdsaRecover === "function" ? mod : null;
-  } catch {
-    return null;
-  }
-}
-
-const native: NativeSecp256k1 | null = loadNative();
+const native = nativeSecp256k1;
 let active: SignatureBackend = native ? "native" : "js";
 
 /** Which recovery backend is in use right now. */

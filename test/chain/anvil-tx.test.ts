@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeFunctionData, keccak256, parseTransaction, recoverTransactionAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { encodeMatchBatch, keccakBytes, signEip1559 } from "../../sim/chain/anvil-tx.ts";
+import { encodeMatchBatch, signEip1559 } from "../../sim/chain/anvil-tx.ts";
 import { Exchange } from "../../sim/chain/artifacts.ts";
 import type { ChainMatch } from "../../sim/chain/port.ts";
 import type { Address, Hex, OrderMessage } from "../../sim/core/typed-data.ts";
@@ -90,14 +90,5 @@ describe("settlement calldata and transactions", () => {
     const one = signEip1559({ chainId: 31337, nonce: 7, to: account.address, data: new Uint8Array(0), gas: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, value: 0n }, key);
     expect(parseTransaction(one.raw).nonce).toBe(7);
     expect(await recoverTransactionAddress({ serializedTransaction: one.raw as `0x02${string}` })).toBe(account.address);
-  });
-
-  it("keccakBytes is keccak-256", () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 3000 }), (b) => {
-        expect(`0x${Buffer.from(keccakBytes(b)).toString("hex")}`).toBe(keccak256(b));
-      }),
-      { numRuns: 50 },
-    );
   });
 });

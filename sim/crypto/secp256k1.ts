@@ -1,0 +1,24 @@
+// The native libsecp256k1 binding, loaded once for everything that signs or recovers
+// (request signatures, settlement transactions). "secp256k1/bindings" is the native
+// addon only: the package main silently falls back to elliptic.js, which would hide a
+// broken prebuild behind a slow path. Callers fall back to @noble/curves when this is
+// null; FAKEX_SIGNATURES=js forces that path.
+import { createRequire } from "node:module";
+
+/** The part of the `secp256k1` package's native wrapper we use. */
+export interface NativeSecp256k1 {
+  ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed?: boolean): Uint8Array;
+  ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
+}
+
+function load(): NativeSecp256k1 | null {
+  if (process.env["FAKEX_SIGNATURES"] === "js") return null;
+  try {
+    const mod = createRequire(import.meta.url)("secp256k1/bindings") as NativeSecp256k1;
+    return typeof mod.ecdsaRecover === "function" && typeof mod.ecdsaSign === "function" ? mod : null;
+  } catch {
+    return null;
+  }
+}
+
+export const nativeSecp256k1: NativeSecp256k1 | null = load();
