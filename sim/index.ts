@@ -1,5 +1,6 @@
 // Public surface of the simulator: the deterministic engine and its parts, the
-// shared primitives, and the chain port with its in-process adapter.
+// shared primitives, the chain port with its Anvil and in-process adapters, and the
+// /api/v1 app assembly.
 export * from "./core/errors.ts";
 export * from "./core/clock.ts";
 export * from "./core/rng.ts";
@@ -24,6 +25,9 @@ export * from "./core/order-intake.ts";
 export * from "./core/engine.ts";
 export * from "./chain/port.ts";
 export * from "./chain/memory.ts";
+export { createAnvilChainPort, AnvilChainPort, ANVIL_MAX_BATCH_SIZE } from "./chain/anvil.ts";
+export type { AnvilChainPortOptions, BlockMode, PermitState } from "./chain/anvil.ts";
+export { createExchangeApp, createMemoryExchange } from "./http/exchange-app.ts";
 export * from "./core/quotes.ts";
 export * from "./core/routing.ts";
 export * from "./core/swap-gas.ts";
