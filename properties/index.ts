@@ -4,3 +4,4 @@ export * from "./arbitraries.ts";
 export * from "./model.ts";
 export * from "./replay.ts";
 export * from "./conformance.ts";
+export * from "./http-model.ts";

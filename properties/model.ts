@@ -159,6 +159,12 @@ export interface EconomicsInput {
   vaultHoldings: ReadonlyMap<string, bigint>;
   /** Trading wallets and what each deposited per token (raw, lowercase token address). */
   deposits: ReadonlyMap<Address, ReadonlyMap<string, bigint>>;
+  /**
+   * Per wallet and token, wallet balance now minus at the start. Swaps pay out
+   * to a non-zero recipient's wallet (spec: recipient zero credits the vault), and
+   * balance_credits count that movement too. Omit when nothing pays to wallets.
+   */
+  walletChanges?: ReadonlyMap<Address, ReadonlyMap<string, bigint>>;
 }
 
 /**
@@ -167,8 +173,8 @@ export interface EconomicsInput {
  * - per token, the sum of vault totals over owners equals what the vault holds;
  * - per owner and token, frozen equals the needs of that owner's open orders;
  * - nothing negative;
- * - per owner and token, vault total = deposits + Σ balance_credits − Σ balance_debits
- *   over the owner's orders (so the wire's balance_* are the ledger's moves and
+ * - per owner and token, vault total (+ wallet change) = deposits + Σ balance_credits
+ *   − Σ balance_debits over the owner's orders (so the wire's balance_* are the ledger's moves and
  *   fees_paid was not subtracted from them a second time);
  * - the fee recipient holds at least every fee the orders report as paid.
  */
@@ -204,8 +210,9 @@ export function balanceEconomicsViolations(x: EconomicsInput): string[] {
     const k = `${row.owner}|${row.token}`;
     if (row.frozen !== (need.get(k) ?? 0n)) out.push(`frozen ${k} = ${row.frozen}, open orders need ${need.get(k) ?? 0n}`);
     const expected = (x.deposits.get(row.owner as Address)?.get(row.token) ?? 0n) + (net.get(k) ?? 0n);
-    if (row.available + row.frozen !== expected) {
-      out.push(`vault total ${k} = ${row.available + row.frozen}, deposits + credits − debits = ${expected}`);
+    const wallet = x.walletChanges?.get(row.owner as Address)?.get(row.token) ?? 0n;
+    if (row.available + row.frozen + wallet !== expected) {
+      out.push(`vault total + wallet change ${k} = ${row.available + row.frozen} + ${wallet}, deposits + credits − debits = ${expected}`);
     }
   }
   const proto = engine.protocolOwner;
