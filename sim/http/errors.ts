@@ -115,6 +115,10 @@ function isBodyParserError(e: unknown): e is BodyParserError {
  */
 export function requestError(e: unknown): ExchangeError | null {
   if (isExchangeError(e)) return e;
+  // A path segment with broken percent-encoding (/orders/%ff): the router cannot decode
+  // it into a parameter, so no resource by that name exists. 404 like any unknown id
+  // (Starlette decodes leniently and then finds nothing), never an unexpected 503.
+  if (e instanceof URIError) return new ExchangeError("NOT_FOUND", 404, NOT_FOUND_DETAIL);
   if (!isBodyParserError(e)) return null;
   switch (e.type) {
     case "entity.parse.failed":
