@@ -290,17 +290,17 @@ const brokenBodies = fc.constantFrom(
   "[".repeat(5000),
 );
 
-const bodyForm: fc.Arbitrary<BodyForm> = fc.oneof(
-  { weight: 8, arbitrary: fc.constant({ kind: "json" as const }) },
+const bodyFormArb = (oversizedWeight: number): fc.Arbitrary<BodyForm> => fc.oneof(
+  { weight: 160, arbitrary: fc.constant({ kind: "json" as const }) },
   {
-    weight: 2,
+    weight: 40,
     arbitrary: fc.record({
       kind: fc.constant("raw" as const),
       text: fc.oneof(brokenBodies, fc.string({ unit: "binary", maxLength: 60 })),
       contentType: fc.constantFrom("application/json", "application/json; charset=utf-8", "application/json; charset=latin1", "text/plain", "application/x-www-form-urlencoded", "application/vnd.api+json", ""),
     }),
   },
-  { weight: 1, arbitrary: fc.constant({ kind: "oversized" as const }) },
+  { weight: oversizedWeight, arbitrary: fc.constant({ kind: "oversized" as const }) },
 );
 
 export type AuthForm = "none" | "owner" | "other" | "junk" | "revoked-shape" | "basic";
@@ -321,8 +321,14 @@ export interface FuzzRequest {
 
 const PATH_JUNK = fc.constantFrom("%00", "%ff", "..%2f..%2fetc", "%E2%80%AE", "x".repeat(3000), "%25", "1%20OR%201=1", "00000000-0000-4000-8000-000000000000", "%F0%9F%92%A9");
 
+export interface RequestArbOptions {
+  /** Integer weight of 1.1 MB bodies among body forms (json 160, raw 40); default 20. */
+  oversizedWeight?: number;
+}
+
 /** One fuzz request over `routes`. */
-export function requestArb(routes: readonly RouteSpec[], c: FuzzContext): fc.Arbitrary<FuzzRequest> {
+export function requestArb(routes: readonly RouteSpec[], c: FuzzContext, o: RequestArbOptions = {}): fc.Arbitrary<FuzzRequest> {
+  const bodyForm = bodyFormArb(o.oversizedWeight ?? 20);
   const spoilPath = fc.oneof(
     { weight: 12, arbitrary: fc.constant<null | string>(null) },
     { weight: 1, arbitrary: PATH_JUNK.map((j) => `/unknown/${j}`) },
