@@ -87,6 +87,8 @@ export const engineCommands = (registry: Registry, o: CommandModelOptions & { mi
 export interface RunContext {
   owners: readonly Address[];
   ids: Rng;
+  /** Orders placed so far per owner index (filled in by the runner; cancels pick from it). */
+  placed?: Map<number, { id: string; uuidInt: string }[]>;
 }
 
 export interface RunStats {
@@ -115,17 +117,25 @@ export async function runEngineCommands(engine: Engine, cmds: readonly EngineCom
 /** One command; synchronous commands return without awaiting anything. */
 export function applyEngineCommand(engine: Engine, c: EngineCommand, ctx: RunContext): Promise<unknown> | void {
   const base = { executorId: engine.executorId, nowSec: engine.clock.nowSec() };
+  const placed = (ctx.placed ??= new Map<number, { id: string; uuidInt: string }[]>());
+  const remember = (owner: number, id: string, uuidInt: unknown) => {
+    const list = placed.get(owner) ?? [];
+    list.push({ id, uuidInt: String(uuidInt) });
+    placed.set(owner, list);
+  };
   switch (c.kind) {
     case "place": {
       const owner = ctx.owners[c.owner]!;
-      engine.placeOrder({ ...orderBodyOf(c.spec, ctx.ids.uuid4(), { ...base, owner }), signature: "0x00" } as Parameters<Engine["placeOrder"]>[0]);
+      const body = orderBodyOf(c.spec, ctx.ids.uuid4(), { ...base, owner });
+      engine.placeOrder({ ...body, signature: "0x00" } as Parameters<Engine["placeOrder"]>[0]);
+      remember(c.owner, body.order_id as string, body.uuid_int);
       return;
     }
     case "cancel": {
-      const owner = ctx.owners[c.owner]!;
-      const open = engine.listOrders(owner).filter((o) => o.status === "pending");
+      // Pick among the owner's pending orders (records, not wire views: this runs per command).
+      const open = (placed.get(c.owner) ?? []).filter((o) => engine.orderRecord(o.id).status === "pending");
       const o = open[c.pick % Math.max(1, open.length)];
-      if (o) engine.cancelOrder({ owner, orderId: o.trade_id, uuidInt: o.uuid_int });
+      if (o) engine.cancelOrder({ owner: ctx.owners[c.owner]!, orderId: o.id, uuidInt: o.uuidInt });
       return;
     }
     case "cancelAll":
@@ -134,8 +144,9 @@ export function applyEngineCommand(engine: Engine, c: EngineCommand, ctx: RunCon
     case "vl": {
       const owner = ctx.owners[c.owner]!;
       const ids = c.spec.legs.map(() => ctx.ids.uuid4());
-      const bodies = vlBatchBodies(c.spec, ids, { ...base, owner }).map((b) => ({ ...b, signature: "0x00" }));
+      const bodies: Record<string, unknown>[] = vlBatchBodies(c.spec, ids, { ...base, owner }).map((b) => ({ ...b, signature: "0x00" }));
       engine.placeVlBatch(bodies as unknown as Parameters<Engine["placeVlBatch"]>[0]);
+      for (const b of bodies) remember(c.owner, b.order_id as string, b.uuid_int);
       return;
     }
     case "advance":
