@@ -125,6 +125,8 @@ export async function observe(m: ExchangeModel, d: ModelDriver): Promise<void> {
       if (mo.owner !== wi) fail(`order ${o.trade_id} listed for the wrong owner`);
       if (!ORDER_NEXT[mo.status]!.includes(o.status)) fail(`order ${o.trade_id}: ${mo.status} → ${o.status} is not a spec transition`);
       if (o.status === "matched" && o.remaining_amount !== "0") fail(`order ${o.trade_id} matched with remaining ${o.remaining_amount}`);
+      // A partial fill stays pending; an order with nothing left is not pending any more.
+      if (o.status === "pending" && o.order_type === "limit" && o.remaining_amount === "0") fail(`order ${o.trade_id} pending with nothing remaining`);
       if (mo.status !== o.status) note(m, `order ${mo.status}→${o.status}`);
       mo.status = o.status;
     }
