@@ -1,0 +1,24 @@
+// Small helpers shared by bench/startup.ts and bench/reset.ts.
+import os from "node:os";
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export function describe(label: string, ms: readonly number[], digits = 1): string {
+  const s = [...ms].sort((a, b) => a - b);
+  return `${label}: median ${median(ms).toFixed(digits)} ms, range ${s[0]!.toFixed(digits)}–${s[s.length - 1]!.toFixed(digits)} ms over ${ms.length} runs`;
+}
+
+export function machine(): string {
+  return `machine: ${os.platform()}-${os.arch()}, ${os.cpus().length} vCPU, node ${process.version}, load avg ${os.loadavg()[0]!.toFixed(1)}`;
+}
+
+export function envInt(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${raw}`);
+  return n;
+}
