@@ -216,6 +216,8 @@ export class OrderIntake {
     const uuidInt = BigInt(uuidText);
     if (uuidInt.toString(16).padStart(64, "0") !== HEX_DIGITS[executor]! + uuidHex + uuidHex.slice(0, 28) + "000") return null;
     const quoteRaw = quoteExact / g.gridScale;
+    // Legs beyond uint256 cannot be signed: the full validator rejects them (400).
+    if (baseRaw >= 1n << 256n || quoteRaw >= 1n << 256n) return null;
     return {
       owner,
       side,

@@ -52,6 +52,8 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** The spec: "client_id and fee_bps are not accepted" on POST /orders (and so on preview). */
 export const UNACCEPTED_ORDER_FIELDS = ["client_id", "fee_bps"] as const;
 
+const MAX_UINT256 = (1n << 256n) - 1n;
+
 function field(detail: string, name: string): ExchangeError {
   return new ExchangeError("VALIDATION", 400, detail, { field: name });
 }
@@ -129,6 +131,11 @@ export function validateOrderFields(body: unknown, ctx: PreviewContext, leg?: Vl
   else checkStandaloneUuidInt(orderId, uuidInt, ctx.executorId);
 
   const terms = orderTerms(market, side, amount, price);
+  // The signed Order carries both legs as uint256: a quantity or price so large that a
+  // raw leg overflows cannot be signed or settled, so it is a field error here (before
+  // any hashing, which would otherwise throw and surface as a 503).
+  if (terms.baseRaw > MAX_UINT256) throw field("amount is too large: its raw value exceeds uint256", "amount");
+  if (terms.quoteRaw > MAX_UINT256) throw field("amount × price is too large: the raw quote amount exceeds uint256", "price");
   const message = buildOrderToSign({
     user: owner,
     market,
