@@ -81,6 +81,25 @@ describe("replay bundles", () => {
     expect(stdout).toMatch(/^FAIL property sumStaysSmall .*\n  error: sum 100 >= 100/);
   }, 30_000);
 
+  it("the bin replays the HTTP model suite's property outside vitest (a bundle for a run that holds: exit 0)", async () => {
+    const bundle: ReplayBundle = {
+      version: 1,
+      property: "http-model",
+      module: new URL("./http-model-property.ts", import.meta.url).pathname,
+      export: "httpModelProperty",
+      seed: 20261121,
+      path: "",
+      numRuns: 2,
+      commands: "",
+      error: "",
+    };
+    const file = join(dir, "http-model.json");
+    writeFileSync(file, JSON.stringify(bundle));
+    const bin = new URL("../../bin/fakex.js", import.meta.url).pathname;
+    const out = execFileSync(process.execPath, [bin, "replay", file], { encoding: "utf8", stdio: "pipe" });
+    expect(out).toMatch(/^PASS property http-model \(seed 20261121/);
+  }, 60_000);
+
   it("a holding property writes nothing and resolves", async () => {
     await expect(assertWithReplay({ module: TOY, export: "alwaysHolds" }, { numRuns: 20 }, { dir: join(dir, "none") })).resolves.toBeUndefined();
     expect(() => readFileSync(join(dir, "none"))).toThrow();
