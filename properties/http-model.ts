@@ -31,6 +31,13 @@ export interface ModelDriver {
   domain: ExchangeDomain;
   /** The registry's fee_bps that signed Orders carry (default 0). */
   feeBps?: number;
+  /**
+   * Inject a settlement fault for what comes next (optional: drivers without a
+   * fault lever skip the command): "revert-legs" reverts every match of the next
+   * batch inside a successful transaction, "fail-batch" fails its transaction,
+   * "spread" gives every crossing fill a positive spread, "clear" restores the base plan.
+   */
+  injectFault?(kind: FaultKind): Promise<void> | void;
   /** Trading wallets, each with a bearer header for its API key. */
   wallets: readonly { account: PrivateKeyAccount; auth: string }[];
 }
@@ -38,6 +45,8 @@ export interface ModelDriver {
 // Statuses reachable from each status (itself included): two observations can be
 // several moves apart (one settlement round broadcasts and confirms), so a move
 // is allowed when the spec's transitions can chain to it.
+export type FaultKind = "revert-legs" | "fail-batch" | "spread" | "clear";
+
 const ORDER_NEXT: Record<string, readonly string[]> = {
   pending: ["pending", "matched", "cancelled", "settled", "failed"],
   matched: ["matched", "settled", "failed"],
@@ -358,6 +367,17 @@ class QuoteThenSwap implements Cmd {
   toString = () => `quoteThenSwap(${this.quote.toString()})`;
 }
 
+class InjectFault implements Cmd {
+  constructor(readonly kind: FaultKind) {}
+  check = () => true;
+  async run(m: ExchangeModel, d: ModelDriver): Promise<void> {
+    if (!d.injectFault) return;
+    await d.injectFault(this.kind);
+    note(m, `fault ${this.kind}`);
+  }
+  toString = () => `fault(${this.kind})`;
+}
+
 class Advance implements Cmd {
   constructor(readonly sec: number) {}
   check = () => true;
@@ -435,5 +455,6 @@ export function httpModelCommands(registry: Registry, o: HttpModelOptions): fc.A
     fc.nat().map((p) => new ExecuteSwap(p)),
     fc.integer({ min: 1, max: 400 }).map((s) => new Advance(s)),
     fc.constant(new Settle()),
+    fc.constantFrom<FaultKind>("revert-legs", "fail-batch", "spread", "clear").map((k) => new InjectFault(k)),
   ];
 }

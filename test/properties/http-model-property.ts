@@ -7,6 +7,7 @@ import request from "supertest";
 import { privateKeyToAccount } from "viem/accounts";
 import { ANVIL_KEYS } from "../../fixtures/accounts.ts";
 import { exchangeDomain, type Address } from "../../sim/core/typed-data.ts";
+import type { FaultPlan } from "../../sim/core/faults.ts";
 import { createMemoryExchange, MEMORY_EXCHANGE_DEFAULTS } from "../../sim/http/exchange-app.ts";
 import { balanceEconomicsViolations, commandsReplayPath, httpModelCommands, newExchangeModel, observe, type ModelDriver, type PropertyFactory } from "../../properties/index.ts";
 
@@ -15,21 +16,20 @@ const DOMAIN = exchangeDomain(MEMORY_EXCHANGE_DEFAULTS.domainName, MEMORY_EXCHAN
 const COOLDOWN = 120;
 const FUNDS: Record<string, bigint> = { EURC: 10n ** 12n, USDC: 10n ** 12n, GBPT: 10n ** 24n, USDT: 10n ** 12n, XCHF: 10n ** 24n, JPYS: 10n ** 10n };
 
+const BASE_FAULTS: FaultPlan = {
+  revertFraction: { fraction: 0.3, reason: "BAD_SIGNATURE" },
+  revertSettlements: [{ nth: 2, reason: "OUT_OF_GAS", mode: "batch" }],
+  spreadFills: { rate: 0.4, sizeBps: 60 },
+  // Batches stay "confirming" until the next round, so observations see that status.
+  confirmationDelayBlocks: 1,
+};
+
 function world(seed: number) {
   const ex = createMemoryExchange({
     seed,
     logger: { error: () => undefined },
     rateLimits: false,
-    engine: {
-      cancelCooldownSec: COOLDOWN,
-      faults: {
-        revertFraction: { fraction: 0.3, reason: "BAD_SIGNATURE" },
-        revertSettlements: [{ nth: 2, reason: "OUT_OF_GAS", mode: "batch" }],
-        spreadFills: { rate: 0.4, sizeBps: 60 },
-        // Batches stay "confirming" until the next round, so observations see that status.
-        confirmationDelayBlocks: 1,
-      },
-    },
+    engine: { cancelCooldownSec: COOLDOWN, faults: BASE_FAULTS },
   });
   const deposits = new Map<Address, Map<string, bigint>>();
   for (const a of ACCOUNTS) {
@@ -57,6 +57,14 @@ function world(seed: number) {
     nowSec: () => ex.clock.nowSec(),
     executorId: () => ex.engine.executorId,
     domain: DOMAIN,
+    injectFault(kind) {
+      const next = ex.engine.settlementBatches().length + 1;
+      const plan: FaultPlan = { ...BASE_FAULTS, revertSettlements: [...(BASE_FAULTS.revertSettlements ?? [])] };
+      if (kind === "revert-legs") plan.revertSettlements!.push({ nth: next, reason: "BAD_SIGNATURE", mode: "legs" });
+      if (kind === "fail-batch") plan.revertSettlements!.push({ nth: next, reason: "OUT_OF_GAS", mode: "batch" });
+      if (kind === "spread") plan.spreadFills = { rate: 1, sizeBps: 200 };
+      ex.engine.setFaultPlan(plan);
+    },
     wallets,
   };
   return { ex, driver, deposits };
