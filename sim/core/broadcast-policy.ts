@@ -11,7 +11,8 @@
 //
 // Pure: decoding and signer recovery need no chain; the route broadcasts afterwards.
 
-import { decodeFunctionData, parseTransaction, recoverTransactionAddress, type TransactionSerialized } from "viem";
+import { decodeFunctionData, erc20Abi, parseTransaction, recoverTransactionAddress, type Abi, type TransactionSerialized } from "viem";
+import { Exchange } from "../chain/artifacts.ts";
 import { ExchangeError } from "./errors.ts";
 import type { Address, Hex } from "./typed-data.ts";
 
@@ -42,80 +43,11 @@ export interface AcceptedBroadcast {
   args: readonly unknown[];
 }
 
-// Only the functions the helpers may relay; decoding against this list is the selector check.
-const ERC20_ABI = [
-  {
-    type: "function",
-    name: "approve",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "spender", type: "address" },
-      { name: "value", type: "uint256" },
-    ],
-    outputs: [{ name: "", type: "bool" }],
-  },
-  {
-    type: "function",
-    name: "transfer",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "to", type: "address" },
-      { name: "value", type: "uint256" },
-    ],
-    outputs: [{ name: "", type: "bool" }],
-  },
-] as const;
-
-const EXCHANGE_ABI = [
-  {
-    type: "function",
-    name: "depositFund",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "token", type: "address" },
-      { name: "owner", type: "address" },
-      { name: "value", type: "uint256" },
-    ],
-    outputs: [],
-  },
-  {
-    type: "function",
-    name: "depositFundWithPermit",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "token", type: "address" },
-      { name: "owner", type: "address" },
-      { name: "permitAmount", type: "uint256" },
-      { name: "depositAmount", type: "uint256" },
-      { name: "deadline", type: "uint256" },
-      { name: "sig", type: "bytes" },
-    ],
-    outputs: [],
-  },
-  {
-    type: "function",
-    name: "executeInstantWithdrawDualSig",
-    stateMutability: "nonpayable",
-    inputs: [
-      {
-        name: "intent",
-        type: "tuple",
-        components: [
-          { name: "user", type: "address" },
-          { name: "tokens", type: "address[]" },
-          { name: "amounts", type: "uint256[]" },
-          { name: "recipient", type: "address" },
-          { name: "deadline", type: "uint256" },
-          { name: "uuid", type: "uint256" },
-        ],
-      },
-      { name: "userSignature", type: "bytes" },
-      { name: "executor", type: "address" },
-      { name: "executorSignature", type: "bytes" },
-    ],
-    outputs: [],
-  },
-] as const;
+// Only the functions the helpers may relay; decoding against these lists is the selector
+// check. Taken from the one source of each ABI (viem's ERC-20, our generated artifacts).
+const ERC20_ABI: Abi = erc20Abi.filter((f) => f.type === "function" && (f.name === "approve" || f.name === "transfer"));
+const RELAYED_EXCHANGE_CALLS = new Set(["depositFund", "depositFundWithPermit", "executeInstantWithdrawDualSig"]);
+const EXCHANGE_ABI: Abi = (Exchange.abi as Abi).filter((f) => f.type === "function" && RELAYED_EXCHANGE_CALLS.has(f.name));
 
 /** What each endpoint relays, for error texts. */
 const ALLOWED_TEXT: Record<BroadcastEndpoint, string> = {
@@ -135,7 +67,7 @@ interface Decoded {
   args: readonly unknown[];
 }
 
-function decodeWith(abi: typeof ERC20_ABI | typeof EXCHANGE_ABI, data: Hex): Decoded | null {
+function decodeWith(abi: Abi, data: Hex): Decoded | null {
   try {
     const d = decodeFunctionData({ abi, data });
     return { functionName: d.functionName, args: d.args ?? [] };
