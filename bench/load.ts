@@ -55,6 +55,8 @@ const UNITS = 1_000_000n;
 const TOKENS = ["USDC", "USDT", "EURC"] as const;
 /** Just past the default 300 s cancel cooldown. */
 const CLOCK_STEP_SEC = 301;
+/** Blocks per eth_getLogs request when reading MatchSettled back. */
+const LOG_WINDOW = 50n;
 const MARKETS = ["USDT/USDC", "USDC/EURC"] as const;
 
 interface Market {
@@ -383,7 +385,13 @@ export async function runLoad(o: LoadOptions = {}): Promise<LoadReport> {
       if (f.status === "pending" || f.status === "confirming") find(`fill ${f.id} still ${f.status} after settlement`);
       if (f.status === "settled" && (confirmedIn.get(f.id) ?? 0) !== 1) find(`fill ${f.id} settled but in ${confirmedIn.get(f.id) ?? 0} confirmed batches`);
     }
-    const events = await pub.getContractEvents({ address: ex.contracts.exchange, abi: Exchange.abi, eventName: "MatchSettled", fromBlock: startBlock, toBlock: "latest" });
+    // In block windows: one eth_getLogs over a long run exceeds viem's 10 MB response cap.
+    const events = [];
+    const head = await pub.getBlockNumber({ cacheTime: 0 });
+    for (let from = startBlock; from <= head; from += LOG_WINDOW) {
+      const to = from + LOG_WINDOW - 1n < head ? from + LOG_WINDOW - 1n : head;
+      events.push(...(await pub.getContractEvents({ address: ex.contracts.exchange, abi: Exchange.abi, eventName: "MatchSettled", fromBlock: from, toBlock: to })));
+    }
     const onChain = new Map<string, number>();
     for (const e of events) {
       const s = (e.args as { settlement: { maker: string; taker: string; makerAmount: bigint; takerAmount: bigint } }).settlement;
