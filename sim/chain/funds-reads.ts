@@ -134,6 +134,22 @@ export class FundsReader {
    * insufficient funds for gas, underpriced) is the sender's problem: 400 with the
    * node's reason. An unreachable node is 503.
    */
+  /**
+   * Wait up to `timeoutMs` for the transaction to be mined (true) or give up (false).
+   * On an automining chain the block is stored a moment after eth_sendRawTransaction
+   * returns; syncing the ledger before then would miss the deposit. The bound keeps
+   * manual and interval block modes from stalling the relay: their deposits are
+   * credited by a later sync.
+   */
+  async waitMined(txHash: Hex, timeoutMs = 250): Promise<boolean> {
+    try {
+      await this.client.waitForTransactionReceipt({ hash: txHash as ViemHex, timeout: timeoutMs, pollingInterval: 10 });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async sendRawTransaction(rawTx: Hex): Promise<Hex> {
     try {
       return (await this.client.sendRawTransaction({ serializedTransaction: rawTx as ViemHex })) as Hex;

@@ -21,7 +21,7 @@ export interface FundsLedger {
 
 export interface FundsServices {
   deployment: FundsDeployment;
-  reader: Pick<FundsReader, "walletBalance" | "vaultBalance" | "permitState" | "withdrawUuidUsed" | "sendRawTransaction">;
+  reader: Pick<FundsReader, "walletBalance" | "vaultBalance" | "permitState" | "withdrawUuidUsed" | "sendRawTransaction" | "waitMined">;
   builder: Pick<TxBuilder, "approve" | "deposit" | "transfer" | "withdraw">;
   ledger: FundsLedger;
   /** What a co-signed withdrawal may take: available net of owed withdrawals (Engine.available). */

@@ -39,6 +39,7 @@ export async function relay(
   const txHash = await funds.reader.sendRawTransaction(rawTx as Hex);
   if (accepted.kind === "depositFund" || accepted.kind === "depositFundWithPermit" || accepted.kind === "executeInstantWithdrawDualSig") {
     try {
+      await funds.reader.waitMined(txHash);
       await funds.sync();
     } catch (err) {
       ctx.logger?.error("relay: ledger sync failed", { error: err instanceof Error ? err.message : String(err) });
