@@ -15,6 +15,7 @@ import type { Registry } from "../sim/core/registry.ts";
 import { compareDecimal, parseCanonicalDecimal, pow10 } from "../sim/core/amounts.ts";
 import { orderTerms } from "../sim/core/order-terms.ts";
 import { floorLots, orderBodyOf, orderSpec, uuid4, vlBatchBodies, vlBatchSpec, type OrderSpec, type VlBatchSpec } from "./arbitraries.ts";
+import { intentMessageOf } from "../fixtures/signing.ts";
 
 export interface HttpReply {
   status: number;
@@ -318,17 +319,7 @@ class ExecuteSwap implements Cmd {
       domain: d.domain,
       types: { Intent: INTENT_TYPE },
       primaryType: "Intent",
-      message: {
-        taker: rp.taker,
-        inputToken: rp.inputToken,
-        outputToken: rp.outputToken,
-        maxInputAmount: BigInt(rp.maxInputAmount),
-        minOutputAmount: BigInt(rp.minOutputAmount),
-        recipient: rp.recipient,
-        initialDepositAmount: BigInt(rp.initialDepositAmount),
-        uuid: BigInt(rp.uuid),
-        deadline: rp.deadline,
-      },
+      message: intentMessageOf(rp),
     });
     const body: Record<string, unknown> = { uuid: q.uuid, signature };
     if (q.body.permit !== null && q.body.permit.eip712) {

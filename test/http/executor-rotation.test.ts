@@ -7,6 +7,7 @@ import { INTENT_TYPE, type Address } from "../../sim/core/typed-data.ts";
 import { decodeUuidInt, standaloneUuidInt } from "../../sim/core/uuid-int.ts";
 import type { QuoteWire } from "../../sim/core/quotes.ts";
 import { ALICE, DOMAIN, EXECUTOR, alice, bob, exchange, orderBody, place, postOrder, signViaPreview, type Ex } from "./exchange-harness.ts";
+import { intentMessageOf } from "../../fixtures/signing.ts";
 
 const NEXT = EXECUTOR + 1;
 
@@ -39,17 +40,7 @@ async function swapBody(q: QuoteWire): Promise<Record<string, unknown>> {
     domain: DOMAIN,
     types: { Intent: INTENT_TYPE },
     primaryType: "Intent",
-    message: {
-      taker: rp.taker as Address,
-      inputToken: rp.inputToken as Address,
-      outputToken: rp.outputToken as Address,
-      maxInputAmount: BigInt(rp.maxInputAmount),
-      minOutputAmount: BigInt(rp.minOutputAmount),
-      recipient: rp.recipient as Address,
-      initialDepositAmount: BigInt(rp.initialDepositAmount),
-      uuid: BigInt(rp.uuid),
-      deadline: rp.deadline,
-    },
+    message: intentMessageOf(rp),
   });
   return { uuid: q.uuid, signature };
 }

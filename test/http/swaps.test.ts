@@ -9,6 +9,7 @@ import { hashTypedData } from "viem";
 import { INTENT_TYPE, ZERO_ADDRESS, type Address, type Hex } from "../../sim/core/typed-data.ts";
 import type { QuoteWire } from "../../sim/core/quotes.ts";
 import { ALICE, BOB, CAROL, DECIMAL, DOMAIN, RAW, UUID, alice, apiKeyFor, bob, carol, exchange, place, type Ex } from "./exchange-harness.ts";
+import { intentMessageOf } from "../../fixtures/signing.ts";
 
 const USDC_5_4 = 5_400_000n;
 
@@ -59,17 +60,7 @@ function signIntent(account: PrivateKeyAccount, q: QuoteWire): Promise<Hex> {
     domain: DOMAIN,
     types: { Intent: INTENT_TYPE },
     primaryType: "Intent",
-    message: {
-      taker: rp.taker as Address,
-      inputToken: rp.inputToken as Address,
-      outputToken: rp.outputToken as Address,
-      maxInputAmount: BigInt(rp.maxInputAmount),
-      minOutputAmount: BigInt(rp.minOutputAmount),
-      recipient: rp.recipient as Address,
-      initialDepositAmount: BigInt(rp.initialDepositAmount),
-      uuid: BigInt(rp.uuid),
-      deadline: rp.deadline,
-    },
+    message: intentMessageOf(rp),
   });
 }
 
@@ -568,17 +559,7 @@ describe("POST /swap: contract wallets (EIP-1271)", () => {
       domain: DOMAIN,
       types: { Intent: INTENT_TYPE },
       primaryType: "Intent",
-      message: {
-        taker: rp.taker as Address,
-        inputToken: rp.inputToken as Address,
-        outputToken: rp.outputToken as Address,
-        maxInputAmount: BigInt(rp.maxInputAmount),
-        minOutputAmount: BigInt(rp.minOutputAmount),
-        recipient: rp.recipient as Address,
-        initialDepositAmount: BigInt(rp.initialDepositAmount),
-        uuid: BigInt(rp.uuid),
-        deadline: rp.deadline,
-      },
+      message: intentMessageOf(rp),
     });
     expect(seen.at(-1)).toBe(digest);
   });

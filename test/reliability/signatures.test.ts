@@ -27,6 +27,7 @@ import { MEMORY_EXCHANGE_DEFAULTS } from "../../sim/http/exchange-app.ts";
 import { ALICE, BOB, DOMAIN, EXECUTOR, alice, apiKeyFor, bob, exchange, orderBody, place, type Ex } from "../http/exchange-harness.ts";
 import { stateOf } from "./state.ts";
 import { MUTATIONS, compact, highS, otherDomains, withV } from "./sig-mutations.ts";
+import { intentMessageOf } from "../../fixtures/signing.ts";
 
 type Domain = TypedDataDomain;
 const OTHER_DOMAINS = otherDomains(DOMAIN);
@@ -106,17 +107,7 @@ const CASES: Record<string, Case> = {
       domain,
       types: { Intent: INTENT_TYPE },
       primaryType: "Intent",
-      message: {
-        taker: rp.taker as Address,
-        inputToken: rp.inputToken as Address,
-        outputToken: rp.outputToken as Address,
-        maxInputAmount: BigInt(rp.maxInputAmount),
-        minOutputAmount: BigInt(rp.minOutputAmount),
-        recipient: rp.recipient as Address,
-        initialDepositAmount: BigInt(rp.initialDepositAmount),
-        uuid: BigInt(rp.uuid),
-        deadline: rp.deadline,
-      },
+      message: intentMessageOf(rp),
     });
     return { path: "/swap", body: { uuid: (q.body as QuoteWire).uuid, signature }, sigField: "signature", ok: 200 };
   },
