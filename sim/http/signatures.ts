@@ -220,19 +220,36 @@ interface SplitSignature {
 }
 
 /**
- * Split a 65-byte (r,s,v with v 27/28 or 0/1) or 64-byte EIP-2098 (r, yParityAndS)
- * signature. Returns null for anything OpenZeppelin's ECDSA would refuse: zero or
- * out-of-range r, zero s, high s (malleable twin), or an unknown v.
+ * Which `v` a 65-byte signature may carry. "contract": 27/28 only, as ecrecover and so
+ * OpenZeppelin's ECDSA.tryRecover(digest, v, r, s) in contracts/Signatures.sol take it;
+ * a v of 0/1 recovers nobody there, so an order or withdrawal signed that way would be
+ * accepted here and fail on chain. "lenient": also 0/1, for payloads no contract ever
+ * checks (ManageApiKey, CancelOrder, CancelVLBatch), where wallets' 0/1 output is common
+ * and nothing downstream refuses it.
  */
-function splitSignature(signature: string): SplitSignature | null {
+export type VForm = "contract" | "lenient";
+
+/**
+ * The primary types whose signatures the exchange contracts verify (Exchange first
+ * fill, Router.executeIntent, executeInstantWithdrawDualSig): verified in the "contract"
+ * form, so the server accepts nothing those contracts would reject.
+ */
+export const CONTRACT_CHECKED_TYPES: ReadonlySet<string> = new Set(["Order", "Intent", "WithdrawIntent"]);
+
+/**
+ * Split a 65-byte (r,s,v) or 64-byte EIP-2098 (r, yParityAndS) signature. Returns null
+ * for anything OpenZeppelin's ECDSA would refuse: zero or out-of-range r, zero s, high s
+ * (malleable twin), or a v outside 27/28 (0/1 too in the "lenient" form).
+ */
+function splitSignature(signature: string, vForm: VForm): SplitSignature | null {
   const hex = signature.slice(2).toLowerCase();
   const r = hex.slice(0, 64);
   let s = hex.slice(64, 128);
   let recid: 0 | 1;
   if (hex.length === 130) {
     const v = parseInt(hex.slice(128, 130), 16);
-    if (v === 27 || v === 0) recid = 0;
-    else if (v === 28 || v === 1) recid = 1;
+    if (v === 27 || (v === 0 && vForm === "lenient")) recid = 0;
+    else if (v === 28 || (v === 1 && vForm === "lenient")) recid = 1;
     else return null;
   } else {
     const top = parseInt(s[0]!, 16);
@@ -272,33 +289,28 @@ function recoverJs(digest: Uint8Array, sig: SplitSignature): Address | null {
 /**
  * The lowercase address that signed `digest`, or null for any signature OpenZeppelin's
  * ECDSA.tryRecover would reject (and for junk: wrong length, non-hex, not a string).
- * Never throws.
+ * `vForm` "lenient" also takes v 0/1 (see VForm). Never throws.
  */
-export function recoverDigestSigner(digest: unknown, signature: unknown): Address | null {
+export function recoverDigestSigner(digest: unknown, signature: unknown, vForm: VForm = "contract"): Address | null {
   let digestBytes: Uint8Array;
   if (typeof digest === "string" && DIGEST_HEX.test(digest)) digestBytes = Buffer.from(digest.slice(2), "hex");
   else if (digest instanceof Uint8Array && digest.length === 32) digestBytes = digest;
   else return null;
   if (typeof signature !== "string" || !SIG_HEX.test(signature)) return null;
-  const sig = splitSignature(signature);
+  const sig = splitSignature(signature, vForm);
   if (!sig) return null;
   return active === "native" ? recoverNative(digestBytes, sig) : recoverJs(digestBytes, sig);
 }
 
 /**
- * The spelling of an accepted ECDSA signature that the exchange contracts take:
- * v 0/1 becomes 27/28 (ecrecover, and so contracts/Signatures.sol, only knows
- * 27/28; the authorisation is the same). 64-byte EIP-2098 signatures and anything
- * else (EIP-1271 blobs) pass through unchanged, lowercased. Store this form with
- * an order so its first fill does not fail the on-chain check.
+ * The bytes to hand the contracts for a signature the server accepted: exactly what
+ * the client signed, lowercased. Nothing is rewritten: Order, Intent and WithdrawIntent
+ * signatures are verified in the contract form (v 27/28) already, and rewriting would
+ * change what an EIP-1271 wallet is asked on chain (a Safe reads v 0/1 as its own
+ * signature kinds) or turn a permit the token would refuse into one it takes.
  */
 export function toContractSignature(signature: Hex): Hex {
-  const hex = signature.toLowerCase() as Hex;
-  if (hex.length !== 132) return hex;
-  const v = hex.slice(130);
-  if (v === "00") return `${hex.slice(0, 130)}1b` as Hex;
-  if (v === "01") return `${hex.slice(0, 130)}1c` as Hex;
-  return hex;
+  return signature.toLowerCase() as Hex;
 }
 
 // ---------------------------------------------------------------------------
@@ -328,8 +340,9 @@ export interface VerifyTypedSignatureResult {
 
 /**
  * Verify a typed-data signature the way the exchange contracts do: ECDSA recovery
- * first; when that does not yield the expected signer and the expected signer is a
- * contract, ask it through EIP-1271. Errors from the callbacks (an unreachable chain)
+ * first (v 27/28 only for CONTRACT_CHECKED_TYPES, also 0/1 otherwise); when that does
+ * not yield the expected signer and the expected signer is a contract, ask it through
+ * EIP-1271 with the signature bytes unchanged. Errors from the callbacks (an unreachable chain)
  * propagate: they are service trouble, not a bad signature.
  */
 export async function verifyTypedSignature(args: VerifyTypedSignatureArgs): Promise<VerifyTypedSignatureResult> {
@@ -337,7 +350,8 @@ export async function verifyTypedSignature(args: VerifyTypedSignatureArgs): Prom
   if (typeof expected !== "string" || !HEX_ADDRESS.test(expected)) return { valid: false, recovered: null, via: null };
   const want = expected.toLowerCase() as Address;
   const digest = hashTyped(args.domain, args.types, args.primaryType, args.message);
-  const recovered = recoverDigestSigner(digest, signature);
+  const vForm: VForm = CONTRACT_CHECKED_TYPES.has(args.primaryType) ? "contract" : "lenient";
+  const recovered = recoverDigestSigner(digest, signature, vForm);
   if (recovered === want) return { valid: true, recovered, via: "ecdsa" };
   // Contract wallets may use any signature layout (e.g. concatenated multisig
   // signatures), so only require well-formed hex before asking the wallet.

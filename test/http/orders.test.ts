@@ -116,13 +116,16 @@ describe("POST /orders: accepted", () => {
     expect([o.from_token, o.to_token, o.from_amount, o.to_amount]).toEqual([m.quote, m.base, "21400000", "20000000"]);
   });
 
-  it("stores the contract form of the signature (v 0/1 → 27/28) and accepts EIP-55 owner addresses", async () => {
+  it("stores the signature as signed (lowercased), refuses v 0/1 (the contract's ecrecover would), accepts EIP-55 owner addresses", async () => {
     const ex = exchange();
     const body = orderBody(ex, alice, { owner: alice.address });
     const sig = await signViaPreview(ex, alice, body);
     const v = Number.parseInt(sig.slice(130), 16);
     const low = `${sig.slice(0, 130)}${(v - 27).toString(16).padStart(2, "0")}`;
-    const res = await postOrder(ex, { ...body, signature: low });
+    const refused = await postOrder(ex, { ...body, signature: low });
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail.error_code).toBe("SIGNATURE_INVALID");
+    const res = await postOrder(ex, { ...body, signature: sig.toUpperCase().replace("0X", "0x") });
     expect(res.status).toBe(201);
     const rec = ex.engine.orderRecord(String(body["order_id"]));
     expect(rec.signature).toBe(sig.toLowerCase());

@@ -12,6 +12,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
+  CONTRACT_CHECKED_TYPES,
   domainSeparator,
   hashTyped,
   nativeSignaturesAvailable,
@@ -155,7 +156,7 @@ describe.each(BACKENDS)("recoverDigestSigner (%s)", (backend) => {
     );
   });
 
-  it("accepts v as 0/1 and as 27/28, and the 64-byte EIP-2098 form, all recovering the same signer", async () => {
+  it("accepts v 27/28 and the 64-byte EIP-2098 form; v 0/1 only in the lenient form (contracts' ecrecover refuses it)", async () => {
     useSignatureBackend(backend);
     await fc.assert(
       fc.asyncProperty(privateKey, messageArb(EXCHANGE_TYPES.Order), async (key, message) => {
@@ -166,7 +167,10 @@ describe.each(BACKENDS)("recoverDigestSigner (%s)", (backend) => {
         const compact = serializeCompactSignature(signatureToCompactSignature(parseSignature(sig)));
         expect(compact.length).toBe(2 + 128);
         expect(recoverDigestSigner(digest, sig)).toBe(signer);
-        expect(recoverDigestSigner(digest, withV(sig, v - 27))).toBe(signer);
+        expect(recoverDigestSigner(digest, withV(sig, v - 27))).toBeNull();
+        expect(recoverDigestSigner(digest, withV(sig, v - 27), "contract")).toBeNull();
+        expect(recoverDigestSigner(digest, withV(sig, v - 27), "lenient")).toBe(signer);
+        expect(recoverDigestSigner(digest, sig, "lenient")).toBe(signer);
         expect(recoverDigestSigner(digest, compact)).toBe(signer);
         expect(recoverDigestSigner(digest, compact.toUpperCase().replace("0X", "0x"))).toBe(signer);
         expect(recoverDigestSigner(Buffer.from(digest.slice(2), "hex"), sig)).toBe(signer);
@@ -191,9 +195,9 @@ describe.each(BACKENDS)("recoverDigestSigner (%s)", (backend) => {
           signature: twin,
         } as never);
         expect(viemRecovered.toLowerCase()).toBe(privateKeyToAccount(key).address.toLowerCase());
-        // ...but OpenZeppelin's ECDSA refuses it, and so do we (also with v as 0/1).
+        // ...but OpenZeppelin's ECDSA refuses it, and so do we (also with v as 0/1 in the lenient form).
         expect(recoverDigestSigner(digest, twin)).toBeNull();
-        expect(recoverDigestSigner(digest, withV(twin, parseInt(twin.slice(130), 16) - 27))).toBeNull();
+        expect(recoverDigestSigner(digest, withV(twin, parseInt(twin.slice(130), 16) - 27), "lenient")).toBeNull();
       }),
       { numRuns: 25 },
     );
@@ -242,16 +246,15 @@ describe.each(BACKENDS)("recoverDigestSigner (%s)", (backend) => {
 });
 
 describe("toContractSignature", () => {
-  it("rewrites v 0/1 to 27/28, keeps 27/28, compact and other blobs unchanged (lowercased)", async () => {
+  it("hands the contracts exactly the signed bytes (lowercased): no v rewriting, compact and other blobs unchanged", async () => {
     const key = `0x${"ef".repeat(32)}` as Hex;
     const message = { owner: DOMAIN.verifyingContract, orderId: 5n };
     const sig = await sign(key, "CancelOrder", message);
     const v = parseInt(sig.slice(130), 16);
     const zeroOne = withV(sig, v - 27);
-    expect(toContractSignature(zeroOne)).toBe(sig.toLowerCase());
-    expect(toContractSignature(sig)).toBe(sig.toLowerCase());
-    const digest = hashTyped(DOMAIN, EXCHANGE_TYPES, "CancelOrder", message);
-    expect(recoverDigestSigner(digest, toContractSignature(zeroOne))).toBe(privateKeyToAccount(key).address.toLowerCase());
+    // A Safe reads v 0/1 as its own signature kinds: rewriting would change what the wallet is asked on chain.
+    expect(toContractSignature(zeroOne)).toBe(zeroOne.toLowerCase());
+    expect(toContractSignature(sig.toUpperCase().replace("0X", "0x") as Hex)).toBe(sig.toLowerCase());
     const compact = serializeCompactSignature(signatureToCompactSignature(parseSignature(sig)));
     expect(toContractSignature(compact)).toBe(compact.toLowerCase());
     expect(toContractSignature("0xABCD")).toBe("0xabcd");
@@ -377,6 +380,56 @@ describe("verifyTypedSignature", () => {
         isValidSignature: () => true,
       }),
     ).rejects.toThrow("rpc down");
+  });
+
+  // Regression (test/reliability/signatures-onchain.test.ts): v 0/1 was accepted for
+  // orders, intents and withdraw intents, which the contracts' ecrecover then refuses.
+  it.each(BACKENDS)("refuses v 0/1 for the types the contracts check (Order, Intent, WithdrawIntent), takes it for the off-chain ones (%s)", async (backend) => {
+    useSignatureBackend(backend);
+    const zeroOne = (sig: Hex) => withV(sig, parseInt(sig.slice(130), 16) - 27);
+    const onChain: [PrimaryType, Record<string, unknown>][] = [
+      ["Order", message],
+      ["Intent", { taker: account.address, inputToken: message.fromToken, outputToken: message.toToken, maxInputAmount: 5n, minOutputAmount: 1n, recipient: message.recipient, initialDepositAmount: 0n, uuid: 9n, deadline: 1_800_000_000n }],
+      ["WithdrawIntent", { user: account.address, tokens: [message.fromToken], amounts: [5n], recipient: message.recipient, deadline: 1_800_000_000n, uuid: 3n }],
+    ];
+    for (const [primaryType, m] of onChain) {
+      const signature = await sign(key, primaryType, m);
+      const args = { domain: DOMAIN, types: EXCHANGE_TYPES, primaryType, message: m, expected: account.address };
+      expect((await verifyTypedSignature({ ...args, signature })).valid, primaryType).toBe(true);
+      expect(await verifyTypedSignature({ ...args, signature: zeroOne(signature) }), primaryType).toEqual({ valid: false, recovered: null, via: null });
+    }
+    const offChain: [PrimaryType, Record<string, unknown>][] = [
+      ["CancelOrder", { owner: account.address, orderId: 5n }],
+      ["ManageApiKey", { owner: account.address, action: "list", timestamp: 1_800_000_000n }],
+      ["CancelVLBatch", { owner: account.address, vlBatchId: "c0ffee00-0000-4000-8000-000000000000" }],
+    ];
+    for (const [primaryType, m] of offChain) {
+      const signature = await sign(key, primaryType, m);
+      const res = await verifyTypedSignature({ domain: DOMAIN, types: EXCHANGE_TYPES, primaryType, message: m, expected: account.address, signature: zeroOne(signature) });
+      expect(res, primaryType).toEqual({ valid: true, recovered: account.address.toLowerCase(), via: "ecdsa" });
+    }
+    expect([...CONTRACT_CHECKED_TYPES].sort()).toEqual(["Intent", "Order", "WithdrawIntent"]);
+  });
+
+  it("asks an EIP-1271 wallet with the v 0/1 signature bytes unchanged (the same bytes the contract will pass it)", async () => {
+    const wallet = "0xc0ffee0000000000000000000000000000000002";
+    const walletMessage = { ...message, user: wallet };
+    const signature = withV(await sign(key, "Order", walletMessage), 0);
+    const seen: Hex[] = [];
+    const res = await verifyTypedSignature({
+      ...base,
+      message: walletMessage,
+      signature,
+      expected: wallet,
+      isContract: () => true,
+      isValidSignature: (_a, _d, s) => {
+        seen.push(s);
+        return true;
+      },
+    });
+    expect(res).toEqual({ valid: true, recovered: null, via: "eip1271" });
+    expect(seen).toEqual([signature]);
+    expect(toContractSignature(signature)).toBe(signature.toLowerCase());
   });
 
   it("uses the ECDSA result first even when the signer has code (EIP-7702 delegated EOAs)", async () => {

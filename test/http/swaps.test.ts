@@ -372,14 +372,15 @@ describe("POST /swap: accepted", () => {
     expect(await ex.chain.walletBalance(CAROL, tok(ex, "EURC"))).toBe(5_000_000n);
   });
 
-  it("accepts a compact (64-byte) permit signature and a v 0/1 Intent signature", async () => {
+  it("accepts a compact (64-byte) permit signature; refuses a v 0/1 Intent signature (Router's ecrecover would), quote not consumed", async () => {
     const ex = exchange();
     await book(ex);
     walletOnlyCarol(ex);
     const q = await quote(ex, quoteBody(ex, CAROL));
     const body = await swapBody(carol, q);
     const sig = body["signature"] as string;
-    body["signature"] = `${sig.slice(0, 130)}${sig.slice(130) === "1b" ? "00" : "01"}`;
+    const refused = await postSwap(ex, { ...body, signature: `${sig.slice(0, 130)}${sig.slice(130) === "1b" ? "00" : "01"}` });
+    expect(refused.status).toBe(400);
     const p = body["permit_signature"] as string;
     // EIP-2098: the y parity goes into the top bit of s.
     const parity = p.slice(130) === "1c" ? 1 : 0;

@@ -113,12 +113,16 @@ describe("POST /verify-signature: valid signatures", () => {
     expect(res.body.valid).toBe(true);
   });
 
-  it("accepts v as 0/1 as well as 27/28, and order_type 'limit' when sent", async () => {
+  it("answers valid false for v 0/1 (POST /orders refuses it: the contract's ecrecover would), and takes order_type 'limit' when sent", async () => {
     const signature = await sign(order());
     const v = parseInt(signature.slice(130), 16);
     const lowV = `${signature.slice(0, 130)}${(v - 27).toString(16).padStart(2, "0")}`;
     const { app } = setup();
-    expect((await verify(app, { ...fields(), signature: lowV })).body.valid).toBe(true);
+    const low = await verify(app, { ...fields(), signature: lowV });
+    expect(low.status).toBe(200);
+    expect(low.body.valid).toBe(false);
+    expect(low.body.recovered_address).toBeNull();
+    expect((await verify(app, { ...fields(), signature })).body.valid).toBe(true);
     expect((await verify(app, { ...fields({ order_type: "limit" }), signature })).body.valid).toBe(true);
   });
 

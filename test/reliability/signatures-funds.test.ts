@@ -67,10 +67,20 @@ describe.each(["/withdraw", "/withdraw/build"])("POST %s user_signature", (path)
     }
   });
 
-  it("gets past the user signature check with the 65-byte (v 27/28 and 0/1) and 64-byte compact forms", async () => {
+  it("refuses v 0/1 (400, no state change): executeInstantWithdrawDualSig's ecrecover would refuse it", async () => {
     const i = intent();
     const sig = await signWithdrawIntent(c, alice(), i);
-    for (const form of [sig, withV(sig, Number.parseInt(sig.slice(130), 16) - 27), compact(sig)]) {
+    const before = stateOf(env);
+    const res = await post(path, bodyOf(i, withV(sig, Number.parseInt(sig.slice(130), 16) - 27)));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: "Invalid signature: user_signature must sign the WithdrawIntent by intent.user" });
+    expect(stateOf(env)).toBe(before);
+  });
+
+  it("gets past the user signature check with the 65-byte (v 27/28) and 64-byte compact forms", async () => {
+    const i = intent();
+    const sig = await signWithdrawIntent(c, alice(), i);
+    for (const form of [sig, compact(sig)]) {
       const res = await post(path, bodyOf(i, form));
       // /withdraw: 200 (success false: nothing deposited); /withdraw/build: the next check, the executor co-signature.
       if (path === "/withdraw") expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -165,6 +165,9 @@ function post(ex: Ex, path: string, body: unknown) {
 }
 
 /** 400 with the route's envelope: typed for orders/VL/swap, plain elsewhere. */
+/** Routes whose signature a contract verifies again (Exchange first fill, Router.executeIntent). */
+const CONTRACT_CHECKED_PATHS = ["/orders", "/orders/vl/batch", "/swap"];
+
 function expectRejected(path: string, res: { status: number; body: unknown }): void {
   expect(res.status).toBe(400);
   const detail = (res.body as { detail: unknown }).detail;
@@ -195,14 +198,29 @@ describe.each(Object.entries(CASES))("%s", (_name, build) => {
     expect(stateOf(ex)).toBe(before);
   });
 
-  it("accepts the 65-byte form with v 27/28, with v 0/1, and the 64-byte EIP-2098 compact form", async () => {
-    for (const form of [(s: Hex) => s, (s: Hex) => withV(s, Number.parseInt(s.slice(130), 16) - 27), compact]) {
+  it("accepts the 65-byte form with v 27/28 and the 64-byte EIP-2098 compact form", async () => {
+    for (const form of [(s: Hex) => s, compact]) {
       const ex = fresh();
       const s = await build(ex, DOMAIN);
       const sig = form(getSig(s.body, s.sigField));
       const res = await post(ex, s.path, setSig(s.body, s.sigField, sig));
       expect(res.status, `${sig.length} chars: ${JSON.stringify(res.body)}`).toBe(s.ok);
     }
+  });
+
+  // v 0/1: the contracts' ecrecover refuses it, so the signatures they check (Order,
+  // Intent) are refused up front; the off-chain ones (cancels, API keys) still take it.
+  // The on-chain cross-check is test/reliability/signatures-onchain.test.ts.
+  it("refuses v 0/1 where a contract checks the signature, takes it where none does", async () => {
+    const ex = fresh();
+    const s = await build(ex, DOMAIN);
+    const sig = getSig(s.body, s.sigField);
+    const before = stateOf(ex);
+    const res = await post(ex, s.path, setSig(s.body, s.sigField, withV(sig, Number.parseInt(sig.slice(130), 16) - 27)));
+    if (CONTRACT_CHECKED_PATHS.includes(s.path)) {
+      expectRejected(s.path, res);
+      expect(stateOf(ex)).toBe(before);
+    } else expect(res.status, JSON.stringify(res.body)).toBe(s.ok);
   });
 });
 
