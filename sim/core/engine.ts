@@ -25,8 +25,18 @@
 //   settles every leg or fails every leg (the swap → failed, frozen equity back).
 // - Vault events (Deposit, IntentDeposit, Withdrawal) are synced idempotently; a
 //   withdrawal beyond available (emergency exit) is owed and collected later.
-import { formatRaw, formatUnits, pow10 } from "./amounts.ts";
+import { formatRaw, formatUnits } from "./amounts.ts";
 import { OrderIndex } from "./order-index.ts";
+import { fillOf, fillSpread, marketUnitsOf, planMatches, type MarketUnits, type PlannedFill, type PlannedOrder } from "./matcher.ts";
+import {
+  DEFAULT_CANCEL_COOLDOWN_SEC,
+  cancelAll,
+  cancelOrder,
+  cancelVlBatch,
+  type CancelAllResult,
+  type CancelHost,
+  type CancelReason,
+} from "./cancel.ts";
 import { balanceRows, type BalanceRowWire, type BalancesEnvelope } from "./balance-rows.ts";
 import { VirtualClock, isoOf, type ClockState } from "./clock.ts";
 import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
@@ -35,7 +45,7 @@ import { Ledger, type LedgerState } from "./ledger.ts";
 import { MarketBook } from "./book.ts";
 import { NO_FILLS, canTransition, cloneOrder, type OrderRecord, type OrderStatus } from "./orders.ts";
 import { canMoveFill, cloneFill, isFinalFill, type FillRecord, type FillStatus } from "./fills.ts";
-import { DEFAULT_SPREAD_SPLIT, matchMoves, maxGiveFor, minReceive, type MatchMoves, type SpreadSplit } from "./economics.ts";
+import { DEFAULT_SPREAD_SPLIT, matchMoves, minReceive, type MatchMoves, type SpreadSplit } from "./economics.ts";
 import type { BatchFaults, FaultPlan } from "./faults.ts";
 import { parseFaultPlan } from "./faults.ts";
 import { errorCodeForRevert, planBatches, type SettlementBatch } from "./settlement.ts";
@@ -64,7 +74,7 @@ import { swapOrderTerms } from "./swap-orders.ts";
 import type { IntentMessage } from "./typed-data.ts";
 import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, WithdrawalEvent } from "../chain/port.ts";
 
-export const DEFAULT_CANCEL_COOLDOWN_SEC = 300;
+export { DEFAULT_CANCEL_COOLDOWN_SEC, type CancelAllResult } from "./cancel.ts";
 /** USD per whole token by currency when no FX source is given (swap gas pricing only). */
 export const DEFAULT_USD_PRICES: Readonly<Record<string, string>> = { EUR: "1.08", GBP: "1.27", CHF: "1.13", JPY: "0.0066" };
 /** Permit spender of the memory set-up (the Anvil fixture passes the deployed vault). */
@@ -146,13 +156,6 @@ export interface PlaceResult {
   fillIds: number[];
 }
 
-export interface CancelAllResult {
-  cancelled: string[];
-  failed: string[];
-  skipped_cooldown: string[];
-  total: number;
-}
-
 export interface VlBatchResult {
   order_ids: string[];
   amendments: { order_id: string; original_amount: string; actual_amount: string; reason: "budget_clip" }[];
@@ -173,35 +176,6 @@ export interface SettleReport {
 
 /** A POST /orders body validated by Engine.validateOrder: engine units plus the signature. */
 export type ParsedOrder = IntakeOrder;
-
-/** One planned execution against a resting maker (computed before anything mutates). */
-interface PlannedFill {
-  maker: OrderRecord;
-  lots: bigint;
-  baseRaw: bigint;
-  quoteRaw: bigint;
-}
-
-/** Shared empty expired-maker list of a plan; never mutated. */
-const NO_EXPIRED: OrderRecord[] = [];
-
-interface PlannedOrder {
-  record: OrderRecord;
-  plan: PlannedFill[];
-  expired: OrderRecord[];
-}
-
-interface MarketUnits {
-  /** Raw base units per lot: 10^(base_decimals − quantity_precision). */
-  baseUnit: bigint;
-  /**
-   * Raw quote units per lot × tick, 10^(quote_decimals − quantity_precision − tick_precision),
-   * when that is an integer. Then every signed amount is an exact product, each
-   * order's rate is exactly its price, and a fill's quote amount is lots × ticks × this
-   * with both signed-rate rules holding by the price comparison alone.
-   */
-  quoteUnit: bigint | null;
-}
 
 export interface EngineSnapshot {
   readonly clock: ClockState;
@@ -288,6 +262,8 @@ export class Engine {
   private swapFillStarts = new Map<number, string>();
   /** Serialises async settlement / sync steps. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The cancel commands' view of this engine (reads the current maps, which restore() replaces). */
+  private readonly cancelHost: CancelHost;
 
   constructor(o: EngineOptions) {
     this.registry = o.registry;
@@ -305,6 +281,14 @@ export class Engine {
     this.settlementBatchSize = Math.min(o.settlementBatchSize ?? o.chain.maxBatchSize, o.chain.maxBatchSize);
     this.protocolOwner = o.chain.feeRecipient.toLowerCase();
     this.intake = new OrderIntake(this.registry);
+    this.cancelHost = {
+      cancelCooldownSec: this.cancelCooldownSec,
+      nowMs: () => this.clock.nowMs(),
+      order: (id) => this.orders.get(id),
+      ordersOf: (owner) => this.ordersByOwner.get(owner) ?? [],
+      vlBatch: (id) => this.vlBatches.get(id),
+      cancelNow: (o, reason) => this.cancelNow(o, reason),
+    };
     const sw = o.swaps ?? {};
     this.desk = new SwapDesk({
       registry: this.registry,
@@ -322,8 +306,7 @@ export class Engine {
     });
     for (const m of this.registry.markets()) {
       this.books.set(m.symbol, new MarketBook());
-      const exact = m.quoteDecimals - m.quantityPrecision - m.tickPrecision;
-      this.units.set(m.symbol, { baseUnit: pow10(m.baseDecimals - m.quantityPrecision), quoteUnit: exact >= 0 ? pow10(exact) : null });
+      this.units.set(m.symbol, marketUnitsOf(m));
     }
   }
 
@@ -533,67 +516,7 @@ export class Engine {
       inBook: false,
     };
     if (!match) return { record, plan: [], expired: [] };
-    return this.planMatches(record);
-  }
-
-  /**
-   * Walk the opposite side best-first, as far as the taker's size reaches.
-   * Execution at the maker's price; amounts per fill satisfy both signed rates
-   * (maker: mulDiv rounded up; taker: within its own limit) and the cumulative
-   * fromAmount caps. A pair whose rounding leaves no valid amount stops the walk.
-   */
-  private planMatches(taker: OrderRecord): PlannedOrder {
-    const book = this.books.get(taker.market.symbol)!;
-    const side = book.oppositeSide(taker.side);
-    const { baseUnit, quoteUnit } = this.units.get(taker.market.symbol)!;
-    const nowSec = this.clock.nowSec();
-    const isBid = taker.side === "bid";
-    const plan: PlannedFill[] = [];
-    // Expired makers are rare: the shared empty list until the first one.
-    let expired = NO_EXPIRED;
-    let left = taker.remainingLots;
-    // Dropping dead entries is invisible bookkeeping, so it is fine even when the command is then rejected.
-    side.best();
-    for (let li = 0; left > 0n; li++) {
-      const level = side.levelAt(li);
-      if (level === undefined) break;
-      if (!level.settleHead()) continue;
-      if (isBid ? level.ticks > taker.priceTicks : level.ticks < taker.priceTicks) break;
-      const orders = level.orders;
-      for (let i = level.head; i < orders.length && left > 0n; i++) {
-        const maker = orders[i]!;
-        if (!maker.inBook) continue;
-        if (maker.expiration <= nowSec) {
-          if (expired === NO_EXPIRED) expired = [];
-          expired.push(maker);
-          continue;
-        }
-        if (maker.owner === taker.owner) {
-          throw new ExchangeError(
-            "STP_BLOCKED",
-            409,
-            `self-trade prevention: the order would match your own resting ${maker.side} ${maker.id}`,
-            { resting_order_id: maker.id },
-          );
-        }
-        const lots = left < maker.remainingLots ? left : maker.remainingLots;
-        const baseRaw = lots * baseUnit;
-        let quoteRaw: bigint;
-        if (quoteUnit !== null) {
-          quoteRaw = lots * maker.priceTicks * quoteUnit;
-        } else {
-          // Coarse quote decimals: amounts were floored when signed, so check both rates exactly.
-          quoteRaw = isBid ? minReceive(maker, baseRaw) : maxGiveFor(maker, baseRaw);
-          const ok = isBid
-            ? quoteRaw > 0n && quoteRaw <= maxGiveFor(taker, baseRaw)
-            : quoteRaw > 0n && quoteRaw >= minReceive(taker, baseRaw);
-          if (!ok) return { record: taker, plan, expired };
-        }
-        plan.push({ maker, lots, baseRaw, quoteRaw });
-        left -= lots;
-      }
-    }
-    return { record: taker, plan, expired };
+    return planMatches(this.books.get(record.market.symbol)!.oppositeSide(record.side), this.units.get(record.market.symbol)!, record, this.clock.nowSec());
   }
 
   /** Apply a validated, planned order: freeze, insert, fill, rest. Cannot fail. */
@@ -618,40 +541,7 @@ export class Engine {
 
   private executeFill(f: PlannedFill, taker: OrderRecord, now: number): void {
     const maker = f.maker;
-    const takerIsBid = taker.side === "bid";
-    let spread = 0n;
-    const sp = this.faults.spreadFills;
-    // Positive spread only where the taker's limit leaves room above the maker's price.
-    if (sp !== undefined && takerIsBid && taker.priceTicks > maker.priceTicks && this.rng.chance(sp.rate)) {
-      const room = maxGiveFor(taker, f.baseRaw) - f.quoteRaw;
-      const want = (f.quoteRaw * BigInt(sp.sizeBps)) / 10_000n;
-      spread = want < room ? want : room;
-      if (spread < 0n) spread = 0n;
-    }
-    const makerGive = takerIsBid ? f.baseRaw : f.quoteRaw;
-    const takerGive = takerIsBid ? (spread === 0n ? f.quoteRaw : f.quoteRaw + spread) : f.baseRaw;
-    const fill: FillRecord = {
-      id: this.fills.length + 1,
-      symbol: taker.market.symbol,
-      makerOrderId: maker.id,
-      takerOrderId: taker.id,
-      makerOwner: maker.owner,
-      takerOwner: taker.owner,
-      makerSide: maker.side,
-      priceTicks: maker.priceTicks,
-      lots: f.lots,
-      baseRaw: f.baseRaw,
-      quoteRaw: f.quoteRaw,
-      makerGive,
-      takerGive,
-      spreadRaw: spread,
-      atMs: now,
-      status: "pending",
-      txHash: null,
-      settlementId: null,
-      revertReason: null,
-      updatedAtMs: now,
-    };
+    const fill = fillOf(this.fills.length + 1, f, taker, fillSpread(f, taker, this.faults.spreadFills, this.rng), now);
     this.fills.push(fill);
     this.applyFillProgress(maker, fill, now);
     this.applyFillProgress(taker, fill, now);
@@ -706,34 +596,12 @@ export class Engine {
 
   // ================================================================ cancels
 
-  private cooldownLeftSec(o: OrderRecord): number {
-    const left = o.createdAtMs + this.cancelCooldownSec * 1000 - this.clock.nowMs();
-    return left > 0 ? Math.ceil(left / 1000) : 0;
-  }
-
-  private ownedOrder(owner: string, orderId: unknown): OrderRecord {
-    if (typeof orderId !== "string") throw new ExchangeError("VALIDATION", 400, "order_id must be a string");
-    const o = this.orders.get(orderId.toLowerCase());
-    if (!o) throw notFound(`order ${orderId} not found`);
-    if (o.owner !== owner.toLowerCase()) throw new ExchangeError("FORBIDDEN", 403, "order belongs to another owner");
-    return o;
-  }
-
   /** POST /orders/cancel (signature over CancelOrder verified by the caller). */
   cancelOrder(p: { owner: string; orderId: unknown; uuidInt: unknown }): { status: "ok" } {
-    const o = this.ownedOrder(p.owner, p.orderId);
-    const uuidInt = parseUint256(p.uuidInt, "uuid_int");
-    if (uuidInt !== o.uuidInt) throw new ExchangeError("UUID_INT_MISMATCH", 400, "uuid_int is not the composite id of this order");
-    if (o.status !== "pending") throw new ExchangeError("CONFLICT", 409, `order is ${o.status}; only pending orders can be cancelled`);
-    const left = this.cooldownLeftSec(o);
-    if (left > 0) {
-      throw new ExchangeError("CANCEL_COOLDOWN", 429, `order is inside its cancel cooldown; retry in ${left} s`, { retry_after: left });
-    }
-    this.cancelNow(o, "user");
-    return { status: "ok" };
+    return cancelOrder(this.cancelHost, p);
   }
 
-  private cancelNow(o: OrderRecord, reason: string): void {
+  private cancelNow(o: OrderRecord, reason: CancelReason): void {
     const now = this.clock.nowMs();
     this.log.append("order_cancel", now, { order_id: o.id, reason });
     this.moveOrder(o, "cancelled", now);
@@ -742,17 +610,7 @@ export class Engine {
 
   /** DELETE /orders/cancel-all. */
   cancelAll(owner: string): CancelAllResult {
-    const out: CancelAllResult = { cancelled: [], failed: [], skipped_cooldown: [], total: 0 };
-    for (const o of this.ordersByOwner.get(owner.toLowerCase()) ?? []) {
-      if (o.status !== "pending") continue;
-      if (this.cooldownLeftSec(o) > 0) out.skipped_cooldown.push(o.id);
-      else {
-        this.cancelNow(o, "cancel_all");
-        out.cancelled.push(o.id);
-      }
-    }
-    out.total = out.cancelled.length;
-    return out;
+    return cancelAll(this.cancelHost, owner);
   }
 
   // ================================================================ VL batches
@@ -861,15 +719,7 @@ export class Engine {
 
   /** POST /orders/vl/cancel: every pending leg, or 429 (nothing changes) if any is in its cooldown. */
   cancelVlBatch(p: { owner: string; vlBatchId: unknown }): { status: "ok" } {
-    if (typeof p.vlBatchId !== "string") throw new ExchangeError("VALIDATION", 400, "vl_batch_id must be a string");
-    const b = this.vlBatches.get(p.vlBatchId.toLowerCase());
-    if (!b) throw notFound(`VL batch ${p.vlBatchId} not found`);
-    if (b.owner !== p.owner.toLowerCase()) throw new ExchangeError("FORBIDDEN", 403, "VL batch belongs to another owner");
-    const open = b.legIds.map((id) => this.orders.get(id)!).filter((o) => o.status === "pending");
-    const wait = Math.max(0, ...open.map((o) => this.cooldownLeftSec(o)));
-    if (wait > 0) throw new ExchangeError("CANCEL_COOLDOWN", 429, `a leg is inside its cancel cooldown; retry in ${wait} s`, { retry_after: wait });
-    for (const o of open) this.cancelNow(o, "vl_cancel");
-    return { status: "ok" };
+    return cancelVlBatch(this.cancelHost, p);
   }
 
   // ================================================================ swaps
