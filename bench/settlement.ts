@@ -126,9 +126,16 @@ async function main(): Promise<void> {
     const settled = fills.filter((f) => f.status === "settled").length;
     if (settled !== FILLS) throw new Error(`only ${settled} of ${FILLS} fills settled: ${JSON.stringify([...new Set(fills.map((f) => `${f.status}:${f.revertReason}`))])}`);
     const head = await port.blockNumber();
+    // Anvil-side figures (after the timer): gas of the settlement transactions, per fill
+    // and per transaction, and the calldata size; these do not depend on machine load.
+    const hashes = engine.settlementBatches().map((b) => b.txHash!);
+    const receipts = await port.rpc.batch(hashes.map((h) => ({ method: "eth_getTransactionReceipt", params: [h] })));
+    const gasUsed = receipts.reduce((sum, r) => sum + (r.ok ? BigInt((r.result as { gasUsed: string }).gasUsed) : 0n), 0n);
+    const sample = await port.rpc.call<{ input: string }>("eth_getTransactionByHash", [hashes[0]]);
     console.log(`machine: ${os.platform()}-${os.arch()}, ${os.cpus().length} vCPU, node ${process.version}`);
     console.log(`mode: ${MODE}, fills: ${FILLS}, batches: ${engine.settlementBatches().length} of ${PER_TAKER}, head block: ${head}`);
     console.log(`elapsed_s: ${seconds.toFixed(3)}`);
+    console.log(`gas: ${gasUsed} total, ${gasUsed / BigInt(hashes.length)} per tx, ${gasUsed / BigInt(FILLS)} per fill (incl. 21k base + calldata); calldata ${(sample.input.length - 2) / 2} B per tx; ${(Number(gasUsed) / 1e6 / seconds).toFixed(0)} Mgas/s over the run`);
     if (profile) console.log(`profile_ms: in submitBatch ${profile.signMs.toFixed(0)} (incl. yields to sends), last batch signed at ${(profile.lastSignedAt - t0).toFixed(0)}, all settled at ${(seconds * 1000).toFixed(0)}`);
     console.log(`fills_per_s: ${Math.round(FILLS / seconds)}`);
   } finally {

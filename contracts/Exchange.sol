@@ -33,6 +33,8 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
     uint256 public constant BPS_DENOMINATOR = 10_000;
     uint256 public constant MAX_FEE_BPS = 1_000;
     uint256 public constant MAX_BATCH_SIZE = 20;
+    /// @dev Distinct orders a batch may carry: at most two per match.
+    uint256 public constant MAX_BATCH_ORDERS = 2 * MAX_BATCH_SIZE;
     uint256 public constant MAX_ORDER_LIFETIME = 365 days;
     uint256 public constant MAX_WITHDRAW_TOKENS = 20;
 
@@ -57,6 +59,25 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
         bytes takerSignature;
         uint256 makerAmount;
         uint256 takerAmount;
+    }
+
+    /// @dev One pair of a compact batch: `maker` and `taker` index the batch's distinct
+    /// orders (and their signatures), so an order that fills against many counterparties
+    /// (a sweeping taker) travels and is hashed once per transaction.
+    struct Fill {
+        uint256 maker;
+        uint256 taker;
+        uint256 makerAmount;
+        uint256 takerAmount;
+    }
+
+    /// @dev A pair resolved for settlement: both digests, both amounts, its batch position.
+    struct Pair {
+        bytes32 h0;
+        bytes32 h1;
+        uint256 makerAmount;
+        uint256 takerAmount;
+        uint256 index;
     }
 
     struct WithdrawIntent {
@@ -105,6 +126,9 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
     mapping(address token => bool) private _whitelisted;
     mapping(bytes32 orderHash => uint256) public filled;
     mapping(bytes32 pairKey => string) private _matchFaults;
+    /// @dev Number of pairs with a fault set: lets every match skip the fault lookup (a
+    /// cold hash-keyed read) while the test hook is unused, as it is in production.
+    uint256 private _activeFaults;
     mapping(address user => mapping(uint256 uuid => bool)) public withdrawUuidUsed;
     mapping(address user => mapping(address token => EmergencyRequest)) public emergencyRequests;
 
@@ -188,6 +212,10 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
         return _hashTypedDataV4(keccak256(abi.encode(ORDER_TYPEHASH, order)));
     }
 
+    function _orderHash(Order memory order) private view returns (bytes32) {
+        return _hashTypedDataV4(keccak256(abi.encode(ORDER_TYPEHASH, order)));
+    }
+
     function withdrawIntentHash(WithdrawIntent calldata intent) public view returns (bytes32) {
         // EIP-712 arrays: keccak of the concatenated 32-byte words (encodePacked pads array elements).
         bytes32 structHash = keccak256(
@@ -256,50 +284,110 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
     // ---------------------------------------------------------------- matching
 
     function matchOrders(Match calldata m) external onlyRole(EXECUTOR_ROLE) whenNotPaused nonReentrant {
-        _settleMatch(m, orderHash(m.maker), orderHash(m.taker), 0);
+        Pair memory p = Pair(orderHash(m.maker), orderHash(m.taker), m.makerAmount, m.takerAmount, 0);
+        _settleEither(m.maker, m.makerSignature, m.taker, m.takerSignature, p);
     }
 
-    /// @notice Best effort: each match runs in its own call frame; a failing match sets
+    /// @notice Best effort: each fill runs in its own call frame; a failing fill sets
     /// bit i of the returned mask and emits MatchFailed with its revert reason, the rest settle.
-    function matchOrdersBatch(Match[] calldata matches)
+    /// `orders[k]` is signed by `signatures[k]`; fills name their two orders by index. A fill
+    /// whose index is out of range fails alone with BAD_ORDER_INDEX (its missing side's hash 0).
+    function matchOrdersBatch(Order[] calldata orders, bytes[] calldata signatures, Fill[] calldata fills)
         external
         onlyRole(EXECUTOR_ROLE)
         whenNotPaused
         nonReentrant
         returns (uint256 failedMask)
     {
-        uint256 n = _checkBatchSize(matches.length);
+        uint256 n = _checkBatchSize(fills.length);
+        (Order[] memory loaded, bytes32[] memory hashes) = _loadBatchOrders(orders, signatures);
         for (uint256 i = 0; i < n; ++i) {
-            bytes32 h0 = orderHash(matches[i].maker);
-            bytes32 h1 = orderHash(matches[i].taker);
-            try this.settleMatchFromBatch(matches[i], h0, h1, i) {}
-            catch Error(string memory reason) {
-                failedMask |= (uint256(1) << i);
-                emit MatchFailed(h0, h1, reason, i);
-            } catch Panic(uint256) {
-                failedMask |= (uint256(1) << i);
-                emit MatchFailed(h0, h1, "PANIC", i);
-            } catch {
-                failedMask |= (uint256(1) << i);
-                emit MatchFailed(h0, h1, "UNKNOWN_REVERT", i);
-            }
+            if (!_trySettleAt(loaded, signatures, fills[i], hashes, i)) failedMask |= (uint256(1) << i);
         }
         emit BatchSettled(n, failedMask);
     }
 
-    /// @notice All or nothing: any failing match reverts the whole batch with its reason.
-    function matchOrdersBatchAtomic(Match[] calldata matches) external onlyRole(EXECUTOR_ROLE) whenNotPaused nonReentrant {
-        uint256 n = _checkBatchSize(matches.length);
+    /// @notice All or nothing: any failing fill (or a bad index) reverts the whole batch with its reason.
+    function matchOrdersBatchAtomic(Order[] calldata orders, bytes[] calldata signatures, Fill[] calldata fills)
+        external
+        onlyRole(EXECUTOR_ROLE)
+        whenNotPaused
+        nonReentrant
+    {
+        uint256 n = _checkBatchSize(fills.length);
+        (Order[] memory loaded, bytes32[] memory hashes) = _loadBatchOrders(orders, signatures);
         for (uint256 i = 0; i < n; ++i) {
-            _settleMatch(matches[i], orderHash(matches[i].maker), orderHash(matches[i].taker), i);
+            Fill calldata f = fills[i];
+            (bool ok, Pair memory p) = _resolve(hashes, f, i);
+            require(ok, "BAD_ORDER_INDEX");
+            _settleIndexed(loaded, signatures, f, p);
         }
         emit BatchSettled(n, 0);
     }
 
-    /// @dev External only so the batch can wrap each match in try/catch; callable by this contract alone.
-    function settleMatchFromBatch(Match calldata m, bytes32 h0, bytes32 h1, uint256 index) external {
+    /// @dev External only so the batch can wrap each fill in try/catch; callable by this contract alone.
+    function settleFillFromBatch(
+        Order calldata maker,
+        bytes calldata makerSignature,
+        Order calldata taker,
+        bytes calldata takerSignature,
+        Pair calldata p
+    ) external {
         require(msg.sender == address(this), "ONLY_SELF");
-        _settleMatch(m, h0, h1, index);
+        _settleMatch(maker, makerSignature, taker, takerSignature, p);
+    }
+
+    /// @dev One fill of a best-effort batch; false (after MatchFailed) when it did not settle.
+    function _trySettleAt(Order[] memory orders, bytes[] calldata signatures, Fill calldata f, bytes32[] memory hashes, uint256 i)
+        private
+        returns (bool)
+    {
+        (bool ok, Pair memory p) = _resolve(hashes, f, i);
+        if (!ok) {
+            emit MatchFailed(p.h0, p.h1, "BAD_ORDER_INDEX", i);
+            return false;
+        }
+        return _trySettle(orders[f.maker], signatures[f.maker], orders[f.taker], signatures[f.taker], p);
+    }
+
+    function _trySettle(Order memory mk, bytes calldata mkSig, Order memory tk, bytes calldata tkSig, Pair memory p) private returns (bool) {
+        if (_settleFast(mk, mkSig, tk, tkSig, p)) return true;
+        try this.settleFillFromBatch(mk, mkSig, tk, tkSig, p) {
+            return true;
+        } catch Error(string memory reason) {
+            emit MatchFailed(p.h0, p.h1, reason, p.index);
+        } catch Panic(uint256) {
+            emit MatchFailed(p.h0, p.h1, "PANIC", p.index);
+        } catch {
+            emit MatchFailed(p.h0, p.h1, "UNKNOWN_REVERT", p.index);
+        }
+        return false;
+    }
+
+    function _settleIndexed(Order[] memory orders, bytes[] calldata signatures, Fill calldata f, Pair memory p) private {
+        _settleEither(orders[f.maker], signatures[f.maker], orders[f.taker], signatures[f.taker], p);
+    }
+
+    /// @dev The batch's orders decoded once, and each one's digest computed once.
+    function _loadBatchOrders(Order[] calldata orders, bytes[] calldata signatures)
+        private
+        view
+        returns (Order[] memory loaded, bytes32[] memory hashes)
+    {
+        require(orders.length == signatures.length, "LENGTH_MISMATCH");
+        require(orders.length <= MAX_BATCH_ORDERS, "TOO_MANY_ORDERS");
+        loaded = orders;
+        hashes = new bytes32[](loaded.length);
+        for (uint256 k = 0; k < loaded.length; ++k) hashes[k] = _orderHash(loaded[k]);
+    }
+
+    /// @dev ok = both indices name an order; a side out of range reports hash 0.
+    function _resolve(bytes32[] memory hashes, Fill calldata f, uint256 index) private pure returns (bool ok, Pair memory p) {
+        uint256 count = hashes.length;
+        bool makerIn = f.maker < count;
+        bool takerIn = f.taker < count;
+        p = Pair(makerIn ? hashes[f.maker] : bytes32(0), takerIn ? hashes[f.taker] : bytes32(0), f.makerAmount, f.takerAmount, index);
+        ok = makerIn && takerIn;
     }
 
     function _checkBatchSize(uint256 n) private pure returns (uint256) {
@@ -317,12 +405,18 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
         onlyRole(EXECUTOR_ROLE)
     {
         require(bytes(reason).length > 0, "EMPTY_REASON");
-        _matchFaults[_pairKey(orderHash0, orderHash1)] = reason;
+        bytes32 key = _pairKey(orderHash0, orderHash1);
+        if (bytes(_matchFaults[key]).length == 0) ++_activeFaults;
+        _matchFaults[key] = reason;
         emit MatchFaultSet(orderHash0, orderHash1, reason);
     }
 
     function clearMatchFault(bytes32 orderHash0, bytes32 orderHash1) external onlyRole(EXECUTOR_ROLE) {
-        delete _matchFaults[_pairKey(orderHash0, orderHash1)];
+        bytes32 key = _pairKey(orderHash0, orderHash1);
+        if (bytes(_matchFaults[key]).length != 0) {
+            --_activeFaults;
+            delete _matchFaults[key];
+        }
         emit MatchFaultCleared(orderHash0, orderHash1);
     }
 
@@ -335,34 +429,145 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
     }
 
     function _revertIfFaulted(bytes32 h0, bytes32 h1) private view {
+        if (_activeFaults == 0) return;
         string memory reason = _matchFaults[_pairKey(h0, h1)];
         if (bytes(reason).length > 0) revert(reason);
     }
 
     // ---------------------------------------------------------------- settlement internals
 
-    function _settleMatch(Match calldata m, bytes32 h0, bytes32 h1, uint256 index) private {
-        _revertIfFaulted(h0, h1);
-        require(h0 != h1, "SAME_ORDER");
-        Order calldata mk = m.maker;
-        Order calldata tk = m.taker;
+    /// @dev The fast path when it applies, else the reverting path (whose revert is the answer).
+    function _settleEither(Order memory mk, bytes calldata mkSig, Order memory tk, bytes calldata tkSig, Pair memory p) private {
+        if (!_settleFast(mk, mkSig, tk, tkSig, p)) _settleMatch(mk, mkSig, tk, tkSig, p);
+    }
+
+    /// @dev The reference path: every rule in order, reverting with the first one broken.
+    /// A batch runs it in its own call frame, so a failure leaves no partial effects.
+    function _settleMatch(
+        Order memory mk,
+        bytes calldata makerSignature,
+        Order memory tk,
+        bytes calldata takerSignature,
+        Pair memory p
+    ) private {
+        _revertIfFaulted(p.h0, p.h1);
+        require(p.h0 != p.h1, "SAME_ORDER");
         require(mk.fromToken == tk.toToken && mk.toToken == tk.fromToken, "TOKEN_MISMATCH");
-        _takeOrder(mk, m.makerSignature, h0, m.makerAmount);
-        _takeOrder(tk, m.takerSignature, h1, m.takerAmount);
-        Settlement memory s = _price(mk, tk, m.makerAmount, m.takerAmount);
-        vault.debit(mk.user, mk.fromToken, s.makerAmount);
-        vault.debit(tk.user, tk.fromToken, s.takerPaid);
-        _payout(mk.user, mk.recipient, mk.toToken, s.makerReceived);
-        _payout(tk.user, tk.recipient, tk.toToken, s.takerReceived);
-        _creditProtocol(s.takerToken, s.makerFee + s.protocolSpreadShare);
-        _creditProtocol(s.makerToken, s.takerFee);
-        emit MatchSettled(h0, h1, index, s);
+        _takeOrder(mk, makerSignature, p.h0, p.makerAmount);
+        _takeOrder(tk, takerSignature, p.h1, p.takerAmount);
+        (bool priced, Settlement memory s) = _price(mk, tk, p.makerAmount, p.takerAmount);
+        require(priced, "PRICE_MISMATCH");
+        // One vault call for the whole ledger side: maker debit, taker debit, then credits.
+        vault.settleMatch(_ledgerOf(s));
+        _sendToRecipient(s.maker, mk.recipient, s.takerToken, s.makerReceived);
+        _sendToRecipient(s.taker, tk.recipient, s.makerToken, s.takerReceived);
+        emit MatchSettled(p.h0, p.h1, p.index, s);
+    }
+
+    /// @dev Settles a fill in the caller's frame when it is certain to succeed with nothing
+    /// but ledger effects: no fault hook set, both signatures by ECDSA (or not due), no
+    /// initial deposit due, both recipients zero, every amount below 2^128 (so no
+    /// arithmetic can overflow) and the vault covering both debits. It decides before it
+    /// writes: on false nothing changed, and the fill takes the reference path, which
+    /// then gives the exact outcome (and reason) it always did. Same results when true.
+    function _settleFast(Order memory mk, bytes calldata mkSig, Order memory tk, bytes calldata tkSig, Pair memory p)
+        private
+        returns (bool)
+    {
+        if (_activeFaults != 0 || p.h0 == p.h1) return false;
+        if (mk.fromToken != tk.toToken || mk.toToken != tk.fromToken) return false;
+        if (mk.recipient != address(0) || tk.recipient != address(0)) return false;
+        (bool makerOk, uint256 makerDone) = _orderFastOk(mk, mkSig, p.h0, p.makerAmount);
+        if (!makerOk) return false;
+        (bool takerOk, uint256 takerDone) = _orderFastOk(tk, tkSig, p.h1, p.takerAmount);
+        if (!takerOk) return false;
+        (bool priced, Settlement memory s) = _price(mk, tk, p.makerAmount, p.takerAmount);
+        if (!priced || !_vaultTrySettle(s)) return false;
+        filled[p.h0] = makerDone + p.makerAmount;
+        filled[p.h1] = takerDone + p.takerAmount;
+        emit MatchSettled(p.h0, p.h1, p.index, s);
+        return true;
+    }
+
+    /// @dev _takeOrder's rules as a yes/no without effects, for the fast path; `done` is the
+    /// order's filled amount so far. Stricter where the fast path cannot follow: amounts
+    /// of 2^128 or more, an initial deposit due, a signature that is not plain ECDSA.
+    function _orderFastOk(Order memory o, bytes calldata sig, bytes32 digest, uint256 amount)
+        private
+        view
+        returns (bool ok, uint256 done)
+    {
+        uint256 fromAmount = o.fromAmount;
+        if (fromAmount > type(uint128).max || o.toAmount > type(uint128).max) return (false, 0);
+        done = filled[digest];
+        // done <= fromAmount always holds (every fill checks it), so no underflow here.
+        if (amount == 0 || amount > fromAmount - done || o.expiration <= block.timestamp) return (false, done);
+        if (done == 0) {
+            if (o.toAmount == 0 || o.initialDepositAmount != 0) return (false, done);
+            if (o.expiration > block.timestamp + MAX_ORDER_LIFETIME || o.feeBps > MAX_FEE_BPS) return (false, done);
+            if (o.fromToken == o.toToken || !_whitelisted[o.fromToken] || !_whitelisted[o.toToken]) return (false, done);
+            if (!Signatures.isValidEcdsa(o.user, digest, sig)) return (false, done);
+        }
+        return (true, done);
+    }
+
+    /// @dev Vault.trySettleMatch(MatchLedger) called with a hand-built argument block: the
+    /// generic struct encoder costs more EVM steps than the ledger work itself, and this
+    /// runs once per fill. Layout: selector, then the 11 static words of MatchLedger.
+    function _vaultTrySettle(Settlement memory s) private returns (bool ok) {
+        address target = address(vault);
+        bytes4 selector = Vault.trySettleMatch.selector;
+        address protocol = feeRecipient;
+        uint256 inTaker = s.makerFee + s.protocolSpreadShare;
+        assembly ("memory-safe") {
+            let ptr := mload(0x40)
+            mstore(ptr, selector)
+            mstore(add(ptr, 0x04), mload(s)) // maker
+            mstore(add(ptr, 0x24), mload(add(s, 0x20))) // taker
+            mstore(add(ptr, 0x44), mload(add(s, 0x40))) // makerToken
+            mstore(add(ptr, 0x64), mload(add(s, 0x60))) // takerToken
+            mstore(add(ptr, 0x84), mload(add(s, 0x80))) // makerDebit = makerAmount
+            mstore(add(ptr, 0xa4), mload(add(s, 0xc0))) // takerDebit = takerPaid
+            mstore(add(ptr, 0xc4), mload(add(s, 0xe0))) // makerCredit = makerReceived
+            mstore(add(ptr, 0xe4), mload(add(s, 0x100))) // takerCredit = takerReceived
+            mstore(add(ptr, 0x104), protocol)
+            mstore(add(ptr, 0x124), inTaker) // protocolInTakerToken
+            mstore(add(ptr, 0x144), mload(add(s, 0x140))) // protocolInMakerToken = takerFee
+            // Scratch only: the free-memory pointer is not moved, the next fill reuses it.
+            // Separate statements: Yul evaluates arguments right to left, so a returndatasize()
+            // beside the call would read the previous call's return data.
+            let success := call(gas(), target, 0, ptr, 0x164, 0, 0x20)
+            ok := and(and(success, gt(returndatasize(), 0x1f)), eq(mload(0), 1))
+        }
+    }
+
+    function _ledgerOf(Settlement memory s) private view returns (Vault.MatchLedger memory) {
+        return Vault.MatchLedger({
+            maker: s.maker,
+            taker: s.taker,
+            makerToken: s.makerToken,
+            takerToken: s.takerToken,
+            makerDebit: s.makerAmount,
+            takerDebit: s.takerPaid,
+            makerCredit: s.makerReceived,
+            takerCredit: s.takerReceived,
+            protocol: feeRecipient,
+            protocolInTakerToken: s.makerFee + s.protocolSpreadShare,
+            protocolInMakerToken: s.takerFee
+        });
+    }
+
+    /// @dev After the vault credited `owner`: a non-zero recipient gets the tokens sent out.
+    function _sendToRecipient(address owner, address recipient, address token, uint256 amount) private {
+        if (amount == 0 || recipient == address(0)) return;
+        vault.withdrawTo(owner, token, amount, recipient);
+        emit Withdrawal(owner, token, amount, recipient);
     }
 
     /// @dev Per-order rules: every fill checks amount, expiry and overfill; the first fill
     /// additionally checks the signed fields and the signature, and pulls the order's
     /// initial deposit from the wallet. Later fills never re-check the signature.
-    function _takeOrder(Order calldata o, bytes calldata sig, bytes32 digest, uint256 amount) private {
+    function _takeOrder(Order memory o, bytes calldata sig, bytes32 digest, uint256 amount) private {
         require(amount > 0, "ZERO_AMOUNT");
         require(o.expiration > block.timestamp, "ORDER_EXPIRED");
         uint256 done = filled[digest];
@@ -379,16 +584,26 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
         filled[digest] = done + amount;
     }
 
-    function _price(Order calldata mk, Order calldata tk, uint256 makerAmount, uint256 takerAmount)
+    /// @dev Math.mulDiv rounded up, with the 512-bit route only when the product can overflow.
+    function _mulDivUp(uint256 a, uint256 b, uint256 d) private pure returns (uint256) {
+        if (a <= type(uint128).max && b <= type(uint128).max) {
+            uint256 product = a * b;
+            return product / d + (product % d == 0 ? 0 : 1);
+        }
+        return Math.mulDiv(a, b, d, Math.Rounding.Ceil);
+    }
+
+    /// @dev ok = false when either side's signed price is not met (PRICE_MISMATCH).
+    function _price(Order memory mk, Order memory tk, uint256 makerAmount, uint256 takerAmount)
         private
         view
-        returns (Settlement memory s)
+        returns (bool ok, Settlement memory s)
     {
         // What each side must receive at its own signed price, rounded up in its favour.
-        uint256 makerRequired = Math.mulDiv(makerAmount, mk.toAmount, mk.fromAmount, Math.Rounding.Ceil);
-        require(takerAmount >= makerRequired, "PRICE_MISMATCH");
-        uint256 takerRequired = Math.mulDiv(takerAmount, tk.toAmount, tk.fromAmount, Math.Rounding.Ceil);
-        require(makerAmount >= takerRequired, "PRICE_MISMATCH");
+        uint256 makerRequired = _mulDivUp(makerAmount, mk.toAmount, mk.fromAmount);
+        if (takerAmount < makerRequired) return (false, s);
+        uint256 takerRequired = _mulDivUp(takerAmount, tk.toAmount, tk.fromAmount);
+        if (makerAmount < takerRequired) return (false, s);
 
         s.maker = mk.user;
         s.taker = tk.user;
@@ -407,6 +622,7 @@ contract Exchange is EIP712, AccessControl, Pausable, ReentrancyGuardTransient {
         s.makerReceived = makerGross - s.makerFee;
         s.takerFee = (makerAmount * tk.feeBps) / BPS_DENOMINATOR;
         s.takerReceived = makerAmount - s.takerFee;
+        ok = true;
     }
 
     /// @dev recipient zero: credit the owner's vault balance; otherwise send the tokens out.

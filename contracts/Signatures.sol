@@ -31,6 +31,15 @@ library Signatures {
         return (false, 0, 0, 0);
     }
 
+    /// @dev The ECDSA half of isValidNow alone: true implies isValidNow is true.
+    function isValidEcdsa(address signer, bytes32 digest, bytes memory sig) internal pure returns (bool) {
+        if (signer == address(0)) return false;
+        (bool ok, uint8 v, bytes32 r, bytes32 s) = split(sig);
+        if (!ok) return false;
+        (address recovered, ECDSA.RecoverError err, ) = ECDSA.tryRecover(digest, v, r, s);
+        return err == ECDSA.RecoverError.NoError && recovered == signer;
+    }
+
     /// @dev ECDSA first (so EIP-7702-delegated EOAs, which have code, still pass by key),
     /// then EIP-1271 on the signer when it is a contract. OpenZeppelin's
     /// SignatureChecker.isValidSignatureNow would skip ECDSA for any signer with code.

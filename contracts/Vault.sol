@@ -16,6 +16,21 @@ contract Vault {
 
     mapping(address user => mapping(address token => uint256)) private _ledger;
 
+    /// @dev The ledger movements of one settled match (see settleMatch).
+    struct MatchLedger {
+        address maker;
+        address taker;
+        address makerToken;
+        address takerToken;
+        uint256 makerDebit;
+        uint256 takerDebit;
+        uint256 makerCredit;
+        uint256 takerCredit;
+        address protocol;
+        uint256 protocolInTakerToken;
+        uint256 protocolInMakerToken;
+    }
+
     event ExchangeSet(address indexed exchange);
     event OperatorSet(address indexed operator, bool allowed);
 
@@ -66,6 +81,81 @@ contract Vault {
 
     function debit(address user, address token, uint256 amount) external onlyOperator {
         _debit(user, token, amount);
+    }
+
+    /// @notice One match in one call: the maker's debit, then the taker's (so a shortfall
+    /// names the maker first), then the credits: the maker is paid in the taker's token,
+    /// the taker in the maker's, the protocol in both. Zero credits are skipped.
+    function settleMatch(MatchLedger calldata m) external onlyOperator {
+        _debit(m.maker, m.makerToken, m.makerDebit);
+        _debit(m.taker, m.takerToken, m.takerDebit);
+        if (m.makerCredit > 0) _ledger[m.maker][m.takerToken] += m.makerCredit;
+        if (m.takerCredit > 0) _ledger[m.taker][m.makerToken] += m.takerCredit;
+        if (m.protocolInTakerToken > 0) _ledger[m.protocol][m.takerToken] += m.protocolInTakerToken;
+        if (m.protocolInMakerToken > 0) _ledger[m.protocol][m.makerToken] += m.protocolInMakerToken;
+    }
+
+    /// @notice settleMatch when it cannot fail, else nothing: returns false without effects
+    /// when a debit is not covered, a credit would overflow, or two parties or the two
+    /// tokens coincide (the caller then takes the reverting path, which handles those).
+    function trySettleMatch(MatchLedger calldata) external onlyOperator returns (bool ok) {
+        // Runs once per settled fill: read straight from calldata (fixed MatchLedger
+        // layout, 11 words after the selector) instead of the generic decoder, which
+        // costs more EVM steps than the ledger work itself.
+        assembly ("memory-safe") {
+            function arg(i) -> v {
+                v := calldataload(add(4, mul(i, 0x20)))
+            }
+            function addressArg(i) -> a {
+                a := arg(i)
+                if shr(160, a) { revert(0, 0) } // what the ABI decoder does with a dirty address
+            }
+            // _ledger[user][token]: Solidity's nested-mapping layout.
+            function slotOf(user, token) -> s {
+                mstore(0x00, user)
+                mstore(0x20, _ledger.slot)
+                mstore(0x20, keccak256(0x00, 0x40))
+                mstore(0x00, token)
+                s := keccak256(0x00, 0x40)
+            }
+            // A credit fits when balance + amount does not wrap; zero credits are skipped.
+            function creditFits(user, token, amount) -> fits {
+                fits := 1
+                if amount { fits := iszero(gt(sload(slotOf(user, token)), not(amount))) }
+            }
+            function credit(user, token, amount) {
+                if amount {
+                    let s := slotOf(user, token)
+                    sstore(s, add(sload(s), amount))
+                }
+            }
+            function run() -> done {
+                let maker := addressArg(0)
+                let taker := addressArg(1)
+                let makerToken := addressArg(2)
+                let takerToken := addressArg(3)
+                let protocol := addressArg(8)
+                // Two parties or the two tokens coincide: not for this path.
+                if or(or(eq(maker, taker), eq(makerToken, takerToken)), or(eq(protocol, maker), eq(protocol, taker))) { leave }
+                let makerSlot := slotOf(maker, makerToken)
+                let takerSlot := slotOf(taker, takerToken)
+                let makerHas := sload(makerSlot)
+                let takerHas := sload(takerSlot)
+                if or(lt(makerHas, arg(4)), lt(takerHas, arg(5))) { leave }
+                if iszero(creditFits(maker, takerToken, arg(6))) { leave }
+                if iszero(creditFits(taker, makerToken, arg(7))) { leave }
+                if iszero(creditFits(protocol, takerToken, arg(9))) { leave }
+                if iszero(creditFits(protocol, makerToken, arg(10))) { leave }
+                sstore(makerSlot, sub(makerHas, arg(4)))
+                sstore(takerSlot, sub(takerHas, arg(5)))
+                credit(maker, takerToken, arg(6))
+                credit(taker, makerToken, arg(7))
+                credit(protocol, takerToken, arg(9))
+                credit(protocol, makerToken, arg(10))
+                done := 1
+            }
+            ok := run()
+        }
     }
 
     /// @notice Debits `user` and sends the tokens out of the vault to `to`.

@@ -1,4 +1,4 @@
-// The settlement hot path, done by hand: ABI-encode matchOrdersBatch(Match[]),
+// The settlement hot path, done by hand: ABI-encode matchOrdersBatch(orders, signatures, fills),
 // RLP-serialise and sign an EIP-1559 transaction, and hash it. A batch of 20
 // matches is ~21 kB of calldata, and the generic route (viem's encoder, pure-JS
 // keccak over hex, pure-JS ECDSA) cost ~13 ms per transaction here, more than
@@ -93,12 +93,13 @@ export function signEip1559(tx: Eip1559Tx, privateKey: Uint8Array): { raw: Hex; 
   return { raw: `0x${signed.toString("hex")}`, hash: `0x${Buffer.from(keccakBytes(signed)).toString("hex")}` };
 }
 
-// ---------------------------------------------------------------- ABI: matchOrdersBatch(Match[])
+// ---------------------------------------------------------------- ABI: matchOrdersBatch(Order[], bytes[], Fill[])
 
 const ORDER_TUPLE = "(address,uint48,uint48,address,address,address,uint256,uint256,uint256,uint256)";
-const MATCH_TUPLE = `(${ORDER_TUPLE},bytes,${ORDER_TUPLE},bytes,uint256,uint256)`;
-export const SELECTOR_MATCH_BATCH = toFunctionSelector(`matchOrdersBatch(${MATCH_TUPLE}[])`).slice(2);
-export const SELECTOR_MATCH_BATCH_ATOMIC = toFunctionSelector(`matchOrdersBatchAtomic(${MATCH_TUPLE}[])`).slice(2);
+const FILL_TUPLE = "(uint256,uint256,uint256,uint256)";
+const BATCH_ARGS = `(${ORDER_TUPLE}[],bytes[],${FILL_TUPLE}[])`;
+export const SELECTOR_MATCH_BATCH = toFunctionSelector(`matchOrdersBatch${BATCH_ARGS}`).slice(2);
+export const SELECTOR_MATCH_BATCH_ATOMIC = toFunctionSelector(`matchOrdersBatchAtomic${BATCH_ARGS}`).slice(2);
 
 const word = (n: bigint | number): string => {
   if (n < 0) throw new RangeError("ABI: negative integer");
@@ -129,32 +130,59 @@ function bytesTail(hex: string): { text: string; words: number } {
   return { text: word(body.length / 2) + padded, words: 1 + padded.length / 64 };
 }
 
-/** Head words of one Match: maker(10) makerSig(1) taker(10) takerSig(1) makerAmount takerAmount. */
-const MATCH_HEAD_WORDS = 24;
+/** The contract's compact batch: distinct (order, signature) pairs and fills that index them. */
+export interface CompactBatch {
+  orders: OrderMessage[];
+  signatures: Hex[];
+  fills: { maker: bigint; taker: bigint; makerAmount: bigint; takerAmount: bigint }[];
+}
 
-/** Calldata of matchOrdersBatch / matchOrdersBatchAtomic, signatures exactly as given. */
-export function encodeMatchBatch(matches: readonly ChainMatch[], atomic: boolean): string {
-  const parts: string[] = [atomic ? SELECTOR_MATCH_BATCH_ATOMIC : SELECTOR_MATCH_BATCH, word(0x20), word(matches.length)];
-  const bodies: string[] = [];
-  let offset = matches.length * 32;
-  const offsets: string[] = [];
+/**
+ * Matches → the compact batch: each distinct (order, signature) once, in first-seen
+ * order, so a taker sweeping 20 makers is sent (and hashed on chain) once.
+ */
+export function compactBatch(matches: readonly ChainMatch[]): CompactBatch {
+  const out: CompactBatch = { orders: [], signatures: [], fills: [] };
+  const index = new Map<string, number>();
+  const indexOf = (o: OrderMessage, sig: Hex): number => {
+    const key = `${orderWords(o)}|${sig.toLowerCase()}`;
+    let k = index.get(key);
+    if (k === undefined) {
+      k = out.orders.length;
+      index.set(key, k);
+      out.orders.push(o);
+      out.signatures.push(sig);
+    }
+    return k;
+  };
   for (const m of matches) {
-    const ms = bytesTail(m.makerSignature);
-    const ts = bytesTail(m.takerSignature);
-    const makerSigAt = MATCH_HEAD_WORDS * 32;
-    const takerSigAt = makerSigAt + ms.words * 32;
-    const body =
-      orderWords(m.maker) +
-      word(makerSigAt) +
-      orderWords(m.taker) +
-      word(takerSigAt) +
-      word(m.makerAmount) +
-      word(m.takerAmount) +
-      ms.text +
-      ts.text;
-    offsets.push(word(offset));
-    bodies.push(body);
-    offset += body.length / 2;
+    const maker = indexOf(m.maker, m.makerSignature);
+    const taker = indexOf(m.taker, m.takerSignature);
+    out.fills.push({ maker: BigInt(maker), taker: BigInt(taker), makerAmount: m.makerAmount, takerAmount: m.takerAmount });
   }
-  return `0x${parts.join("")}${offsets.join("")}${bodies.join("")}`;
+  return out;
+}
+
+/** Calldata of matchOrdersBatch / matchOrdersBatchAtomic(orders, signatures, fills), signatures exactly as given. */
+export function encodeCompactBatch(batch: CompactBatch, atomic: boolean): string {
+  const orders = word(batch.orders.length) + batch.orders.map(orderWords).join("");
+  const tails = batch.signatures.map(bytesTail);
+  let sigOffset = tails.length * 32;
+  const sigHeads: string[] = [];
+  for (const t of tails) {
+    sigHeads.push(word(sigOffset));
+    sigOffset += t.words * 32;
+  }
+  const signatures = word(tails.length) + sigHeads.join("") + tails.map((t) => t.text).join("");
+  const fills = word(batch.fills.length) + batch.fills.map((f) => word(f.maker) + word(f.taker) + word(f.makerAmount) + word(f.takerAmount)).join("");
+  const ordersAt = 3 * 32;
+  const signaturesAt = ordersAt + orders.length / 2;
+  const fillsAt = signaturesAt + signatures.length / 2;
+  const selector = atomic ? SELECTOR_MATCH_BATCH_ATOMIC : SELECTOR_MATCH_BATCH;
+  return `0x${selector}${word(ordersAt)}${word(signaturesAt)}${word(fillsAt)}${orders}${signatures}${fills}`;
+}
+
+/** Calldata of a settlement batch for these matches (compactBatch, then encodeCompactBatch). */
+export function encodeMatchBatch(matches: readonly ChainMatch[], atomic: boolean): string {
+  return encodeCompactBatch(compactBatch(matches), atomic);
 }

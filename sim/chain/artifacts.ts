@@ -2,7 +2,7 @@
 // change the Solidity and run `npm run build:contracts`.
 
 /** Hash of the inputs this file was built from; `--if-changed` rebuilds when it differs. */
-export const SOURCE_HASH = "a5c360ad31fb77e377bcb3de6a4fbcca38b4f9e13a8bb4e11587c4baacbfab47";
+export const SOURCE_HASH = "2fd2f0feb012065b33d18e8257c8947fef135066c4c5def04891ce9770a59693";
 
 export const Exchange = {
   abi: [
@@ -72,6 +72,19 @@ export const Exchange = {
           "name": "",
           "type": "bytes32",
           "internalType": "bytes32"
+        }
+      ],
+      "stateMutability": "view"
+    },
+    {
+      "type": "function",
+      "name": "MAX_BATCH_ORDERS",
+      "inputs": [],
+      "outputs": [
+        {
+          "name": "",
+          "type": "uint256",
+          "internalType": "uint256"
         }
       ],
       "stateMutability": "view"
@@ -744,133 +757,81 @@ export const Exchange = {
       "name": "matchOrdersBatch",
       "inputs": [
         {
-          "name": "matches",
+          "name": "orders",
           "type": "tuple[]",
-          "internalType": "struct Exchange.Match[]",
+          "internalType": "struct Exchange.Order[]",
+          "components": [
+            {
+              "name": "user",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "expiration",
+              "type": "uint48",
+              "internalType": "uint48"
+            },
+            {
+              "name": "feeBps",
+              "type": "uint48",
+              "internalType": "uint48"
+            },
+            {
+              "name": "recipient",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "fromToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "toToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "fromAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "toAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "initialDepositAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "uuid",
+              "type": "uint256",
+              "internalType": "uint256"
+            }
+          ]
+        },
+        {
+          "name": "signatures",
+          "type": "bytes[]",
+          "internalType": "bytes[]"
+        },
+        {
+          "name": "fills",
+          "type": "tuple[]",
+          "internalType": "struct Exchange.Fill[]",
           "components": [
             {
               "name": "maker",
-              "type": "tuple",
-              "internalType": "struct Exchange.Order",
-              "components": [
-                {
-                  "name": "user",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "expiration",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "feeBps",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "recipient",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "toToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "toAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "initialDepositAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "uuid",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                }
-              ]
-            },
-            {
-              "name": "makerSignature",
-              "type": "bytes",
-              "internalType": "bytes"
+              "type": "uint256",
+              "internalType": "uint256"
             },
             {
               "name": "taker",
-              "type": "tuple",
-              "internalType": "struct Exchange.Order",
-              "components": [
-                {
-                  "name": "user",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "expiration",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "feeBps",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "recipient",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "toToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "toAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "initialDepositAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "uuid",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                }
-              ]
-            },
-            {
-              "name": "takerSignature",
-              "type": "bytes",
-              "internalType": "bytes"
+              "type": "uint256",
+              "internalType": "uint256"
             },
             {
               "name": "makerAmount",
@@ -899,133 +860,81 @@ export const Exchange = {
       "name": "matchOrdersBatchAtomic",
       "inputs": [
         {
-          "name": "matches",
+          "name": "orders",
           "type": "tuple[]",
-          "internalType": "struct Exchange.Match[]",
+          "internalType": "struct Exchange.Order[]",
+          "components": [
+            {
+              "name": "user",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "expiration",
+              "type": "uint48",
+              "internalType": "uint48"
+            },
+            {
+              "name": "feeBps",
+              "type": "uint48",
+              "internalType": "uint48"
+            },
+            {
+              "name": "recipient",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "fromToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "toToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "fromAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "toAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "initialDepositAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "uuid",
+              "type": "uint256",
+              "internalType": "uint256"
+            }
+          ]
+        },
+        {
+          "name": "signatures",
+          "type": "bytes[]",
+          "internalType": "bytes[]"
+        },
+        {
+          "name": "fills",
+          "type": "tuple[]",
+          "internalType": "struct Exchange.Fill[]",
           "components": [
             {
               "name": "maker",
-              "type": "tuple",
-              "internalType": "struct Exchange.Order",
-              "components": [
-                {
-                  "name": "user",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "expiration",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "feeBps",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "recipient",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "toToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "toAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "initialDepositAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "uuid",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                }
-              ]
-            },
-            {
-              "name": "makerSignature",
-              "type": "bytes",
-              "internalType": "bytes"
+              "type": "uint256",
+              "internalType": "uint256"
             },
             {
               "name": "taker",
-              "type": "tuple",
-              "internalType": "struct Exchange.Order",
-              "components": [
-                {
-                  "name": "user",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "expiration",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "feeBps",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "recipient",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "toToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "toAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "initialDepositAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "uuid",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                }
-              ]
-            },
-            {
-              "name": "takerSignature",
-              "type": "bytes",
-              "internalType": "bytes"
+              "type": "uint256",
+              "internalType": "uint256"
             },
             {
               "name": "makerAmount",
@@ -1262,136 +1171,146 @@ export const Exchange = {
     },
     {
       "type": "function",
-      "name": "settleMatchFromBatch",
+      "name": "settleFillFromBatch",
       "inputs": [
         {
-          "name": "m",
+          "name": "maker",
           "type": "tuple",
-          "internalType": "struct Exchange.Match",
+          "internalType": "struct Exchange.Order",
           "components": [
             {
-              "name": "maker",
-              "type": "tuple",
-              "internalType": "struct Exchange.Order",
-              "components": [
-                {
-                  "name": "user",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "expiration",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "feeBps",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "recipient",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "toToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "toAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "initialDepositAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "uuid",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                }
-              ]
+              "name": "user",
+              "type": "address",
+              "internalType": "address"
             },
             {
-              "name": "makerSignature",
-              "type": "bytes",
-              "internalType": "bytes"
+              "name": "expiration",
+              "type": "uint48",
+              "internalType": "uint48"
             },
             {
-              "name": "taker",
-              "type": "tuple",
-              "internalType": "struct Exchange.Order",
-              "components": [
-                {
-                  "name": "user",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "expiration",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "feeBps",
-                  "type": "uint48",
-                  "internalType": "uint48"
-                },
-                {
-                  "name": "recipient",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "toToken",
-                  "type": "address",
-                  "internalType": "address"
-                },
-                {
-                  "name": "fromAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "toAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "initialDepositAmount",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                },
-                {
-                  "name": "uuid",
-                  "type": "uint256",
-                  "internalType": "uint256"
-                }
-              ]
+              "name": "feeBps",
+              "type": "uint48",
+              "internalType": "uint48"
             },
             {
-              "name": "takerSignature",
-              "type": "bytes",
-              "internalType": "bytes"
+              "name": "recipient",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "fromToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "toToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "fromAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "toAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "initialDepositAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "uuid",
+              "type": "uint256",
+              "internalType": "uint256"
+            }
+          ]
+        },
+        {
+          "name": "makerSignature",
+          "type": "bytes",
+          "internalType": "bytes"
+        },
+        {
+          "name": "taker",
+          "type": "tuple",
+          "internalType": "struct Exchange.Order",
+          "components": [
+            {
+              "name": "user",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "expiration",
+              "type": "uint48",
+              "internalType": "uint48"
+            },
+            {
+              "name": "feeBps",
+              "type": "uint48",
+              "internalType": "uint48"
+            },
+            {
+              "name": "recipient",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "fromToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "toToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "fromAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "toAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "initialDepositAmount",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "uuid",
+              "type": "uint256",
+              "internalType": "uint256"
+            }
+          ]
+        },
+        {
+          "name": "takerSignature",
+          "type": "bytes",
+          "internalType": "bytes"
+        },
+        {
+          "name": "p",
+          "type": "tuple",
+          "internalType": "struct Exchange.Pair",
+          "components": [
+            {
+              "name": "h0",
+              "type": "bytes32",
+              "internalType": "bytes32"
+            },
+            {
+              "name": "h1",
+              "type": "bytes32",
+              "internalType": "bytes32"
             },
             {
               "name": "makerAmount",
@@ -1402,23 +1321,13 @@ export const Exchange = {
               "name": "takerAmount",
               "type": "uint256",
               "internalType": "uint256"
+            },
+            {
+              "name": "index",
+              "type": "uint256",
+              "internalType": "uint256"
             }
           ]
-        },
-        {
-          "name": "h0",
-          "type": "bytes32",
-          "internalType": "bytes32"
-        },
-        {
-          "name": "h1",
-          "type": "bytes32",
-          "internalType": "bytes32"
-        },
-        {
-          "name": "index",
-          "type": "uint256",
-          "internalType": "uint256"
         }
       ],
       "outputs": [],
@@ -2234,7 +2143,7 @@ export const Exchange = {
       ]
     }
   ] as const,
-  bytecode: "0x6101806040526109c46004556109c4600555611c20600655613840600755348015610028575f5ffd5b50604051614ee0380380614ee083398101604081905261004791610349565b6040805180820190915260018152603160f81b6020820152859061006b825f610200565b6101205261007a816001610200565b61014052815160208084019190912060e052815190820120610100524660a05261010660e05161010051604080517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60208201529081019290925260608201524660808201523060a08201525f9060c00160405160208183030381529060405280519060200120905090565b60805250503060c0526001600160a01b0384161580159061012f57506001600160a01b03831615155b801561014357506001600160a01b03811615155b6101835760405162461bcd60e51b815260206004820152600c60248201526b5a45524f5f4144445245535360a01b60448201526064015b60405180910390fd5b6001600160a01b03808416610160526003805491831661010002610100600160a81b03199092169190911790556101ba5f85610232565b506001600160a01b038216156101f6576101f47fd8aa0f3194971a2a116679f7c2090f6939c8d4e01a2a8d7e41d55e5351469e6383610232565b505b50505050506105d0565b5f60208351101561021b57610214836102dd565b905061022c565b8161022684826104be565b5060ff90505b92915050565b5f8281526002602090815260408083206001600160a01b038516845290915281205460ff166102d6575f8381526002602090815260408083206001600160a01b03861684529091529020805460ff1916600117905561028e3390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a450600161022c565b505f61022c565b5f5f829050601f81511115610307578260405163305a27a960e01b815260040161017a9190610578565b8051610312826105ad565b179392505050565b634e487b7160e01b5f52604160045260245ffd5b80516001600160a01b0381168114610344575f5ffd5b919050565b5f5f5f5f5f60a0868803121561035d575f5ffd5b85516001600160401b03811115610372575f5ffd5b8601601f81018813610382575f5ffd5b80516001600160401b0381111561039b5761039b61031a565b604051601f8201601f19908116603f011681016001600160401b03811182821017156103c9576103c961031a565b6040528181528282016020018a10156103e0575f5ffd5b8160208401602083015e5f602083830101528097505050506104046020870161032e565b93506104126040870161032e565b92506104206060870161032e565b915061042e6080870161032e565b90509295509295909350565b600181811c9082168061044e57607f821691505b60208210810361046c57634e487b7160e01b5f52602260045260245ffd5b50919050565b601f8211156104b957805f5260205f20601f840160051c810160208510156104975750805b601f840160051c820191505b818110156104b6575f81556001016104a3565b50505b505050565b81516001600160401b038111156104d7576104d761031a565b6104eb816104e5845461043a565b84610472565b6020601f82116001811461051d575f83156105065750848201515b5f19600385901b1c1916600184901b1784556104b6565b5f84815260208120601f198516915b8281101561054c578785015182556020948501946001909201910161052c565b508482101561056957868401515f19600387901b60f8161c191681555b50505050600190811b01905550565b602081525f82518060208401528060208501604085015e5f604082850101526040601f19601f83011684010191505092915050565b8051602080830151919081101561046c575f1960209190910360031b1b16919050565b60805160a05160c05160e0516101005161012051610140516101605161485a6106865f395f81816106f401528181610927015281816109ba01528181610a8b01528181610bc301528181610c44015281816115b101528181611a320152818161224e015281816122e8015281816129ab01528181612a3701528181612b0e0152612d3601525f61305d01525f61303101525f61321c01525f6131f401525f61314f01525f61317901525f6131a3015261485a5ff3fe608060405234801561000f575f5ffd5b50600436106102cb575f3560e01c806384b0196e1161017b578063ce001986116100e4578063e74b981b1161009e578063f698da2511610079578063f698da25146106b7578063f973a209146106bf578063fa9eb3fc146106e6578063fbfa77cf146106ef575f5ffd5b8063e74b981b14610674578063ee45e21514610687578063f0df1e7314610690575f5ffd5b8063ce00198614610634578063cfdbf25414610647578063d547741f1461064f578063d55be8c614610662578063d78bdf4f14610647578063e1a452181461066b575f5ffd5b8063a217fddf11610135578063a217fddf146105b6578063a55808d5146105bd578063b5af090f146105d0578063c5635e2e146105fb578063ca49c8231461060e578063cb5ee0d314610621575f5ffd5b806384b0196e1461052a5780638a587726146105455780638db7b5bc146105725780638edb18b01461057d57806391d148541461059057806395ccea67146105a3575f5ffd5b806337726d6b116102375780634dd6411a116101f157806368e6cf44116101cc57806368e6cf44146104b6578063745e87f7146104c957806382675577146104dc5780638456cb5914610522575f5ffd5b80634dd6411a146104785780635c975abb146104985780636575f6aa146104a3575f5ffd5b806337726d6b146103fe5780633a9c5712146104115780633f4ba83a146104245780633fe6337e1461042c57806345bfe6a01461043f5780634690484014610448575f5ffd5b8063283e691611610288578063283e69161461036c578063288cdc911461037f5780632e0db69e1461039e5780632f2ff15d146103b157806330d643b5146103c457806336568abe146103eb575f5ffd5b806301ffc9a7146102cf57806307bd0265146102f7578063081d536114610319578063121c13061461032e5780631275363914610341578063248a9ca31461034a575b5f5ffd5b6102e26102dd366004613a0b565b610716565b60405190151581526020015b60405180910390f35b61030b5f51602061483a5f395f51905f5281565b6040519081526020016102ee565b61032c610327366004613a49565b61074c565b005b61032c61033c366004613af2565b61079f565b61030b60055481565b61030b610358366004613b7d565b5f9081526002602052604090206001015490565b61032c61037a366004613b94565b610b89565b61030b61038d366004613b7d565b60096020525f908152604090205481565b61030b6103ac366004613c0f565b610c88565b61032c6103bf366004613c7e565b610f56565b61030b7f7a05a596cb0ce7fdea8a1e1ec73be300bdb35097c944ce1897202f7a13122eb281565b61032c6103f9366004613c7e565b610f80565b61032c61040c366004613ca8565b610fb8565b61032c61041f366004613cf7565b610fff565b61032c611068565b61032c61043a366004613c0f565b61107d565b61030b60065481565b6003546104609061010090046001600160a01b031681565b6040516001600160a01b0390911681526020016102ee565b61048b610486366004613d30565b61115b565b6040516102ee9190613d7e565b60035460ff166102e2565b61030b6104b1366004613b7d565b61122d565b61032c6104c4366004613d30565b611237565b61032c6104d7366004613d90565b6112cd565b61050d6104ea366004613dca565b600c60209081525f92835260408084209091529082529020805460019091015482565b604080519283526020830191909152016102ee565b61032c6112fb565b61053261130d565b6040516102ee9796959493929190613df2565b6102e2610553366004613e88565b600b60209081525f928352604080842090915290825290205460ff1681565b61030b6301e1338081565b61030b61058b366004613eb0565b61134f565b6102e261059e366004613c7e565b6113a1565b61032c6105b1366004613e88565b6113cb565b61030b5f81565b61032c6105cb366004613edb565b6116a9565b6102e26105de366004613f83565b6001600160a01b03165f9081526008602052604090205460ff1690565b61030b610609366004613f9c565b611c3e565b61032c61061c366004613d30565b611d5f565b61032c61062f366004613fcd565b611dfb565b61032c610642366004613d30565b611ee3565b61030b601481565b61032c61065d366004613c7e565b611f7b565b61030b6103e881565b61030b61271081565b61032c610682366004613f83565b611f9f565b61030b60045481565b61030b7f5ef818ca44b8bb64a9e821cd04ffb3e7bcd393b5ca7cb8b6849740bf9bd1278c81565b61030b61204b565b61030b7f1e90c7960babffbc04eb142e5080fbabf189b0793ff94cf067b10f216d3e957f81565b61030b60075481565b6104607f000000000000000000000000000000000000000000000000000000000000000081565b5f6001600160e01b03198216637965db0b60e01b148061074657506301ffc9a760e01b6001600160e01b03198316145b92915050565b5f51602061483a5f395f51905f5261076381612059565b61076b612063565b610773612089565b610793826107808161134f565b61078d856101600161134f565b5f6120f6565b61079b612465565b5050565b7f7a05a596cb0ce7fdea8a1e1ec73be300bdb35097c944ce1897202f7a13122eb26107c981612059565b6107d1612063565b6107d9612089565b5f6107e38a61134f565b90506107ef818561248f565b6107fc8a8a8a848b612572565b5f610812888c60e001358d60c001356001612943565b90508087101561083d5760405162461bcd60e51b81526004016108349061401b565b60405180910390fd5b61084561393a565b61085260208d018d613f83565b6001600160a01b0390811682528716602082015261087660a08d0160808e01613f83565b6001600160a01b0316604082015261089460c08d0160a08e01613f83565b6001600160a01b031660608201526080810189905260a0810188905260c081018890526108c18289614057565b61016082018190526101808201526127106108e260608e0160408f0161407f565b6108f49065ffffffffffff168a614098565b6108fe91906140c3565b61012082018190526109109089614057565b60e082015261010081018990526001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001663262709e661095960208f018f613f83565b8e608001602081019061096c9190613f83565b8c6040518463ffffffff1660e01b815260040161098b939291906140d6565b5f604051808303815f87803b1580156109a2575f5ffd5b505af11580156109b4573d5f5f3e3d5ffd5b505050507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031663262709e6888e60a00160208101906109fb9190613f83565b8b6040518463ffffffff1660e01b8152600401610a1a939291906140d6565b5f604051808303815f87803b158015610a31575f5ffd5b505af1158015610a43573d5f5f3e3d5ffd5b50610a899250610a5991505060208e018e613f83565b8d6060016020810190610a6c9190613f83565b8e60a0016020810190610a7f9190613f83565b8460e0015161298e565b7f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316637de182c5888e6080016020810190610acc9190613f83565b8c6040518463ffffffff1660e01b8152600401610aeb939291906140d6565b5f604051808303815f87803b158015610b02575f5ffd5b505af1158015610b14573d5f5f3e3d5ffd5b50610b389250610b2d91505060c08e0160a08f01613f83565b826101200151612aee565b85837f59d0e950d09fe8b9f7e1fb450a45fe4791db8a97990f1321c065758b1c547f0d8784604051610b6b9291906140fa565b60405180910390a3505050610b7e612465565b505050505050505050565b610b91612063565b610b99612089565b610ba4878786612b79565b604051636eb1769f60e11b81526001600160a01b0387811660048301527f00000000000000000000000000000000000000000000000000000000000000008116602483015285919089169063dd62ed3e90604401602060405180830381865afa158015610c13573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190610c3791906141d5565b1015610c6c57610c6c87877f000000000000000000000000000000000000000000000000000000000000000088878787612c3b565b610c77878786612d1f565b610c7f612465565b50505050505050565b5f5f51602061483a5f395f51905f52610ca081612059565b610ca8612063565b610cb0612089565b5f610cba84612dee565b90505f5b81811015610f0c575f610cee878784818110610cdc57610cdc6141ec565b905060200281019061058b9190614200565b90505f610d21888885818110610d0657610d066141ec565b9050602002810190610d189190614200565b6101600161134f565b9050306337726d6b898986818110610d3b57610d3b6141ec565b9050602002810190610d4d9190614200565b8484876040518563ffffffff1660e01b8152600401610d6f949392919061434d565b5f604051808303815f87803b158015610d86575f5ffd5b505af1925050508015610d97575060015b610f0257610da36143f6565b806308c379a003610e0e5750610db761444e565b80610dc25750610e92565b836001901b871796507f4b4a309f78ef18ae8180aa8cf0457a202949be35e75c5853dd6ab68a20fd7fe883838387604051610e0094939291906144d0565b60405180910390a150610f02565b634e487b7103610e9257610e206144ff565b90610e2b5750610e92565b604080518481526020810184905260809181018290526005918101919091526450414e494360d81b60a0820152606081018590526001851b97909717967f4b4a309f78ef18ae8180aa8cf0457a202949be35e75c5853dd6ab68a20fd7fe89060c001610e00565b60408051838152602081018390526080818301819052600e908201526d155392d393d5d397d4915591549560921b60a08201526060810185905290516001851b97909717967f4b4a309f78ef18ae8180aa8cf0457a202949be35e75c5853dd6ab68a20fd7fe89181900360c00190a15b5050600101610cbe565b5060408051828152602081018590527f0a0af9013a8d9968e4532086fbc7137cf11ee8b8f9d57c8e5e89589b41673908910160405180910390a150610f4f612465565b5092915050565b5f82815260026020526040902060010154610f7081612059565b610f7a8383612e73565b50505050565b6001600160a01b0381163314610fa95760405163334bd91960e11b815260040160405180910390fd5b610fb38282612f04565b505050565b333014610ff35760405162461bcd60e51b815260206004820152600960248201526827a7262cafa9a2a62360b91b6044820152606401610834565b610f7a848484846120f6565b5f61100981612059565b6001600160a01b0383165f81815260086020908152604091829020805460ff191686151590811790915591519182527fef81a9943b96c8df4ef243401c9bf5159146166211356898b52d382086168d92910160405180910390a2505050565b5f61107281612059565b61107a612f6f565b50565b5f51602061483a5f395f51905f5261109481612059565b61109c612063565b6110a4612089565b5f6110ae83612dee565b90505f5b81811015611119576111118585838181106110cf576110cf6141ec565b90506020028101906110e19190614200565b6110f6878785818110610cdc57610cdc6141ec565b61110b888886818110610d0657610d066141ec565b846120f6565b6001016110b2565b50604080518281525f60208201527f0a0af9013a8d9968e4532086fbc7137cf11ee8b8f9d57c8e5e89589b41673908910160405180910390a150610fb3612465565b6060600a5f6111918585604080516020808201949094528082019290925280518083038201815260609092019052805191012090565b81526020019081526020015f2080546111a99061451c565b80601f01602080910402602001604051908101604052809291908181526020018280546111d59061451c565b80156112205780601f106111f757610100808354040283529160200191611220565b820191905f5260205f20905b81548152906001019060200180831161120357829003601f168201915b5050505050905092915050565b5f61074682612fc1565b5f51602061483a5f395f51905f5261124e81612059565b604080516020808201869052818301859052825180830384018152606090920183528151918101919091205f908152600a90915290812061128e916139c5565b60408051848152602081018490527f26ef8d1fd7d26585fbe7f6c2bdb8f918c8fb2441da42ac2c9f8a157d90927ed091015b60405180910390a1505050565b6112d5612063565b6112dd612089565b6112e8838383612b79565b6112f3838383612d1f565b610fb3612465565b5f61130581612059565b61107a612fed565b5f6060805f5f5f606061131e61302a565b611326613056565b604080515f80825260208201909252600f60f81b9b939a50919850469750309650945092509050565b5f6107467f1e90c7960babffbc04eb142e5080fbabf189b0793ff94cf067b10f216d3e957f8360405160200161138692919061454e565b60405160208183030381529060405280519060200120612fc1565b5f9182526002602090815260408084206001600160a01b0393909316845291905290205460ff1690565b6113d3612089565b5f81116113f25760405162461bcd60e51b815260040161083490614563565b335f908152600c602090815260408083206001600160a01b0386168452825291829020825180840190935280548352600101549082018190521580611447575060075481602001516114449190614588565b43115b156114d557604080518082018252838152436020808301828152335f818152600c84528681206001600160a01b038b16808352945286902094518555905160019094019390935592517ff2b5be4a86e6126aac4924c6d510c06961295690a5f251e53ffc34442ab972b9916114c791879190918252602082015260400190565b60405180910390a350610793565b60065481602001516114e79190614588565b43101561152c5760405162461bcd60e51b8152602060048201526013602482015272454d455247454e43595f544f4f5f4541524c5960681b6044820152606401610834565b80518211156115765760405162461bcd60e51b8152602060048201526016602482015275105353d5539517d15610d1515114d7d49154555154d560521b6044820152606401610834565b335f818152600c602090815260408083206001600160a01b03888116855292528083208381556001019290925590516374dd9a8d60e11b81527f00000000000000000000000000000000000000000000000000000000000000009091169163e9bb351a916115ed919087908790839060040161459b565b5f604051808303815f87803b158015611604575f5ffd5b505af1158015611616573d5f5f3e3d5ffd5b50506040805185815233602082018190526001600160a01b038816945092507ff695acaf5d7d7346d00d5877a9b12de569a2d4957907b6dac09986f9070ddefd910160405180910390a36040518281526001600160a01b0384169033907f457e4fe0c9f161a0c6f3bfb8d7809a4ac19f6291bd81b03b86b0d00f9af3717b9060200160405180910390a35061079b612465565b6116b1612063565b6116b9612089565b428660800135116116ff5760405162461bcd60e51b815260206004820152601060248201526f15d2551211149055d7d156141254915160821b6044820152606401610834565b5f61170d60208801886145c6565b91505060018110801590611722575060148111155b6117605760405162461bcd60e51b815260206004820152600f60248201526e10905117d513d2d15397d0d3d55395608a1b6044820152606401610834565b61176d60408801886145c6565b905081146117af5760405162461bcd60e51b815260206004820152600f60248201526e0988a9c8ea890be9a92a69a82a8869608b1b6044820152606401610834565b600b5f6117bf60208a018a613f83565b6001600160a01b0316815260208082019290925260409081015f90812060a08b0135825290925290205460ff16156118255760405162461bcd60e51b81526020600482015260096024820152681555525117d554d15160ba1b6044820152606401610834565b61183c5f51602061483a5f395f51905f52856113a1565b6118775760405162461bcd60e51b815260206004820152600c60248201526b2727aa2fa2ac22a1aaaa27a960a11b6044820152606401610834565b5f61188188611c3e565b90506118cf61189360208a018a613f83565b8289898080601f0160208091040260200160405190810160405280939291908181526020018383808284375f9201919091525061308392505050565b61190b5760405162461bcd60e51b815260206004820152600d60248201526c4241445f5349474e415455524560981b6044820152606401610834565b61194b858286868080601f0160208091040260200160405190810160405280939291908181526020018383808284375f9201919091525061308392505050565b6119905760405162461bcd60e51b81526020600482015260166024820152754241445f4558454355544f525f5349474e415455524560501b6044820152606401610834565b6001600b5f6119a260208c018c613f83565b6001600160a01b0316815260208082019290925260409081015f90812060a08d013582529092528120805460ff191692151592909217909155806119ec60808b0160608c01613f83565b6001600160a01b031614611a0f57611a0a60808a0160608b01613f83565b611a1c565b611a1c60208a018a613f83565b90505f5b83811015611bcf576001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001663e9bb351a611a6460208d018d613f83565b611a7160208e018e6145c6565b85818110611a8157611a816141ec565b9050602002016020810190611a969190613f83565b611aa360408f018f6145c6565b86818110611ab357611ab36141ec565b90506020020135866040518563ffffffff1660e01b8152600401611ada949392919061459b565b5f604051808303815f87803b158015611af1575f5ffd5b505af1158015611b03573d5f5f3e3d5ffd5b50611b159250505060208b018b6145c6565b82818110611b2557611b256141ec565b9050602002016020810190611b3a9190613f83565b6001600160a01b0316611b5060208c018c613f83565b6001600160a01b03167ff695acaf5d7d7346d00d5877a9b12de569a2d4957907b6dac09986f9070ddefd611b8760408e018e6145c6565b85818110611b9757611b976141ec565b9050602002013585604051611bbf9291909182526001600160a01b0316602082015260400190565b60405180910390a3600101611a20565b5060a0890135611be260208b018b613f83565b604080516001600160a01b038a81168252858116602083015292909216917fb2d4e859402ef0245312852cfab104c4f5a1f17d02b748de9048f8d8de2b837c910160405180910390a3505050611c36612465565b505050505050565b5f807f5ef818ca44b8bb64a9e821cd04ffb3e7bcd393b5ca7cb8b6849740bf9bd1278c611c6e6020850185613f83565b611c7b60208601866145c6565b604051602001611c8c92919061460b565b60405160208183030381529060405280519060200120858060400190611cb291906145c6565b604051602001611cc392919061464a565b60408051601f198184030181529190528051602090910120611ceb6080880160608901613f83565b6040805160208101969096526001600160a01b03948516908601526060850192909252608084810191909152911660a0838101919091529085013560c083015284013560e082015261010001604051602081830303815290604052805190602001209050611d5881612fc1565b9392505050565b5f611d6981612059565b5f83118015611d785750828210155b611dbb5760405162461bcd60e51b81526020600482015260146024820152734241445f454d455247454e43595f424c4f434b5360601b6044820152606401610834565b6006839055600782905560408051848152602081018490527f14ecc12704656cbbcff4e87608e25e56f916225d99258c54669b205e4eb0764291016112c0565b5f51602061483a5f395f51905f52611e1281612059565b81611e4e5760405162461bcd60e51b815260206004820152600c60248201526b22a6a82a2cafa922a0a9a7a760a11b6044820152606401610834565b8282600a5f611e848989604080516020808201949094528082019290925280518083038201815260609092019052805191012090565b81526020019081526020015f209182611e9e9291906146bc565b507fea43e72c6f17bb50a3ed86f05d474e62b204975dde33114aa597c6b7b626812685858585604051611ed49493929190614775565b60405180910390a15050505050565b5f611eed81612059565b612710611efa8385614588565b1115611f3b5760405162461bcd60e51b815260206004820152601060248201526f10905117d4d41491505117d4d413125560821b6044820152606401610834565b6004839055600582905560408051848152602081018490527ff7564c60e8f63c7580ad7630fcd866646a84df7754c20e73781c0715f495374d91016112c0565b5f82815260026020526040902060010154611f9581612059565b610f7a8383612f04565b5f611fa981612059565b6001600160a01b038216611fee5760405162461bcd60e51b815260206004820152600c60248201526b5a45524f5f4144445245535360a01b6044820152606401610834565b60038054610100600160a81b0319166101006001600160a01b038516908102919091179091556040519081527fbf9a9534339a9d6b81696e05dcfb614b7dc518a31d48be3cfb757988381fb3239060200160405180910390a15050565b5f612054613143565b905090565b61107a813361326f565b60035460ff16156120875760405163d93c066560e01b815260040160405180910390fd5b565b7f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f005c156120c957604051633ee5aeb560e01b815260040160405180910390fd5b61208760017f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f005b906132a8565b612100838361248f565b81830361213c5760405162461bcd60e51b815260206004820152600a60248201526929a0a6a2afa7a92222a960b11b6044820152606401610834565b83610160810161215461022083016102008401613f83565b6001600160a01b031661216d60a0840160808501613f83565b6001600160a01b03161480156121b2575061218e60a0820160808301613f83565b6001600160a01b03166121a760c0840160a08501613f83565b6001600160a01b0316145b6121ef5760405162461bcd60e51b815260206004820152600e60248201526d0a89e968a9cbe9a92a69a82a886960931b6044820152606401610834565b61220d82612201610140890189614794565b888a6102c00135612572565b61222b8161221f6102a0890189614794565b878a6102e00135612572565b5f6122428383896102c001358a6102e001356132af565b90506001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001663262709e66122806020860186613f83565b61229060a0870160808801613f83565b84608001516040518463ffffffff1660e01b81526004016122b3939291906140d6565b5f604051808303815f87803b1580156122ca575f5ffd5b505af11580156122dc573d5f5f3e3d5ffd5b50506001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016915063262709e6905061231e6020850185613f83565b61232e60a0860160808701613f83565b8460c001516040518463ffffffff1660e01b8152600401612351939291906140d6565b5f604051808303815f87803b158015612368575f5ffd5b505af115801561237a573d5f5f3e3d5ffd5b506123b092506123909150506020850185613f83565b6123a06080860160608701613f83565b610a7f60c0870160a08801613f83565b6123eb6123c06020840184613f83565b6123d06080850160608601613f83565b6123e060c0860160a08701613f83565b84610100015161298e565b61240e8160600151826101c001518361012001516124099190614588565b612aee565b6124218160400151826101400151612aee565b84867f59d0e950d09fe8b9f7e1fb450a45fe4791db8a97990f1321c065758b1c547f0d86846040516124549291906140fa565b60405180910390a350505050505050565b6120875f7f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f006120f0565b604080516020808201859052818301849052825180830384018152606090920183528151918101919091205f908152600a90915290812080546124d19061451c565b80601f01602080910402602001604051908101604052809291908181526020018280546124fd9061451c565b80156125485780601f1061251f57610100808354040283529160200191612548565b820191905f5260205f20905b81548152906001019060200180831161252b57829003601f168201915b505050505090505f81511115610fb3578060405162461bcd60e51b81526004016108349190613d7e565b5f81116125915760405162461bcd60e51b815260040161083490614563565b426125a2604087016020880161407f565b65ffffffffffff16116125e75760405162461bcd60e51b815260206004820152600d60248201526c13d491115497d1561412549151609a1b6044820152606401610834565b5f8281526009602052604090205460c08601356126048383614588565b111561263d5760405162461bcd60e51b815260206004820152600860248201526713d591549192531360c21b6044820152606401610834565b805f03612920575f8660e001351161268b5760405162461bcd60e51b815260206004820152601160248201527016915493d7d3d491115497d05353d55395607a1b6044820152606401610834565b6126996301e1338042614588565b6126a9604088016020890161407f565b65ffffffffffff1611156126f45760405162461bcd60e51b815260206004820152601260248201527122ac2824a920aa24a7a72faa27a7afa320a960711b6044820152606401610834565b6103e8612707606088016040890161407f565b65ffffffffffff16111561274c5760405162461bcd60e51b815260206004820152600c60248201526b08c8a8abea89e9ebe90928e960a31b6044820152606401610834565b61275c60c0870160a08801613f83565b6001600160a01b031661277560a0880160808901613f83565b6001600160a01b0316036127b85760405162461bcd60e51b815260206004820152600a60248201526929a0a6a2afaa27a5a2a760b11b6044820152606401610834565b60085f6127cb60a0890160808a01613f83565b6001600160a01b0316815260208101919091526040015f205460ff16801561281e575060085f61280160c0890160a08a01613f83565b6001600160a01b0316815260208101919091526040015f205460ff165b6128625760405162461bcd60e51b81526020600482015260156024820152741513d2d15397d393d517d5d2125511531254d51151605a1b6044820152606401610834565b6128ae6128726020880188613f83565b8487878080601f0160208091040260200160405190810160405280939291908181526020018383808284375f9201919091525061308392505050565b6128ea5760405162461bcd60e51b815260206004820152600d60248201526c4241445f5349474e415455524560981b6044820152606401610834565b610100860135156129205761292061290860a0880160808901613f83565b6129156020890189613f83565b886101000135612d1f565b61292a8282614588565b5f93845260096020526040909320929092555050505050565b5f612970612950836134e7565b801561296b57505f8480612966576129666140af565b868809115b151590565b61297b868686613513565b6129859190614588565b95945050505050565b8015610f7a57604051637de182c560e01b81526001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001690637de182c5906129e4908790869086906004016140d6565b5f604051808303815f87803b1580156129fb575f5ffd5b505af1158015612a0d573d5f5f3e3d5ffd5b505050506001600160a01b03831615610f7a576040516374dd9a8d60e11b81526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000169063e9bb351a90612a7290879086908690899060040161459b565b5f604051808303815f87803b158015612a89575f5ffd5b505af1158015612a9b573d5f5f3e3d5ffd5b5050604080518481526001600160a01b0387811660208301528087169450881692507ff695acaf5d7d7346d00d5877a9b12de569a2d4957907b6dac09986f9070ddefd910160405180910390a350505050565b801561079b57600354604051637de182c560e01b81526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000811692637de182c592612b509261010090920490911690869086906004016140d6565b5f604051808303815f87803b158015612b67575f5ffd5b505af1158015611c36573d5f5f3e3d5ffd5b336001600160a01b03831614612bbd5760405162461bcd60e51b81526020600482015260096024820152682727aa2fa7aba722a960b91b6044820152606401610834565b6001600160a01b0383165f9081526008602052604090205460ff16612c1c5760405162461bcd60e51b81526020600482015260156024820152741513d2d15397d393d517d5d2125511531254d51151605a1b6044820152606401610834565b5f8111610fb35760405162461bcd60e51b815260040161083490614563565b5f5f5f5f612c7d86868080601f0160208091040260200160405190810160405280939291908181526020018383808284375f920191909152506135c392505050565b935093509350935083612c935750505050610c7f565b60405163d505accf60e01b81526001600160a01b038b811660048301528a81166024830152604482018a90526064820189905260ff8516608483015260a4820184905260c482018390528c169063d505accf9060e4015f604051808303815f87803b158015612d00575f5ffd5b505af1925050508015612d11575060015b505050505050505050505050565b6040516324d1ac8960e11b81526001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016906349a3591290612d6f908690869086906004016140d6565b5f604051808303815f87803b158015612d86575f5ffd5b505af1158015612d98573d5f5f3e3d5ffd5b50505050826001600160a01b0316826001600160a01b03167f5548c837ab068cf56a2c2479df0882a4922fd203edb7517321831d95078c5f6283604051612de191815260200190565b60405180910390a3505050565b5f5f8211612e2c5760405162461bcd60e51b815260206004820152600b60248201526a08a9aa0a8b2be8482a886960ab1b6044820152606401610834565b6014821115612e6f5760405162461bcd60e51b815260206004820152600f60248201526e42415443485f544f4f5f4c4152474560881b6044820152606401610834565b5090565b5f612e7e83836113a1565b612efd575f8381526002602090815260408083206001600160a01b03861684529091529020805460ff19166001179055612eb53390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610746565b505f610746565b5f612f0f83836113a1565b15612efd575f8381526002602090815260408083206001600160a01b0386168085529252808320805460ff1916905551339286917ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9190a4506001610746565b612f7761363e565b6003805460ff191690557f5db9ee0a495bf2e6ff9c91a7834c1ba4fdd244a5e8aa4e537bd38aeae4b073aa335b6040516001600160a01b03909116815260200160405180910390a1565b5f610746612fcd613143565b8360405161190160f01b8152600281019290925260228201526042902090565b612ff5612063565b6003805460ff191660011790557f62e78cea01bee320cd4e420270b5ea74000d11b0c9f74754ebdbfc544b05a258612fa43390565b60606120547f00000000000000000000000000000000000000000000000000000000000000005f613661565b60606120547f00000000000000000000000000000000000000000000000000000000000000006001613661565b5f6001600160a01b03841661309957505f611d58565b5f5f5f5f6130a6866135c3565b93509350935093508315613110575f5f6130c28986868661370a565b5090925090505f8160038111156130db576130db6147d6565b1480156130f95750896001600160a01b0316826001600160a01b0316145b1561310d5760019650505050505050611d58565b50505b6001600160a01b0388163b156131365761312b8888886137d2565b945050505050611d58565b505f979650505050505050565b5f306001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614801561319b57507f000000000000000000000000000000000000000000000000000000000000000046145b156131c557507f000000000000000000000000000000000000000000000000000000000000000090565b612054604080517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60208201527f0000000000000000000000000000000000000000000000000000000000000000918101919091527f000000000000000000000000000000000000000000000000000000000000000060608201524660808201523060a08201525f9060c00160405160208183030381529060405280519060200120905090565b90565b61327982826113a1565b61079b5760405163e2517d3f60e01b81526001600160a01b038216600482015260248101839052604401610834565b80825d5050565b6132b761393a565b5f6132cd848760e001358860c001356001612943565b9050808310156132ef5760405162461bcd60e51b81526004016108349061401b565b5f613305848760e001358860c001356001612943565b9050808510156133275760405162461bcd60e51b81526004016108349061401b565b6133346020880188613f83565b6001600160a01b0316835261334c6020870187613f83565b6001600160a01b0316602084015261336a60a0880160808901613f83565b6001600160a01b0316604084015261338860a0870160808801613f83565b6001600160a01b031660608401526080830185905260a083018490526133ae8285614057565b6101608401819052600454612710916133c79190614098565b6133d191906140c3565b610180840152600554610160840151612710916133ed91614098565b6133f791906140c3565b6101a084018190526101808401516101608501516134159190614057565b61341f9190614057565b6101c08401526101a08301516134359085614057565b60c08401526101808301515f9061344c9084614588565b905061271061346160608a0160408b0161407f565b6134739065ffffffffffff1683614098565b61347d91906140c3565b610120850181905261348f9082614057565b60e08501526127106134a76060890160408a0161407f565b6134b99065ffffffffffff1688614098565b6134c391906140c3565b61014085018190526134d59087614057565b61010085015250919695505050505050565b5f60028260038111156134fc576134fc6147d6565b61350691906147ea565b60ff166001149050919050565b5f5f5f61352086866138a9565b91509150815f036135445783818161353a5761353a6140af565b0492505050611d58565b81841161355b5761355b60038515026011186138c5565b5f848688095f868103871696879004966002600389028118808a02820302808a02820302808a02820302808a02820302808a02820302808a02909103029181900381900460010185841190960395909502919093039390930492909217029150509392505050565b5f5f5f5f84516041036135f057602085015191506040850151905060608501515f1a925060019350613637565b845160400361362b575050602083015160408401516001600160ff1b0381169061361f60ff82901c601b614588565b93506001945050613637565b505f9250829150819050805b9193509193565b60035460ff1661208757604051638dfc202b60e01b815260040160405180910390fd5b606060ff831461367b57613674836138d6565b9050610746565b8180546136879061451c565b80601f01602080910402602001604051908101604052809291908181526020018280546136b39061451c565b80156136fe5780601f106136d5576101008083540402835291602001916136fe565b820191905f5260205f20905b8154815290600101906020018083116136e157829003601f168201915b50505050509050610746565b5f80807f7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a084111561374357505f915060039050826137c8565b604080515f808252602082018084528a905260ff891692820192909252606081018790526080810186905260019060a0016020604051602081039080840390855afa158015613794573d5f5f3e3d5ffd5b5050604051601f1901519150506001600160a01b0381166137bf57505f9250600191508290506137c8565b92505f91508190505b9450945094915050565b5f5f5f856001600160a01b031685856040516024016137f292919061480b565b60408051601f198184030181529181526020820180516001600160e01b0316630b135d3f60e11b179052516138279190614823565b5f60405180830381855afa9150503d805f811461385f576040519150601f19603f3d011682016040523d82523d5f602084013e613864565b606091505b509150915081801561387857506020815110155b801561389f57508051630b135d3f60e11b9061389d90830160209081019084016141d5565b145b9695505050505050565b5f805f1983850993909202808410938190039390930393915050565b634e487b715f52806020526024601cfd5b60605f6138e283613913565b6040805160208082528183019092529192505f91906020820181803683375050509182525060208101929092525090565b5f60ff8216601f81111561074657604051632cd44ac360e21b815260040160405180910390fd5b604051806101e001604052805f6001600160a01b031681526020015f6001600160a01b031681526020015f6001600160a01b031681526020015f6001600160a01b031681526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81525090565b5080546139d19061451c565b5f825580601f106139e0575050565b601f0160209004905f5260205f209081019061107a91905b80821115612e6f575f81556001016139f8565b5f60208284031215613a1b575f5ffd5b81356001600160e01b031981168114611d58575f5ffd5b5f6103008284031215613a43575f5ffd5b50919050565b5f60208284031215613a59575f5ffd5b81356001600160401b03811115613a6e575f5ffd5b613a7a84828501613a32565b949350505050565b5f6101408284031215613a43575f5ffd5b5f5f83601f840112613aa3575f5ffd5b5081356001600160401b03811115613ab9575f5ffd5b602083019150836020828501011115613ad0575f5ffd5b9250929050565b80356001600160a01b0381168114613aed575f5ffd5b919050565b5f5f5f5f5f5f5f5f610200898b031215613b0a575f5ffd5b613b148a8a613a82565b97506101408901356001600160401b03811115613b2f575f5ffd5b613b3b8b828c01613a93565b90985096505061016089013594506101808901359350613b5e6101a08a01613ad7565b979a96995094979396929592945050506101c0820135916101e0013590565b5f60208284031215613b8d575f5ffd5b5035919050565b5f5f5f5f5f5f5f60c0888a031215613baa575f5ffd5b613bb388613ad7565b9650613bc160208901613ad7565b955060408801359450606088013593506080880135925060a08801356001600160401b03811115613bf0575f5ffd5b613bfc8a828b01613a93565b989b979a50959850939692959293505050565b5f5f60208385031215613c20575f5ffd5b82356001600160401b03811115613c35575f5ffd5b8301601f81018513613c45575f5ffd5b80356001600160401b03811115613c5a575f5ffd5b8560208260051b8401011115613c6e575f5ffd5b6020919091019590945092505050565b5f5f60408385031215613c8f575f5ffd5b82359150613c9f60208401613ad7565b90509250929050565b5f5f5f5f60808587031215613cbb575f5ffd5b84356001600160401b03811115613cd0575f5ffd5b613cdc87828801613a32565b97602087013597506040870135966060013595509350505050565b5f5f60408385031215613d08575f5ffd5b613d1183613ad7565b915060208301358015158114613d25575f5ffd5b809150509250929050565b5f5f60408385031215613d41575f5ffd5b50508035926020909101359150565b5f81518084528060208401602086015e5f602082860101526020601f19601f83011685010191505092915050565b602081525f611d586020830184613d50565b5f5f5f60608486031215613da2575f5ffd5b613dab84613ad7565b9250613db960208501613ad7565b929592945050506040919091013590565b5f5f60408385031215613ddb575f5ffd5b613de483613ad7565b9150613c9f60208401613ad7565b60ff60f81b8816815260e060208201525f613e1060e0830189613d50565b8281036040840152613e228189613d50565b606084018890526001600160a01b038716608085015260a0840186905283810360c0850152845180825260208087019350909101905f5b81811015613e77578351835260209384019390920191600101613e59565b50909b9a5050505050505050505050565b5f5f60408385031215613e99575f5ffd5b613ea283613ad7565b946020939093013593505050565b5f6101408284031215613ec1575f5ffd5b611d588383613a82565b5f60c08284031215613a43575f5ffd5b5f5f5f5f5f5f60808789031215613ef0575f5ffd5b86356001600160401b03811115613f05575f5ffd5b613f1189828a01613ecb565b96505060208701356001600160401b03811115613f2c575f5ffd5b613f3889828a01613a93565b9096509450613f4b905060408801613ad7565b925060608701356001600160401b03811115613f65575f5ffd5b613f7189828a01613a93565b979a9699509497509295939492505050565b5f60208284031215613f93575f5ffd5b611d5882613ad7565b5f60208284031215613fac575f5ffd5b81356001600160401b03811115613fc1575f5ffd5b613a7a84828501613ecb565b5f5f5f5f60608587031215613fe0575f5ffd5b843593506020850135925060408501356001600160401b03811115614003575f5ffd5b61400f87828801613a93565b95989497509550505050565b6020808252600e908201526d0a0a492868abe9a92a69a82a886960931b604082015260600190565b634e487b7160e01b5f52601160045260245ffd5b8181038181111561074657610746614043565b803565ffffffffffff81168114613aed575f5ffd5b5f6020828403121561408f575f5ffd5b611d588261406a565b808202811582820484141761074657610746614043565b634e487b7160e01b5f52601260045260245ffd5b5f826140d1576140d16140af565b500490565b6001600160a01b039384168152919092166020820152604081019190915260600190565b82815281516001600160a01b03166020820152610200810160208301516001600160a01b03811660408401525060408301516001600160a01b03811660608401525060608301516001600160a01b038116608084015250608083015160a083015260a083015160c083015260c083015160e083015260e08301516101008301526101008301516101208301526101208301516101408301526101408301516101608301526101608301516101808301526101808301516101a08301526101a08301516101c08301526101c08301516101e08301529392505050565b5f602082840312156141e5575f5ffd5b5051919050565b634e487b7160e01b5f52603260045260245ffd5b5f82356102fe19833603018112614215575f5ffd5b9190910192915050565b6142398261422c83613ad7565b6001600160a01b03169052565b6142456020820161406a565b65ffffffffffff16602083015261425e6040820161406a565b65ffffffffffff16604083015261427760608201613ad7565b6001600160a01b0316606083015261429160808201613ad7565b6001600160a01b031660808301526142ab60a08201613ad7565b6001600160a01b031660a083015260c0818101359083015260e08082013590830152610100808201359083015261012090810135910152565b5f5f8335601e198436030181126142f9575f5ffd5b83016020810192503590506001600160401b03811115614317575f5ffd5b803603821315613ad0575f5ffd5b81835281816020850137505f828201602090810191909152601f909101601f19169091010190565b6080815261435e608082018661421f565b5f61436d6101408701876142e4565b6103006101c085015261438561038085018284614325565b91505061439a6101e08401610160890161421f565b6143a86102a08801886142e4565b848303607f19016103208601526143c0838284614325565b6102c08a01356103408701526102e090990135610360860152505050506020810193909352604083019190915260609091015290565b5f60033d111561326c5760045f5f3e505f5160e01c90565b634e487b7160e01b5f52604160045260245ffd5b601f8201601f191681016001600160401b03811182821017156144475761444761440e565b6040525050565b5f60443d101561445b5790565b6040513d600319016004823e80513d60248201116001600160401b038211171561448457505090565b80820180516001600160401b0381111561449f575050505090565b3d84016003190182820160200111156144b9575050505090565b6144c860208285010185614422565b509392505050565b848152836020820152608060408201525f6144ee6080830185613d50565b905082606083015295945050505050565b5f5f60233d111561451857602060045f3e50505f516001905b9091565b600181811c9082168061453057607f821691505b602082108103613a4357634e487b7160e01b5f52602260045260245ffd5b8281526101608101611d58602083018461421f565b6020808252600b908201526a16915493d7d05353d5539560aa1b604082015260600190565b8082018082111561074657610746614043565b6001600160a01b03948516815292841660208401526040830191909152909116606082015260800190565b5f5f8335601e198436030181126145db575f5ffd5b8301803591506001600160401b038211156145f4575f5ffd5b6020019150600581901b3603821315613ad0575f5ffd5b5f8184825b8581101561463f576001600160a01b0361462983613ad7565b1683526020928301929190910190600101614610565b509095945050505050565b5f6001600160fb1b0383111561465e575f5ffd5b8260051b80858437919091019392505050565b601f821115610fb357805f5260205f20601f840160051c810160208510156146965750805b601f840160051c820191505b818110156146b5575f81556001016146a2565b5050505050565b6001600160401b038311156146d3576146d361440e565b6146e7836146e1835461451c565b83614671565b5f601f841160018114614718575f85156147015750838201355b5f19600387901b1c1916600186901b1783556146b5565b5f83815260208120601f198716915b828110156147475786850135825560209485019460019092019101614727565b5086821015614763575f1960f88860031b161c19848701351681555b505060018560011b0183555050505050565b848152836020820152606060408201525f61389f606083018486614325565b5f5f8335601e198436030181126147a9575f5ffd5b8301803591506001600160401b038211156147c2575f5ffd5b602001915036819003821315613ad0575f5ffd5b634e487b7160e01b5f52602160045260245ffd5b5f60ff8316806147fc576147fc6140af565b8060ff84160691505092915050565b828152604060208201525f613a7a6040830184613d50565b5f82518060208501845e5f92019182525091905056fed8aa0f3194971a2a116679f7c2090f6939c8d4e01a2a8d7e41d55e5351469e63" as const,
+  bytecode: "0x6101806040526109c46004556109c4600555611c20600655613840600755348015610028575f5ffd5b50604051615dd8380380615dd883398101604081905261004791610349565b6040805180820190915260018152603160f81b6020820152859061006b825f610200565b6101205261007a816001610200565b61014052815160208084019190912060e052815190820120610100524660a05261010660e05161010051604080517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60208201529081019290925260608201524660808201523060a08201525f9060c00160405160208183030381529060405280519060200120905090565b60805250503060c0526001600160a01b0384161580159061012f57506001600160a01b03831615155b801561014357506001600160a01b03811615155b6101835760405162461bcd60e51b815260206004820152600c60248201526b5a45524f5f4144445245535360a01b60448201526064015b60405180910390fd5b6001600160a01b03808416610160526003805491831661010002610100600160a81b03199092169190911790556101ba5f85610232565b506001600160a01b038216156101f6576101f47fd8aa0f3194971a2a116679f7c2090f6939c8d4e01a2a8d7e41d55e5351469e6383610232565b505b50505050506105d0565b5f60208351101561021b57610214836102dd565b905061022c565b8161022684826104be565b5060ff90505b92915050565b5f8281526002602090815260408083206001600160a01b038516845290915281205460ff166102d6575f8381526002602090815260408083206001600160a01b03861684529091529020805460ff1916600117905561028e3390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a450600161022c565b505f61022c565b5f5f829050601f81511115610307578260405163305a27a960e01b815260040161017a9190610578565b8051610312826105ad565b179392505050565b634e487b7160e01b5f52604160045260245ffd5b80516001600160a01b0381168114610344575f5ffd5b919050565b5f5f5f5f5f60a0868803121561035d575f5ffd5b85516001600160401b03811115610372575f5ffd5b8601601f81018813610382575f5ffd5b80516001600160401b0381111561039b5761039b61031a565b604051601f8201601f19908116603f011681016001600160401b03811182821017156103c9576103c961031a565b6040528181528282016020018a10156103e0575f5ffd5b8160208401602083015e5f602083830101528097505050506104046020870161032e565b93506104126040870161032e565b92506104206060870161032e565b915061042e6080870161032e565b90509295509295909350565b600181811c9082168061044e57607f821691505b60208210810361046c57634e487b7160e01b5f52602260045260245ffd5b50919050565b601f8211156104b957805f5260205f20601f840160051c810160208510156104975750805b601f840160051c820191505b818110156104b6575f81556001016104a3565b50505b505050565b81516001600160401b038111156104d7576104d761031a565b6104eb816104e5845461043a565b84610472565b6020601f82116001811461051d575f83156105065750848201515b5f19600385901b1c1916600184901b1784556104b6565b5f84815260208120601f198516915b8281101561054c578785015182556020948501946001909201910161052c565b508482101561056957868401515f19600387901b60f8161c191681555b50505050600190811b01905550565b602081525f82518060208401528060208501604085015e5f604082850101526040601f19601f83011684010191505092915050565b8051602080830151919081101561046c575f1960209190910360031b1b16919050565b60805160a05160c05160e0516101005161012051610140516101605161574b61068d5f395f818161071601528181610a6301528181610af601528181610bc701528181610d0e01528181610d8f01528181611505015281816119870152818161221a015281816127d5015281816128610152818161293801528181612b60015281816139de01526141a101525f61326a01525f61323e01525f61342901525f61340101525f61335c01525f61338601525f6133b0015261574b5ff3fe608060405234801561000f575f5ffd5b50600436106102e5575f3560e01c80638456cb5911610195578063ce001986116100e4578063e74b981b1161009e578063f698da2511610079578063f698da25146106d9578063f973a209146106e1578063fa9eb3fc14610708578063fbfa77cf14610711575f5ffd5b8063e74b981b14610696578063ee45e215146106a9578063f0df1e73146106b2575f5ffd5b8063ce00198614610656578063cfdbf25414610669578063d547741f14610671578063d55be8c614610684578063d78bdf4f14610669578063e1a452181461068d575f5ffd5b806395ccea671161014f578063b5af090f1161012a578063b5af090f146105f2578063c5635e2e1461061d578063ca49c82314610630578063cb5ee0d314610643575f5ffd5b806395ccea67146105c5578063a217fddf146105d8578063a55808d5146105df575f5ffd5b80638456cb591461054457806384b0196e1461054c5780638a587726146105675780638db7b5bc146105945780638edb18b01461059f57806391d14854146105b2575f5ffd5b80633600eb22116102515780634dd6411a1161020b57806368e6cf44116101e657806368e6cf44146104c55780636da4e043146104d8578063745e87f7146104eb57806382675577146104fe575f5ffd5b80634dd6411a146104875780635c975abb146104a75780636575f6aa146104b2575f5ffd5b80633600eb221461040d57806336568abe146104205780633a9c5712146104335780633f4ba83a1461044657806345bfe6a01461044e5780634690484014610457575f5ffd5b8063153ebdd4116102a2578063153ebdd414610377578063248a9ca31461037f578063283e6916146103a1578063288cdc91146103b45780632f2ff15d146103d357806330d643b5146103e6575f5ffd5b806301ffc9a7146102e957806307bd026514610311578063081d5361146103335780630a6fd7b414610348578063121c13061461035b578063127536391461036e575b5f5ffd5b6102fc6102f73660046144e8565b610738565b60405190151581526020015b60405180910390f35b6103255f51602061570b5f395f51905f5281565b604051908152602001610308565b61034661034136600461450f565b61076e565b005b6103466103563660046145a1565b610833565b61034661036936600461466d565b6108b5565b61032560055481565b610325610cc5565b61032561038d3660046146f8565b5f9081526002602052604090206001015490565b6103466103af36600461470f565b610cd4565b6103256103c23660046146f8565b60096020525f908152604090205481565b6103466103e136600461478a565b610dca565b6103257f7a05a596cb0ce7fdea8a1e1ec73be300bdb35097c944ce1897202f7a13122eb281565b61034661041b366004614834565b610df4565b61034661042e36600461478a565b610eec565b6103466104413660046148ff565b610f24565b610346610f8d565b61032560065481565b60035461046f9061010090046001600160a01b031681565b6040516001600160a01b039091168152602001610308565b61049a610495366004614938565b610fa2565b6040516103089190614986565b60035460ff166102fc565b6103256104c03660046146f8565b611074565b6103466104d3366004614938565b61107e565b6103256104e6366004614834565b611145565b6103466104f9366004614998565b611221565b61052f61050c3660046149d2565b600d60209081525f92835260408084209091529082529020805460019091015482565b60408051928352602083019190915201610308565b61034661124f565b610554611261565b60405161030897969594939291906149fa565b6102fc610575366004614a90565b600c60209081525f928352604080842090915290825290205460ff1681565b6103256301e1338081565b6103256105ad366004614ab8565b6112a3565b6102fc6105c036600461478a565b6112f5565b6103466105d3366004614a90565b61131f565b6103255f81565b6103466105ed366004614ae3565b6115fe565b6102fc610600366004614b79565b6001600160a01b03165f9081526008602052604090205460ff1690565b61032561062b366004614b92565b611b93565b61034661063e366004614938565b611cb4565b610346610651366004614bc3565b611d59565b610346610664366004614938565b611e67565b610325601481565b61034661067f36600461478a565b611eff565b6103256103e881565b61032561271081565b6103466106a4366004614b79565b611f23565b61032560045481565b6103257f5ef818ca44b8bb64a9e821cd04ffb3e7bcd393b5ca7cb8b6849740bf9bd1278c81565b610325611fcf565b6103257f1e90c7960babffbc04eb142e5080fbabf189b0793ff94cf067b10f216d3e957f81565b61032560075481565b61046f7f000000000000000000000000000000000000000000000000000000000000000081565b5f6001600160e01b03198216637965db0b60e01b148061076857506301ffc9a760e01b6001600160e01b03198316145b92915050565b5f51602061570b5f395f51905f5261078581611fdd565b61078d611fe7565b61079561200d565b5f6040518060a001604052806107ac855f016112a3565b81526020016107be85610160016112a3565b81526102c085013560208201526102e085013560408201525f60609091015290506108266107f136859003850185614c75565b6107ff610140860186614d23565b6108123688900388016101608901614c75565b6108206102a0890189614d23565b8761207a565b5061082f61209c565b5050565b3330146108735760405162461bcd60e51b815260206004820152600960248201526827a7262cafa9a2a62360b91b60448201526064015b60405180910390fd5b6108ac61088536899003890189614c75565b878761089636899003890189614c75565b87876108a736899003890189614d65565b6120c6565b50505050505050565b7f7a05a596cb0ce7fdea8a1e1ec73be300bdb35097c944ce1897202f7a13122eb26108df81611fdd565b6108e7611fe7565b6108ef61200d565b5f6108f98a6112a3565b90506109058185612320565b610920610917368c90038c018c614c75565b8a8a848b612410565b5f610936888c60e001358d60c00135600161276d565b9050808710156109795760405162461bcd60e51b815260206004820152600e60248201526d0a0a492868abe9a92a69a82a886960931b604482015260640161086a565b610981614417565b61098e60208d018d614b79565b6001600160a01b039081168252871660208201526109b260a08d0160808e01614b79565b6001600160a01b031660408201526109d060c08d0160a08e01614b79565b6001600160a01b031660608201526080810189905260a0810188905260c081018890526109fd8289614de5565b6101608201819052610180820152612710610a1e60608e0160408f01614df8565b610a309065ffffffffffff168a614e11565b610a3a9190614e3c565b6101208201819052610a4c9089614de5565b60e082015261010081018990526001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001663262709e6610a9560208f018f614b79565b8e6080016020810190610aa89190614b79565b8c6040518463ffffffff1660e01b8152600401610ac793929190614e4f565b5f604051808303815f87803b158015610ade575f5ffd5b505af1158015610af0573d5f5f3e3d5ffd5b505050507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031663262709e6888e60a0016020810190610b379190614b79565b8b6040518463ffffffff1660e01b8152600401610b5693929190614e4f565b5f604051808303815f87803b158015610b6d575f5ffd5b505af1158015610b7f573d5f5f3e3d5ffd5b50610bc59250610b9591505060208e018e614b79565b8d6060016020810190610ba89190614b79565b8e60a0016020810190610bbb9190614b79565b8460e001516127b8565b7f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316637de182c5888e6080016020810190610c089190614b79565b8c6040518463ffffffff1660e01b8152600401610c2793929190614e4f565b5f604051808303815f87803b158015610c3e575f5ffd5b505af1158015610c50573d5f5f3e3d5ffd5b50610c749250610c6991505060c08e0160a08f01614b79565b826101200151612918565b85837f59d0e950d09fe8b9f7e1fb450a45fe4791db8a97990f1321c065758b1c547f0d8784604051610ca7929190614e73565b60405180910390a3505050610cba61209c565b505050505050505050565b610cd160146002614e11565b81565b610cdc611fe7565b610ce461200d565b610cef8787866129a3565b604051636eb1769f60e11b81526001600160a01b0387811660048301527f00000000000000000000000000000000000000000000000000000000000000008116602483015285919089169063dd62ed3e90604401602060405180830381865afa158015610d5e573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190610d829190614f4e565b1015610db757610db787877f000000000000000000000000000000000000000000000000000000000000000088878787612a65565b610dc2878786612b49565b6108ac61209c565b5f82815260026020526040902060010154610de481611fdd565b610dee8383612c18565b50505050565b5f51602061570b5f395f51905f52610e0b81611fdd565b610e13611fe7565b610e1b61200d565b5f610e2583612ca9565b90505f5f610e358a8a8a8a612d2e565b90925090505f5b83811015610ea85736878783818110610e5757610e57614f65565b90506080020190505f5f610e6c858486612eb5565b9150915081610e8d5760405162461bcd60e51b815260040161086a90614f79565b610e9a868d8d8685612f8c565b505050806001019050610e3c565b50604080518481525f60208201527f0a0af9013a8d9968e4532086fbc7137cf11ee8b8f9d57c8e5e89589b41673908910160405180910390a15050506108ac61209c565b6001600160a01b0381163314610f155760405163334bd91960e11b815260040160405180910390fd5b610f1f8282613020565b505050565b5f610f2e81611fdd565b6001600160a01b0383165f81815260086020908152604091829020805460ff191686151590811790915591519182527fef81a9943b96c8df4ef243401c9bf5159146166211356898b52d382086168d92910160405180910390a2505050565b5f610f9781611fdd565b610f9f61308b565b50565b6060600a5f610fd88585604080516020808201949094528082019290925280518083038201815260609092019052805191012090565b81526020019081526020015f208054610ff090614fa7565b80601f016020809104026020016040519081016040528092919081815260200182805461101c90614fa7565b80156110675780601f1061103e57610100808354040283529160200191611067565b820191905f5260205f20905b81548152906001019060200180831161104a57829003601f168201915b5050505050905092915050565b5f610768826130dd565b5f51602061570b5f395f51905f5261109581611fdd565b604080516020808201869052818301859052825180830384018152606090920183528151918101919091205f818152600a90925291902080546110d790614fa7565b15905061110657600b5f81546110ec90614fd9565b909155505f818152600a60205260408120611106916144a2565b60408051858152602081018590527f26ef8d1fd7d26585fbe7f6c2bdb8f918c8fb2441da42ac2c9f8a157d90927ed0910160405180910390a150505050565b5f5f51602061570b5f395f51905f5261115d81611fdd565b611165611fe7565b61116d61200d565b5f61117784612ca9565b90505f5f6111878b8b8b8b612d2e565b90925090505f5b838110156111d1576111bb838b8b8b8b868181106111ae576111ae614f65565b9050608002018686613109565b6111c957806001901b861795505b60010161118e565b5060408051848152602081018790527f0a0af9013a8d9968e4532086fbc7137cf11ee8b8f9d57c8e5e89589b41673908910160405180910390a150505061121661209c565b509695505050505050565b611229611fe7565b61123161200d565b61123c8383836129a3565b611247838383612b49565b610f1f61209c565b5f61125981611fdd565b610f9f6131fa565b5f6060805f5f5f6060611272613237565b61127a613263565b604080515f80825260208201909252600f60f81b9b939a50919850469750309650945092509050565b5f6107687f1e90c7960babffbc04eb142e5080fbabf189b0793ff94cf067b10f216d3e957f836040516020016112da929190614fee565b604051602081830303815290604052805190602001206130dd565b5f9182526002602090815260408084206001600160a01b0393909316845291905290205460ff1690565b61132761200d565b5f81116113465760405162461bcd60e51b815260040161086a906150d5565b335f908152600d602090815260408083206001600160a01b038616845282529182902082518084019093528054835260010154908201819052158061139b5750600754816020015161139891906150fa565b43115b1561142957604080518082018252838152436020808301828152335f818152600d84528681206001600160a01b038b16808352945286902094518555905160019094019390935592517ff2b5be4a86e6126aac4924c6d510c06961295690a5f251e53ffc34442ab972b99161141b91879190918252602082015260400190565b60405180910390a3506115f6565b600654816020015161143b91906150fa565b4310156114805760405162461bcd60e51b8152602060048201526013602482015272454d455247454e43595f544f4f5f4541524c5960681b604482015260640161086a565b80518211156114ca5760405162461bcd60e51b8152602060048201526016602482015275105353d5539517d15610d1515114d7d49154555154d560521b604482015260640161086a565b335f818152600d602090815260408083206001600160a01b03888116855292528083208381556001019290925590516374dd9a8d60e11b81527f00000000000000000000000000000000000000000000000000000000000000009091169163e9bb351a91611541919087908790839060040161510d565b5f604051808303815f87803b158015611558575f5ffd5b505af115801561156a573d5f5f3e3d5ffd5b50506040805185815233602082018190526001600160a01b038816945092507ff695acaf5d7d7346d00d5877a9b12de569a2d4957907b6dac09986f9070ddefd910160405180910390a36040518281526001600160a01b0384169033907f457e4fe0c9f161a0c6f3bfb8d7809a4ac19f6291bd81b03b86b0d00f9af3717b9060200160405180910390a3505b61082f61209c565b611606611fe7565b61160e61200d565b428660800135116116545760405162461bcd60e51b815260206004820152601060248201526f15d2551211149055d7d156141254915160821b604482015260640161086a565b5f6116626020880188615138565b91505060018110801590611677575060148111155b6116b55760405162461bcd60e51b815260206004820152600f60248201526e10905117d513d2d15397d0d3d55395608a1b604482015260640161086a565b6116c26040880188615138565b905081146117045760405162461bcd60e51b815260206004820152600f60248201526e0988a9c8ea890be9a92a69a82a8869608b1b604482015260640161086a565b600c5f61171460208a018a614b79565b6001600160a01b0316815260208082019290925260409081015f90812060a08b0135825290925290205460ff161561177a5760405162461bcd60e51b81526020600482015260096024820152681555525117d554d15160ba1b604482015260640161086a565b6117915f51602061570b5f395f51905f52856112f5565b6117cc5760405162461bcd60e51b815260206004820152600c60248201526b2727aa2fa2ac22a1aaaa27a960a11b604482015260640161086a565b5f6117d688611b93565b90506118246117e860208a018a614b79565b8289898080601f0160208091040260200160405190810160405280939291908181526020018383808284375f9201919091525061329092505050565b6118605760405162461bcd60e51b815260206004820152600d60248201526c4241445f5349474e415455524560981b604482015260640161086a565b6118a0858286868080601f0160208091040260200160405190810160405280939291908181526020018383808284375f9201919091525061329092505050565b6118e55760405162461bcd60e51b81526020600482015260166024820152754241445f4558454355544f525f5349474e415455524560501b604482015260640161086a565b6001600c5f6118f760208c018c614b79565b6001600160a01b0316815260208082019290925260409081015f90812060a08d013582529092528120805460ff1916921515929092179091558061194160808b0160608c01614b79565b6001600160a01b0316146119645761195f60808a0160608b01614b79565b611971565b61197160208a018a614b79565b90505f5b83811015611b24576001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001663e9bb351a6119b960208d018d614b79565b6119c660208e018e615138565b858181106119d6576119d6614f65565b90506020020160208101906119eb9190614b79565b6119f860408f018f615138565b86818110611a0857611a08614f65565b90506020020135866040518563ffffffff1660e01b8152600401611a2f949392919061510d565b5f604051808303815f87803b158015611a46575f5ffd5b505af1158015611a58573d5f5f3e3d5ffd5b50611a6a9250505060208b018b615138565b82818110611a7a57611a7a614f65565b9050602002016020810190611a8f9190614b79565b6001600160a01b0316611aa560208c018c614b79565b6001600160a01b03167ff695acaf5d7d7346d00d5877a9b12de569a2d4957907b6dac09986f9070ddefd611adc60408e018e615138565b85818110611aec57611aec614f65565b9050602002013585604051611b149291909182526001600160a01b0316602082015260400190565b60405180910390a3600101611975565b5060a0890135611b3760208b018b614b79565b604080516001600160a01b038a81168252858116602083015292909216917fb2d4e859402ef0245312852cfab104c4f5a1f17d02b748de9048f8d8de2b837c910160405180910390a3505050611b8b61209c565b505050505050565b5f807f5ef818ca44b8bb64a9e821cd04ffb3e7bcd393b5ca7cb8b6849740bf9bd1278c611bc36020850185614b79565b611bd06020860186615138565b604051602001611be192919061517d565b60405160208183030381529060405280519060200120858060400190611c079190615138565b604051602001611c189291906151bc565b60408051601f198184030181529190528051602090910120611c406080880160608901614b79565b6040805160208101969096526001600160a01b03948516908601526060850192909252608084810191909152911660a0838101919091529085013560c083015284013560e082015261010001604051602081830303815290604052805190602001209050611cad816130dd565b9392505050565b5f611cbe81611fdd565b5f83118015611ccd5750828210155b611d105760405162461bcd60e51b81526020600482015260146024820152734241445f454d455247454e43595f424c4f434b5360601b604482015260640161086a565b6006839055600782905560408051848152602081018490527f14ecc12704656cbbcff4e87608e25e56f916225d99258c54669b205e4eb0764291015b60405180910390a1505050565b5f51602061570b5f395f51905f52611d7081611fdd565b81611dac5760405162461bcd60e51b815260206004820152600c60248201526b22a6a82a2cafa922a0a9a7a760a11b604482015260640161086a565b604080516020808201889052818301879052825180830384018152606090920183528151918101919091205f818152600a9092529190208054611dee90614fa7565b90505f03611e0957600b5f8154611e04906151e3565b909155505b5f818152600a60205260409020611e2184868361523f565b507fea43e72c6f17bb50a3ed86f05d474e62b204975dde33114aa597c6b7b626812686868686604051611e579493929190615320565b60405180910390a1505050505050565b5f611e7181611fdd565b612710611e7e83856150fa565b1115611ebf5760405162461bcd60e51b815260206004820152601060248201526f10905117d4d41491505117d4d413125560821b604482015260640161086a565b6004839055600582905560408051848152602081018490527ff7564c60e8f63c7580ad7630fcd866646a84df7754c20e73781c0715f495374d9101611d4c565b5f82815260026020526040902060010154611f1981611fdd565b610dee8383613020565b5f611f2d81611fdd565b6001600160a01b038216611f725760405162461bcd60e51b815260206004820152600c60248201526b5a45524f5f4144445245535360a01b604482015260640161086a565b60038054610100600160a81b0319166101006001600160a01b038516908102919091179091556040519081527fbf9a9534339a9d6b81696e05dcfb614b7dc518a31d48be3cfb757988381fb3239060200160405180910390a15050565b5f611fd8613350565b905090565b610f9f813361347c565b60035460ff161561200b5760405163d93c066560e01b815260040160405180910390fd5b565b7f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f005c1561204d57604051633ee5aeb560e01b815260040160405180910390fd5b61200b60017f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f005b906134b5565b612089878787878787876134bc565b6108ac576108ac878787878787876120c6565b61200b5f7f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f00612074565b6120d7815f01518260200151612320565b60208101518151036121185760405162461bcd60e51b815260206004820152600a60248201526929a0a6a2afa7a92222a960b11b604482015260640161086a565b8360a001516001600160a01b031687608001516001600160a01b031614801561215a575083608001516001600160a01b03168760a001516001600160a01b0316145b6121975760405162461bcd60e51b815260206004820152600e60248201526d0a89e968a9cbe9a92a69a82a886960931b604482015260640161086a565b6121ab878787845f01518560400151612410565b6121c084848484602001518560600151612410565b5f5f6121d6898785604001518660600151613698565b91509150816122185760405162461bcd60e51b815260206004820152600e60248201526d0a0a492868abe9a92a69a82a886960931b604482015260640161086a565b7f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03166329ea794861225083613861565b6040518263ffffffff1660e01b815260040161226c919061533f565b5f604051808303815f87803b158015612283575f5ffd5b505af1158015612295573d5f5f3e3d5ffd5b505050506122b4815f01518a6060015183606001518460e001516139af565b6122d18160200151876060015183604001518461010001516139af565b6020830151835160808501516040517f59d0e950d09fe8b9f7e1fb450a45fe4791db8a97990f1321c065758b1c547f0d9161230d918690614e73565b60405180910390a3505050505050505050565b600b545f0361232d575050565b604080516020808201859052818301849052825180830384018152606090920183528151918101919091205f908152600a909152908120805461236f90614fa7565b80601f016020809104026020016040519081016040528092919081815260200182805461239b90614fa7565b80156123e65780601f106123bd576101008083540402835291602001916123e6565b820191905f5260205f20905b8154815290600101906020018083116123c957829003601f168201915b505050505090505f81511115610f1f578060405162461bcd60e51b815260040161086a9190614986565b5f811161242f5760405162461bcd60e51b815260040161086a906150d5565b42856020015165ffffffffffff161161247a5760405162461bcd60e51b815260206004820152600d60248201526c13d491115497d1561412549151609a1b604482015260640161086a565b5f8281526009602052604090205460c086015161249783836150fa565b11156124d05760405162461bcd60e51b815260206004820152600860248201526713d591549192531360c21b604482015260640161086a565b805f0361274a575f8660e001511161251e5760405162461bcd60e51b815260206004820152601160248201527016915493d7d3d491115497d05353d55395607a1b604482015260640161086a565b61252c6301e13380426150fa565b866020015165ffffffffffff16111561257c5760405162461bcd60e51b815260206004820152601260248201527122ac2824a920aa24a7a72faa27a7afa320a960711b604482015260640161086a565b6103e8866040015165ffffffffffff1611156125c95760405162461bcd60e51b815260206004820152600c60248201526b08c8a8abea89e9ebe90928e960a31b604482015260640161086a565b8560a001516001600160a01b031686608001516001600160a01b03160361261f5760405162461bcd60e51b815260206004820152600a60248201526929a0a6a2afaa27a5a2a760b11b604482015260640161086a565b60808601516001600160a01b03165f9081526008602052604090205460ff168015612665575060a08601516001600160a01b03165f9081526008602052604090205460ff165b6126a95760405162461bcd60e51b81526020600482015260156024820152741513d2d15397d393d517d5d2125511531254d51151605a1b604482015260640161086a565b6126ec865f01518487878080601f0160208091040260200160405190810160405280939291908181526020018383808284375f9201919091525061329092505050565b6127285760405162461bcd60e51b815260206004820152600d60248201526c4241445f5349474e415455524560981b604482015260640161086a565b6101008601511561274a5761274a8660800151875f0151886101000151612b49565b61275482826150fa565b5f93845260096020526040909320929092555050505050565b5f61279a61277a83613a19565b801561279557505f848061279057612790614e28565b868809115b151590565b6127a5868686613a45565b6127af91906150fa565b95945050505050565b8015610dee57604051637de182c560e01b81526001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001690637de182c59061280e90879086908690600401614e4f565b5f604051808303815f87803b158015612825575f5ffd5b505af1158015612837573d5f5f3e3d5ffd5b505050506001600160a01b03831615610dee576040516374dd9a8d60e11b81526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000169063e9bb351a9061289c90879086908690899060040161510d565b5f604051808303815f87803b1580156128b3575f5ffd5b505af11580156128c5573d5f5f3e3d5ffd5b5050604080518481526001600160a01b0387811660208301528087169450881692507ff695acaf5d7d7346d00d5877a9b12de569a2d4957907b6dac09986f9070ddefd910160405180910390a350505050565b801561082f57600354604051637de182c560e01b81526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000811692637de182c59261297a926101009092049091169086908690600401614e4f565b5f604051808303815f87803b158015612991575f5ffd5b505af1158015611b8b573d5f5f3e3d5ffd5b336001600160a01b038316146129e75760405162461bcd60e51b81526020600482015260096024820152682727aa2fa7aba722a960b91b604482015260640161086a565b6001600160a01b0383165f9081526008602052604090205460ff16612a465760405162461bcd60e51b81526020600482015260156024820152741513d2d15397d393d517d5d2125511531254d51151605a1b604482015260640161086a565b5f8111610f1f5760405162461bcd60e51b815260040161086a906150d5565b5f5f5f5f612aa786868080601f0160208091040260200160405190810160405280939291908181526020018383808284375f92019190915250613af592505050565b935093509350935083612abd57505050506108ac565b60405163d505accf60e01b81526001600160a01b038b811660048301528a81166024830152604482018a90526064820189905260ff8516608483015260a4820184905260c482018390528c169063d505accf9060e4015f604051808303815f87803b158015612b2a575f5ffd5b505af1925050508015612b3b575060015b505050505050505050505050565b6040516324d1ac8960e11b81526001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016906349a3591290612b9990869086908690600401614e4f565b5f604051808303815f87803b158015612bb0575f5ffd5b505af1158015612bc2573d5f5f3e3d5ffd5b50505050826001600160a01b0316826001600160a01b03167f5548c837ab068cf56a2c2479df0882a4922fd203edb7517321831d95078c5f6283604051612c0b91815260200190565b60405180910390a3505050565b5f612c2383836112f5565b612ca2575f8381526002602090815260408083206001600160a01b03861684529091529020805460ff19166001179055612c5a3390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610768565b505f610768565b5f5f8211612ce75760405162461bcd60e51b815260206004820152600b60248201526a08a9aa0a8b2be8482a886960ab1b604482015260640161086a565b6014821115612d2a5760405162461bcd60e51b815260206004820152600f60248201526e42415443485f544f4f5f4c4152474560881b604482015260640161086a565b5090565b606080848314612d725760405162461bcd60e51b815260206004820152600f60248201526e0988a9c8ea890be9a92a69a82a8869608b1b604482015260640161086a565b612d7e60146002614e11565b851115612dbf5760405162461bcd60e51b815260206004820152600f60248201526e544f4f5f4d414e595f4f524445525360881b604482015260640161086a565b8585808060200260200160405190810160405280939291908181526020015f905b82821015612e0d57612dfe6101408302860136819003810190614c75565b81526020019060010190612de0565b5050505050915081516001600160401b03811115612e2d57612e2d614c11565b604051908082528060200260200182016040528015612e56578160200160208202803683370190505b5090505f5b8251811015612eab57612e86838281518110612e7957612e79614f65565b6020026020010151613b70565b828281518110612e9857612e98614f65565b6020908102919091010152600101612e5b565b5094509492505050565b5f612ee36040518060a001604052805f81526020015f81526020015f81526020015f81526020015f81525090565b84516040805160a08101909152853582119060208701358311908083612f09575f612f27565b89895f013581518110612f1e57612f1e614f65565b60200260200101515b815260200182612f37575f612f56565b89896020013581518110612f4d57612f4d614f65565b60200260200101515b81526020018860400135815260200188606001358152602001878152509350818015612f7f5750805b9450505050935093915050565b61301985835f013581518110612fa457612fa4614f65565b60200260200101518585855f0135818110612fc157612fc1614f65565b9050602002810190612fd39190614d23565b88866020013581518110612fe957612fe9614f65565b60200260200101518888886020013581811061300757613007614f65565b90506020028101906108209190614d23565b5050505050565b5f61302b83836112f5565b15612ca2575f8381526002602090815260408083206001600160a01b0386168085529252808320805460ff1916905551339286917ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9190a4506001610768565b613093613ba7565b6003805460ff191690557f5db9ee0a495bf2e6ff9c91a7834c1ba4fdd244a5e8aa4e537bd38aeae4b073aa335b6040516001600160a01b03909116815260200160405180910390a1565b5f6107686130e9613350565b8360405161190160f01b8152600281019290925260228201526042902090565b5f5f5f613117858786612eb5565b915091508161315857805160208201516040515f51602061572b5f395f51905f52926131469290918890615405565b60405180910390a15f925050506131f0565b6131eb89875f01358151811061317057613170614f65565b60200260200101518989895f013581811061318d5761318d614f65565b905060200281019061319f9190614d23565b8c8a60200135815181106131b5576131b5614f65565b60200260200101518c8c8c602001358181106131d3576131d3614f65565b90506020028101906131e59190614d23565b87613bca565b925050505b9695505050505050565b613202611fe7565b6003805460ff191660011790557f62e78cea01bee320cd4e420270b5ea74000d11b0c9f74754ebdbfc544b05a2586130c03390565b6060611fd87f00000000000000000000000000000000000000000000000000000000000000005f613d7f565b6060611fd87f00000000000000000000000000000000000000000000000000000000000000006001613d7f565b5f6001600160a01b0384166132a657505f611cad565b5f5f5f5f6132b386613af5565b9350935093509350831561331d575f5f6132cf89868686613e28565b5090925090505f8160038111156132e8576132e861544f565b1480156133065750896001600160a01b0316826001600160a01b0316145b1561331a5760019650505050505050611cad565b50505b6001600160a01b0388163b1561334357613338888888613ef0565b945050505050611cad565b505f979650505050505050565b5f306001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161480156133a857507f000000000000000000000000000000000000000000000000000000000000000046145b156133d257507f000000000000000000000000000000000000000000000000000000000000000090565b611fd8604080517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60208201527f0000000000000000000000000000000000000000000000000000000000000000918101919091527f000000000000000000000000000000000000000000000000000000000000000060608201524660808201523060a08201525f9060c00160405160208183030381529060405280519060200120905090565b90565b61348682826112f5565b61082f5760405163e2517d3f60e01b81526001600160a01b03821660048201526024810183905260440161086a565b80825d5050565b5f600b545f1415806134d2575060208201518251145b156134de57505f61368d565b8460a001516001600160a01b031688608001516001600160a01b0316141580613521575084608001516001600160a01b03168860a001516001600160a01b031614155b1561352d57505f61368d565b60608801516001600160a01b0316151580613554575060608501516001600160a01b031615155b1561356057505f61368d565b5f5f6135768a8a8a875f01518860400151613fc6565b9150915081613589575f9250505061368d565b5f5f6135a089898989602001518a60600151613fc6565b91509150816135b5575f94505050505061368d565b5f5f6135cb8e8c8a604001518b60600151613698565b915091508115806135e257506135e08161418e565b155b156135f5575f965050505050505061368d565b604088015161360490866150fa565b88515f90815260096020526040902055606088015161362390846150fa565b60095f8a6020015181526020019081526020015f20819055508760200151885f01517f59d0e950d09fe8b9f7e1fb450a45fe4791db8a97990f1321c065758b1c547f0d8a608001518460405161367a929190614e73565b60405180910390a3600196505050505050505b979650505050505050565b5f6136a1614417565b5f6136b5858860e001518960c0015161427a565b9050808410156136c8575f925050613858565b5f6136dc858860e001518960c0015161427a565b9050808610156136f0575f93505050613858565b87516001600160a01b0390811684528751811660208501526080808a015182166040860152808901519091166060850152830186905260a083018590526137378286614de5565b6101608401819052600454612710916137509190614e11565b61375a9190614e3c565b6101808401526005546101608401516127109161377691614e11565b6137809190614e3c565b6101a0840181905261018084015161016085015161379e9190614de5565b6137a89190614de5565b6101c08401526101a08301516137be9086614de5565b60c08401526101808301515f906137d590846150fa565b9050612710896040015165ffffffffffff16826137f29190614e11565b6137fc9190614e3c565b610120850181905261380e9082614de5565b60e085015260408801516127109061382e9065ffffffffffff1689614e11565b6138389190614e3c565b610140850181905261384a9088614de5565b610100850152506001935050505b94509492505050565b6138e06040518061016001604052805f6001600160a01b031681526020015f6001600160a01b031681526020015f6001600160a01b031681526020015f6001600160a01b031681526020015f81526020015f81526020015f81526020015f81526020015f6001600160a01b031681526020015f81526020015f81525090565b604051806101600160405280835f01516001600160a01b0316815260200183602001516001600160a01b0316815260200183604001516001600160a01b0316815260200183606001516001600160a01b03168152602001836080015181526020018360c0015181526020018360e0015181526020018361010001518152602001600360019054906101000a90046001600160a01b03166001600160a01b03168152602001836101c0015184610120015161399a91906150fa565b81526020018361014001518152509050919050565b8015806139c357506001600160a01b038316155b610dee576040516374dd9a8d60e11b81526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000169063e9bb351a9061289c90879086908690899060040161510d565b5f6002826003811115613a2e57613a2e61544f565b613a389190615463565b60ff166001149050919050565b5f5f5f613a5286866142f7565b91509150815f03613a7657838181613a6c57613a6c614e28565b0492505050611cad565b818411613a8d57613a8d6003851502601118614313565b5f848688095f868103871696879004966002600389028118808a02820302808a02820302808a02820302808a02820302808a02820302808a02909103029181900381900460010185841190960395909502919093039390930492909217029150509392505050565b5f5f5f5f8451604103613b2257602085015191506040850151905060608501515f1a925060019350613b69565b8451604003613b5d575050602083015160408401516001600160ff1b03811690613b5160ff82901c601b6150fa565b93506001945050613b69565b505f9250829150819050805b9193509193565b5f6107687f1e90c7960babffbc04eb142e5080fbabf189b0793ff94cf067b10f216d3e957f836040516020016112da929190615546565b60035460ff1661200b57604051638dfc202b60e01b815260040160405180910390fd5b5f613bda888888888888886134bc565b15613be75750600161368d565b60405163029bf5ed60e21b81523090630a6fd7b490613c16908b908b908b908b908b908b908b9060040161555b565b5f604051808303815f87803b158015613c2d575f5ffd5b505af1925050508015613c3e575060015b613d7757613c4a6155e3565b806308c379a003613ca45750613c5e6155fb565b80613c695750613d16565b5f51602061572b5f395f51905f52835f01518460200151838660800151604051613c96949392919061567d565b60405180910390a150613343565b634e487b7103613d1657613cb66156ac565b90613cc15750613d16565b825160208085015160808087015160408051958652938501929092529183018290526005918301919091526450414e494360d81b60a083015260608201525f51602061572b5f395f51905f529060c001613c96565b81516020808401516080808601516040805195865293850192909252838301819052600e908401526d155392d393d5d397d4915591549560921b60a08401526060830152515f51602061572b5f395f51905f529181900360c00190a1613343565b50600161368d565b606060ff8314613d9957613d9283614324565b9050610768565b818054613da590614fa7565b80601f0160208091040260200160405190810160405280929190818152602001828054613dd190614fa7565b8015613e1c5780601f10613df357610100808354040283529160200191613e1c565b820191905f5260205f20905b815481529060010190602001808311613dff57829003601f168201915b50505050509050610768565b5f80807f7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0841115613e6157505f91506003905082613ee6565b604080515f808252602082018084528a905260ff891692820192909252606081018790526080810186905260019060a0016020604051602081039080840390855afa158015613eb2573d5f5f3e3d5ffd5b5050604051601f1901519150506001600160a01b038116613edd57505f925060019150829050613ee6565b92505f91508190505b9450945094915050565b5f5f5f856001600160a01b03168585604051602401613f109291906156c9565b60408051601f198184030181529181526020820180516001600160e01b0316630b135d3f60e11b17905251613f4591906156e1565b5f60405180830381855afa9150503d805f8114613f7d576040519150601f19603f3d011682016040523d82523d5f602084013e613f82565b606091505b5091509150818015613f9657506020815110155b80156131f057508051630b135d3f60e11b90613fbb9083016020908101908401614f4e565b149695505050505050565b60c08501515f9081906001600160801b03811180613fee575060e08801516001600160801b03105b15613fff575f5f9250925050614184565b5f85815260096020526040902054915083158061402457506140218282614de5565b84115b8061403b575042886020015165ffffffffffff1611155b15614049575f925050614184565b815f0361417e5760e08801511580614065575061010088015115155b15614073575f925050614184565b6140816301e13380426150fa565b886020015165ffffffffffff1611806140a757506103e8886040015165ffffffffffff16115b156140b5575f925050614184565b8760a001516001600160a01b031688608001516001600160a01b031614806140f9575060808801516001600160a01b03165f9081526008602052604090205460ff16155b80614120575060a08801516001600160a01b03165f9081526008602052604090205460ff16155b1561412e575f925050614184565b614171885f01518689898080601f0160208091040260200160405190810160405280939291908181526020018383808284375f9201919091525061436192505050565b61417e575f925050614184565b60019250505b9550959350505050565b6003546101c08201516101208301515f927f000000000000000000000000000000000000000000000000000000000000000092631113d0e960e01b926101009092046001600160a01b03169185916141e5916150fa565b9050604051838152865160048201526020870151602482015260408701516044820152606087015160648201526080870151608482015260c087015160a482015260e087015160c482015261010087015160e4820152826101048201528161012482015261014087015161014482015260205f610164835f895af1905060015f5114601f3d1182161695505050505050919050565b5f6001600160801b03841180159061429957506001600160801b038311155b156142e2575f6142a98486614e11565b90506142b583826156f7565b156142c15760016142c3565b5f5b60ff166142d08483614e3c565b6142da91906150fa565b915050611cad565b6142ef848484600161276d565b949350505050565b5f805f1983850993909202808410938190039390930393915050565b634e487b715f52806020526024601cfd5b60605f614330836143f0565b6040805160208082528183019092529192505f91906020820181803683375050509182525060208101929092525090565b5f6001600160a01b03841661437757505f611cad565b5f5f5f5f61438486613af5565b93509350935093508361439d575f945050505050611cad565b5f5f6143ab89868686613e28565b5090925090505f8160038111156143c4576143c461544f565b1480156143e25750896001600160a01b0316826001600160a01b0316145b9a9950505050505050505050565b5f60ff8216601f81111561076857604051632cd44ac360e21b815260040160405180910390fd5b604051806101e001604052805f6001600160a01b031681526020015f6001600160a01b031681526020015f6001600160a01b031681526020015f6001600160a01b031681526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81526020015f81525090565b5080546144ae90614fa7565b5f825580601f106144bd575050565b601f0160209004905f5260205f2090810190610f9f91905b80821115612d2a575f81556001016144d5565b5f602082840312156144f8575f5ffd5b81356001600160e01b031981168114611cad575f5ffd5b5f6020828403121561451f575f5ffd5b81356001600160401b03811115614534575f5ffd5b82016103008185031215611cad575f5ffd5b5f6101408284031215614557575f5ffd5b50919050565b5f5f83601f84011261456d575f5ffd5b5081356001600160401b03811115614583575f5ffd5b60208301915083602082850101111561459a575f5ffd5b9250929050565b5f5f5f5f5f5f5f8789036103608112156145b9575f5ffd5b6145c38a8a614546565b97506101408901356001600160401b038111156145de575f5ffd5b6145ea8b828c0161455d565b90985096506145ff90508a6101608b01614546565b94506102a08901356001600160401b0381111561461a575f5ffd5b6146268b828c0161455d565b90955093505060a06102bf198201121561463e575f5ffd5b506102c08801905092959891949750929550565b80356001600160a01b0381168114614668575f5ffd5b919050565b5f5f5f5f5f5f5f5f610200898b031215614685575f5ffd5b61468f8a8a614546565b97506101408901356001600160401b038111156146aa575f5ffd5b6146b68b828c0161455d565b909850965050610160890135945061018089013593506146d96101a08a01614652565b979a96995094979396929592945050506101c0820135916101e0013590565b5f60208284031215614708575f5ffd5b5035919050565b5f5f5f5f5f5f5f60c0888a031215614725575f5ffd5b61472e88614652565b965061473c60208901614652565b955060408801359450606088013593506080880135925060a08801356001600160401b0381111561476b575f5ffd5b6147778a828b0161455d565b989b979a50959850939692959293505050565b5f5f6040838503121561479b575f5ffd5b823591506147ab60208401614652565b90509250929050565b5f5f83601f8401126147c4575f5ffd5b5081356001600160401b038111156147da575f5ffd5b6020830191508360208260051b850101111561459a575f5ffd5b5f5f83601f840112614804575f5ffd5b5081356001600160401b0381111561481a575f5ffd5b6020830191508360208260071b850101111561459a575f5ffd5b5f5f5f5f5f5f60608789031215614849575f5ffd5b86356001600160401b0381111561485e575f5ffd5b8701601f8101891361486e575f5ffd5b80356001600160401b03811115614883575f5ffd5b89602061014083028401011115614898575f5ffd5b6020918201975095508701356001600160401b038111156148b7575f5ffd5b6148c389828a016147b4565b90955093505060408701356001600160401b038111156148e1575f5ffd5b6148ed89828a016147f4565b979a9699509497509295939492505050565b5f5f60408385031215614910575f5ffd5b61491983614652565b91506020830135801515811461492d575f5ffd5b809150509250929050565b5f5f60408385031215614949575f5ffd5b50508035926020909101359150565b5f81518084528060208401602086015e5f602082860101526020601f19601f83011685010191505092915050565b602081525f611cad6020830184614958565b5f5f5f606084860312156149aa575f5ffd5b6149b384614652565b92506149c160208501614652565b929592945050506040919091013590565b5f5f604083850312156149e3575f5ffd5b6149ec83614652565b91506147ab60208401614652565b60ff60f81b8816815260e060208201525f614a1860e0830189614958565b8281036040840152614a2a8189614958565b606084018890526001600160a01b038716608085015260a0840186905283810360c0850152845180825260208087019350909101905f5b81811015614a7f578351835260209384019390920191600101614a61565b50909b9a5050505050505050505050565b5f5f60408385031215614aa1575f5ffd5b614aaa83614652565b946020939093013593505050565b5f6101408284031215614ac9575f5ffd5b611cad8383614546565b5f60c08284031215614557575f5ffd5b5f5f5f5f5f5f60808789031215614af8575f5ffd5b86356001600160401b03811115614b0d575f5ffd5b614b1989828a01614ad3565b96505060208701356001600160401b03811115614b34575f5ffd5b614b4089828a0161455d565b9096509450614b53905060408801614652565b925060608701356001600160401b03811115614b6d575f5ffd5b6148ed89828a0161455d565b5f60208284031215614b89575f5ffd5b611cad82614652565b5f60208284031215614ba2575f5ffd5b81356001600160401b03811115614bb7575f5ffd5b6142ef84828501614ad3565b5f5f5f5f60608587031215614bd6575f5ffd5b843593506020850135925060408501356001600160401b03811115614bf9575f5ffd5b614c058782880161455d565b95989497509550505050565b634e487b7160e01b5f52604160045260245ffd5b601f8201601f191681016001600160401b0381118282101715614c4a57614c4a614c11565b6040525050565b60405161347961014082614c25565b803565ffffffffffff81168114614668575f5ffd5b5f610140828403128015614c87575f5ffd5b50614c90614c51565b614c9983614652565b8152614ca760208401614c60565b6020820152614cb860408401614c60565b6040820152614cc960608401614652565b6060820152614cda60808401614652565b6080820152614ceb60a08401614652565b60a082015260c0838101359082015260e080840135908201526101008084013590820152610120928301359281019290925250919050565b5f5f8335601e19843603018112614d38575f5ffd5b8301803591506001600160401b03821115614d51575f5ffd5b60200191503681900382131561459a575f5ffd5b5f60a0828403128015614d76575f5ffd5b5060405160a081016001600160401b0381118282101715614d9957614d99614c11565b604090815283358252602080850135908301528381013590820152606080840135908201526080928301359281019290925250919050565b634e487b7160e01b5f52601160045260245ffd5b8181038181111561076857610768614dd1565b5f60208284031215614e08575f5ffd5b611cad82614c60565b808202811582820484141761076857610768614dd1565b634e487b7160e01b5f52601260045260245ffd5b5f82614e4a57614e4a614e28565b500490565b6001600160a01b039384168152919092166020820152604081019190915260600190565b82815281516001600160a01b03166020820152610200810160208301516001600160a01b03811660408401525060408301516001600160a01b03811660608401525060608301516001600160a01b038116608084015250608083015160a083015260a083015160c083015260c083015160e083015260e08301516101008301526101008301516101208301526101208301516101408301526101408301516101608301526101608301516101808301526101808301516101a08301526101a08301516101c08301526101c08301516101e08301529392505050565b5f60208284031215614f5e575f5ffd5b5051919050565b634e487b7160e01b5f52603260045260245ffd5b602081525f61076860208301600f81526e0848288be9ea4888aa4be929c888ab608b1b602082015260400190565b600181811c90821680614fbb57607f821691505b60208210810361455757634e487b7160e01b5f52602260045260245ffd5b5f81614fe757614fe7614dd1565b505f190190565b82815261016081016150136020830161500685614652565b6001600160a01b03169052565b61501f60208401614c60565b65ffffffffffff811660408401525061503a60408401614c60565b65ffffffffffff811660608401525061505560608401614652565b6001600160a01b03811660808401525061507160808401614652565b6001600160a01b03811660a08401525061508d60a08401614652565b6001600160a01b03811660c08401525060c083013560e08381019190915283013561010080840191909152830135610120808401919091529092013561014090910152919050565b6020808252600b908201526a16915493d7d05353d5539560aa1b604082015260600190565b8082018082111561076857610768614dd1565b6001600160a01b03948516815292841660208401526040830191909152909116606082015260800190565b5f5f8335601e1984360301811261514d575f5ffd5b8301803591506001600160401b03821115615166575f5ffd5b6020019150600581901b360382131561459a575f5ffd5b5f8184825b858110156151b1576001600160a01b0361519b83614652565b1683526020928301929190910190600101615182565b509095945050505050565b5f6001600160fb1b038311156151d0575f5ffd5b8260051b80858437919091019392505050565b5f600182016151f4576151f4614dd1565b5060010190565b601f821115610f1f57805f5260205f20601f840160051c810160208510156152205750805b601f840160051c820191505b81811015613019575f815560010161522c565b6001600160401b0383111561525657615256614c11565b61526a836152648354614fa7565b836151fb565b5f601f84116001811461529b575f85156152845750838201355b5f19600387901b1c1916600186901b178355613019565b5f83815260208120601f198716915b828110156152ca57868501358255602094850194600190920191016152aa565b50868210156152e6575f1960f88860031b161c19848701351681555b505060018560011b0183555050505050565b81835281816020850137505f828201602090810191909152601f909101601f19169091010190565b848152836020820152606060408201525f6131f06060830184866152f8565b81516001600160a01b031681526101608101602083015161536b60208401826001600160a01b03169052565b50604083015161538660408401826001600160a01b03169052565b5060608301516153a160608401826001600160a01b03169052565b506080830151608083015260a083015160a083015260c083015160c083015260e083015160e08301526101008301516153e66101008401826001600160a01b03169052565b5061012083015161012083015261014083015161014083015292915050565b838152826020820152608060408201525f61543f60808301600f81526e0848288be9ea4888aa4be929c888ab608b1b602082015260400190565b9050826060830152949350505050565b634e487b7160e01b5f52602160045260245ffd5b5f60ff83168061547557615475614e28565b8060ff84160691505092915050565b80516001600160a01b0316825260208101516154aa602084018265ffffffffffff169052565b5060408101516154c4604084018265ffffffffffff169052565b5060608101516154df60608401826001600160a01b03169052565b5060808101516154fa60808401826001600160a01b03169052565b5060a081015161551560a08401826001600160a01b03169052565b5060c081015160c083015260e081015160e08301526101008101516101008301526101208101516101208301525050565b8281526101608101611cad6020830184615484565b6155658189615484565b6103606101408201525f61557e6103608301888a6152f8565b61558c610160840188615484565b8281036102a08401526155a08186886152f8565b91505082516102c083015260208301516102e083015260408301516103008301526060830151610320830152608083015161034083015298975050505050505050565b5f60033d11156134795760045f5f3e505f5160e01c90565b5f60443d10156156085790565b6040513d600319016004823e80513d60248201116001600160401b038211171561563157505090565b80820180516001600160401b0381111561564c575050505090565b3d8401600319018282016020011115615666575050505090565b61567560208285010185614c25565b509392505050565b848152836020820152608060408201525f61569b6080830185614958565b905082606083015295945050505050565b5f5f60233d11156156c557602060045f3e50505f516001905b9091565b828152604060208201525f6142ef6040830184614958565b5f82518060208501845e5f920191825250919050565b5f8261570557615705614e28565b50069056fed8aa0f3194971a2a116679f7c2090f6939c8d4e01a2a8d7e41d55e5351469e634b4a309f78ef18ae8180aa8cf0457a202949be35e75c5853dd6ab68a20fd7fe8" as const,
 } as const;
 
 export const Router = {
@@ -4086,6 +3995,152 @@ export const Vault = {
     },
     {
       "type": "function",
+      "name": "settleMatch",
+      "inputs": [
+        {
+          "name": "m",
+          "type": "tuple",
+          "internalType": "struct Vault.MatchLedger",
+          "components": [
+            {
+              "name": "maker",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "taker",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "makerToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "takerToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "makerDebit",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "takerDebit",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "makerCredit",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "takerCredit",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "protocol",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "protocolInTakerToken",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "protocolInMakerToken",
+              "type": "uint256",
+              "internalType": "uint256"
+            }
+          ]
+        }
+      ],
+      "outputs": [],
+      "stateMutability": "nonpayable"
+    },
+    {
+      "type": "function",
+      "name": "trySettleMatch",
+      "inputs": [
+        {
+          "name": "",
+          "type": "tuple",
+          "internalType": "struct Vault.MatchLedger",
+          "components": [
+            {
+              "name": "maker",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "taker",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "makerToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "takerToken",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "makerDebit",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "takerDebit",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "makerCredit",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "takerCredit",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "protocol",
+              "type": "address",
+              "internalType": "address"
+            },
+            {
+              "name": "protocolInTakerToken",
+              "type": "uint256",
+              "internalType": "uint256"
+            },
+            {
+              "name": "protocolInMakerToken",
+              "type": "uint256",
+              "internalType": "uint256"
+            }
+          ]
+        }
+      ],
+      "outputs": [
+        {
+          "name": "ok",
+          "type": "bool",
+          "internalType": "bool"
+        }
+      ],
+      "stateMutability": "nonpayable"
+    },
+    {
+      "type": "function",
       "name": "withdrawTo",
       "inputs": [
         {
@@ -4145,5 +4200,5 @@ export const Vault = {
       "anonymous": false
     }
   ] as const,
-  bytecode: "0x60a060405234801561000f575f5ffd5b50604051610bef380380610bef83398101604081905261002e91610088565b6001600160a01b0381166100775760405162461bcd60e51b815260206004820152600c60248201526b5a45524f5f4144445245535360a01b604482015260640160405180910390fd5b6001600160a01b03166080526100b5565b5f60208284031215610098575f5ffd5b81516001600160a01b03811681146100ae575f5ffd5b9392505050565b608051610b146100db5f395f818161019a01528181610468015261052a0152610b145ff3fe608060405234801561000f575f5ffd5b506004361061009b575f3560e01c80637de182c5116100635780637de182c514610124578063d2f7265a14610137578063e9bb351a14610161578063f7888aec14610174578063f851a44014610195575f5ffd5b8063262709e61461009f57806349a35912146100b4578063558a7297146100c757806367b1f5df146100da5780636d70f7ae146100ed575b5f5ffd5b6100b26100ad3660046109aa565b6101bc565b005b6100b26100c23660046109aa565b610217565b6100b26100d53660046109e4565b61045d565b6100b26100e8366004610a1d565b61051f565b61010f6100fb366004610a1d565b60016020525f908152604090205460ff1681565b60405190151581526020015b60405180910390f35b6100b26101323660046109aa565b61065e565b5f54610149906001600160a01b031681565b6040516001600160a01b03909116815260200161011b565b6100b261016f366004610a3d565b6106d6565b610187610182366004610a87565b6107c0565b60405190815260200161011b565b6101497f000000000000000000000000000000000000000000000000000000000000000081565b5f546001600160a01b03163314806101e25750335f9081526001602052604090205460ff165b6102075760405162461bcd60e51b81526004016101fe90610ab8565b60405180910390fd5b6102128383836107ec565b505050565b5f546001600160a01b031633148061023d5750335f9081526001602052604090205460ff165b6102595760405162461bcd60e51b81526004016101fe90610ab8565b604051636eb1769f60e11b81526001600160a01b03838116600483015230602483015282919085169063dd62ed3e90604401602060405180830381865afa1580156102a6573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906102ca9190610ade565b10156103115760405162461bcd60e51b815260206004820152601660248201527510531313d5d05390d157d25394d551919250d251539560521b60448201526064016101fe565b6040516370a0823160e01b81526001600160a01b0383811660048301528291908516906370a0823190602401602060405180830381865afa158015610358573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061037c9190610ade565b10156103ca5760405162461bcd60e51b815260206004820152601b60248201527f494e53554646494349454e545f57414c4c45545f42414c414e4345000000000060448201526064016101fe565b6103df6001600160a01b038416833084610890565b61041d5760405162461bcd60e51b815260206004820152600f60248201526e1514905394d1915497d19052531151608a1b60448201526064016101fe565b6001600160a01b038083165f90815260026020908152604080832093871683529290529081208054839290610453908490610af5565b9091555050505050565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146104c15760405162461bcd60e51b81526020600482015260096024820152682727aa2fa0a226a4a760b91b60448201526064016101fe565b6001600160a01b0382165f81815260016020908152604091829020805460ff191685151590811790915591519182527f1a594081ae893ab78e67d9b9e843547318164322d32c65369d78a96172d9dc8f910160405180910390a25050565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146105835760405162461bcd60e51b81526020600482015260096024820152682727aa2fa0a226a4a760b91b60448201526064016101fe565b5f546001600160a01b0316156105d25760405162461bcd60e51b8152602060048201526014602482015273115610d2105391d157d053149150511657d4d15560621b60448201526064016101fe565b6001600160a01b0381166106175760405162461bcd60e51b815260206004820152600c60248201526b5a45524f5f4144445245535360a01b60448201526064016101fe565b5f80546001600160a01b0319166001600160a01b038316908117825560405190917f1b3baff3cd6acb01bcbb187b5b9cb66fabc651693fc14e518c71feeddf4f864b91a250565b5f546001600160a01b03163314806106845750335f9081526001602052604090205460ff165b6106a05760405162461bcd60e51b81526004016101fe90610ab8565b6001600160a01b038084165f90815260026020908152604080832093861683529290529081208054839290610453908490610af5565b5f546001600160a01b03163314806106fc5750335f9081526001602052604090205460ff165b6107185760405162461bcd60e51b81526004016101fe90610ab8565b6001600160a01b03811661075d5760405162461bcd60e51b815260206004820152600c60248201526b5a45524f5f4144445245535360a01b60448201526064016101fe565b6107688484846107ec565b61077c6001600160a01b0384168284610903565b6107ba5760405162461bcd60e51b815260206004820152600f60248201526e1514905394d1915497d19052531151608a1b60448201526064016101fe565b50505050565b6001600160a01b038083165f908152600260209081526040808320938516835292905220545b92915050565b6001600160a01b038084165f90815260026020908152604080832093861683529290522054818110156108615760405162461bcd60e51b815260206004820152601a60248201527f494e53554646494349454e545f5641554c545f42414c414e434500000000000060448201526064016101fe565b6001600160a01b039384165f908152600260209081526040808320959096168252939093529290912091039055565b6040516001600160a01b0384811660248301528381166044830152606482018390525f916108fa918791908216906323b872dd906084015b604051602081830303815290604052915060e01b6020820180516001600160e01b038381831617835250505050610946565b95945050505050565b5f61093e84856001600160a01b031663a9059cbb86866040516024016108c89291906001600160a01b03929092168252602082015260400190565b949350505050565b5f5f5f5f60205f8651602088015f8a5af192503d91505f519050828015610985575081156109775780600114610985565b5f866001600160a01b03163b115b9695505050505050565b80356001600160a01b03811681146109a5575f5ffd5b919050565b5f5f5f606084860312156109bc575f5ffd5b6109c58461098f565b92506109d36020850161098f565b929592945050506040919091013590565b5f5f604083850312156109f5575f5ffd5b6109fe8361098f565b915060208301358015158114610a12575f5ffd5b809150509250929050565b5f60208284031215610a2d575f5ffd5b610a368261098f565b9392505050565b5f5f5f5f60808587031215610a50575f5ffd5b610a598561098f565b9350610a676020860161098f565b925060408501359150610a7c6060860161098f565b905092959194509250565b5f5f60408385031215610a98575f5ffd5b610aa18361098f565b9150610aaf6020840161098f565b90509250929050565b6020808252600c908201526b2727aa2fa7a822a920aa27a960a11b604082015260600190565b5f60208284031215610aee575f5ffd5b5051919050565b808201808211156107e657634e487b7160e01b5f52601160045260245ffd" as const,
+  bytecode: "0x60a060405234801561000f575f5ffd5b5060405161110838038061110883398101604081905261002e91610088565b6001600160a01b0381166100775760405162461bcd60e51b815260206004820152600c60248201526b5a45524f5f4144445245535360a01b604482015260640160405180910390fd5b6001600160a01b03166080526100b5565b5f60208284031215610098575f5ffd5b81516001600160a01b03811681146100ae575f5ffd5b9392505050565b60805161102d6100db5f395f81816101fb0152818161099f0152610a61015261102d5ff3fe608060405234801561000f575f5ffd5b50600436106100b1575f3560e01c80636d70f7ae1161006e5780636d70f7ae1461013e5780637de182c514610160578063d2f7265a14610173578063e9bb351a1461019d578063f7888aec146101b0578063f851a440146101f6575f5ffd5b80631113d0e9146100b5578063262709e6146100dd57806329ea7948146100f257806349a3591214610105578063558a72971461011857806367b1f5df1461012b575b5f5ffd5b6100c86100c3366004610e9a565b61021d565b60405190151581526020015b60405180910390f35b6100f06100eb366004610eca565b610450565b005b6100f0610100366004610e9a565b61049d565b6100f0610113366004610eca565b61074e565b6100f0610126366004610f04565b610994565b6100f0610139366004610f3d565b610a56565b6100c861014c366004610f3d565b60016020525f908152604090205460ff1681565b6100f061016e366004610eca565b610b95565b5f54610185906001600160a01b031681565b6040516001600160a01b0390911681526020016100d4565b6100f06101ab366004610f56565b610c0d565b6101e86101be366004610fa0565b6001600160a01b039182165f90815260026020908152604080832093909416825291909152205490565b6040519081526020016100d4565b6101857f000000000000000000000000000000000000000000000000000000000000000081565b5f80546001600160a01b03163314806102445750335f9081526001602052604090205460ff165b6102695760405162461bcd60e51b815260040161026090610fd1565b60405180910390fd5b610442565b600460208202013560a081901c15610284575f5ffd5b919050565b600183156102b057505f818152600260209081526040808320909152838252902054831910155b9392505050565b82156102dc575f81815260026020908152604080832090915283825290208054840190555b505050565b5f6102eb5f61026e565b6102f5600161026e565b6102ff600261026e565b610309600361026e565b610313600861026e565b8381148582141782841485871417171561032f57505050505090565b5f858152600260208181526040808420825286845280842088855292825280842090915284835290912081548154608435821060a435821017156103795750505050505050505090565b61038660c435878b610289565b6103965750505050505050505090565b6103a360e435888a610289565b6103b35750505050505050505090565b6103c1610124358787610289565b6103d15750505050505050505090565b6103df610144358887610289565b6103ef5750505050505050505090565b60843590910390925560a435909103905561040d60c43583876102b7565b61041a60e43584866102b7565b6104286101243583836102b7565b6104366101443584836102b7565b50505050506001905090565b61044a6102e1565b92915050565b5f546001600160a01b03163314806104765750335f9081526001602052604090205460ff165b6104925760405162461bcd60e51b815260040161026090610fd1565b6102dc838383610cf7565b5f546001600160a01b03163314806104c35750335f9081526001602052604090205460ff165b6104df5760405162461bcd60e51b815260040161026090610fd1565b6105096104ef6020830183610f3d565b6104ff6060840160408501610f3d565b8360800135610cf7565b61053661051c6040830160208401610f3d565b61052c6080840160608501610f3d565b8360a00135610cf7565b60c0810135156105b35760c081013560025f6105556020850185610f3d565b6001600160a01b0316815260208101919091526040015f908120906105806080850160608601610f3d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546105ad9190610ff7565b90915550505b60e08101351561063b5760e081013560025f6105d56040850160208601610f3d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8360400160208101906106089190610f3d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546106359190610ff7565b90915550505b610120810135156106bf5761012081018035906002905f90610661906101008601610f3d565b6001600160a01b0316815260208101919091526040015f9081209061068c6080850160608601610f3d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546106b99190610ff7565b90915550505b6101408101351561074b5761014081013560025f6106e561012085016101008601610f3d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8360400160208101906107189190610f3d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546107459190610ff7565b90915550505b50565b5f546001600160a01b03163314806107745750335f9081526001602052604090205460ff165b6107905760405162461bcd60e51b815260040161026090610fd1565b604051636eb1769f60e11b81526001600160a01b03838116600483015230602483015282919085169063dd62ed3e90604401602060405180830381865afa1580156107dd573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906108019190611016565b10156108485760405162461bcd60e51b815260206004820152601660248201527510531313d5d05390d157d25394d551919250d251539560521b6044820152606401610260565b6040516370a0823160e01b81526001600160a01b0383811660048301528291908516906370a0823190602401602060405180830381865afa15801561088f573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906108b39190611016565b10156109015760405162461bcd60e51b815260206004820152601b60248201527f494e53554646494349454e545f57414c4c45545f42414c414e434500000000006044820152606401610260565b6109166001600160a01b038416833084610d9b565b6109545760405162461bcd60e51b815260206004820152600f60248201526e1514905394d1915497d19052531151608a1b6044820152606401610260565b6001600160a01b038083165f9081526002602090815260408083209387168352929052908120805483929061098a908490610ff7565b9091555050505050565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146109f85760405162461bcd60e51b81526020600482015260096024820152682727aa2fa0a226a4a760b91b6044820152606401610260565b6001600160a01b0382165f81815260016020908152604091829020805460ff191685151590811790915591519182527f1a594081ae893ab78e67d9b9e843547318164322d32c65369d78a96172d9dc8f910160405180910390a25050565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614610aba5760405162461bcd60e51b81526020600482015260096024820152682727aa2fa0a226a4a760b91b6044820152606401610260565b5f546001600160a01b031615610b095760405162461bcd60e51b8152602060048201526014602482015273115610d2105391d157d053149150511657d4d15560621b6044820152606401610260565b6001600160a01b038116610b4e5760405162461bcd60e51b815260206004820152600c60248201526b5a45524f5f4144445245535360a01b6044820152606401610260565b5f80546001600160a01b0319166001600160a01b038316908117825560405190917f1b3baff3cd6acb01bcbb187b5b9cb66fabc651693fc14e518c71feeddf4f864b91a250565b5f546001600160a01b0316331480610bbb5750335f9081526001602052604090205460ff165b610bd75760405162461bcd60e51b815260040161026090610fd1565b6001600160a01b038084165f9081526002602090815260408083209386168352929052908120805483929061098a908490610ff7565b5f546001600160a01b0316331480610c335750335f9081526001602052604090205460ff165b610c4f5760405162461bcd60e51b815260040161026090610fd1565b6001600160a01b038116610c945760405162461bcd60e51b815260206004820152600c60248201526b5a45524f5f4144445245535360a01b6044820152606401610260565b610c9f848484610cf7565b610cb36001600160a01b0384168284610e0e565b610cf15760405162461bcd60e51b815260206004820152600f60248201526e1514905394d1915497d19052531151608a1b6044820152606401610260565b50505050565b6001600160a01b038084165f9081526002602090815260408083209386168352929052205481811015610d6c5760405162461bcd60e51b815260206004820152601a60248201527f494e53554646494349454e545f5641554c545f42414c414e43450000000000006044820152606401610260565b6001600160a01b039384165f908152600260209081526040808320959096168252939093529290912091039055565b6040516001600160a01b0384811660248301528381166044830152606482018390525f91610e05918791908216906323b872dd906084015b604051602081830303815290604052915060e01b6020820180516001600160e01b038381831617835250505050610e51565b95945050505050565b5f610e4984856001600160a01b031663a9059cbb8686604051602401610dd39291906001600160a01b03929092168252602082015260400190565b949350505050565b5f5f5f5f60205f8651602088015f8a5af192503d91505f519050828015610e9057508115610e825780600114610e90565b5f866001600160a01b03163b115b9695505050505050565b5f610160828403128015610eac575f5ffd5b509092915050565b80356001600160a01b0381168114610284575f5ffd5b5f5f5f60608486031215610edc575f5ffd5b610ee584610eb4565b9250610ef360208501610eb4565b929592945050506040919091013590565b5f5f60408385031215610f15575f5ffd5b610f1e83610eb4565b915060208301358015158114610f32575f5ffd5b809150509250929050565b5f60208284031215610f4d575f5ffd5b6102b082610eb4565b5f5f5f5f60808587031215610f69575f5ffd5b610f7285610eb4565b9350610f8060208601610eb4565b925060408501359150610f9560608601610eb4565b905092959194509250565b5f5f60408385031215610fb1575f5ffd5b610fba83610eb4565b9150610fc860208401610eb4565b90509250929050565b6020808252600c908201526b2727aa2fa7a822a920aa27a960a11b604082015260600190565b8082018082111561044a57634e487b7160e01b5f52601160045260245ffd5b5f60208284031215611026575f5ffd5b505191905056" as const,
 } as const;

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeFunctionData, keccak256, parseTransaction, recoverTransactionAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { encodeMatchBatch, signEip1559 } from "../../sim/chain/anvil-tx.ts";
+import { compactBatch, encodeMatchBatch, signEip1559 } from "../../sim/chain/anvil-tx.ts";
 import { Exchange } from "../../sim/chain/artifacts.ts";
 import type { ChainMatch } from "../../sim/chain/port.ts";
 import type { Address, Hex, OrderMessage } from "../../sim/core/typed-data.ts";
@@ -30,17 +30,58 @@ const match: fc.Arbitrary<ChainMatch> = fc.record({ maker: order, makerSignature
 const viemOrder = (o: OrderMessage) => ({ ...o, expiration: Number(o.expiration), feeBps: Number(o.feeBps) });
 
 describe("settlement calldata and transactions", () => {
-  it("encodeMatchBatch equals viem's encodeFunctionData (batch and atomic)", () => {
+  it("encodeMatchBatch equals viem's encodeFunctionData of the compact batch (batch and atomic)", () => {
+    // Matches reuse orders from a small pool, as a sweeping taker does, so deduplication is exercised.
+    const pooled = fc.array(fc.record({ order, signature: bytes }), { minLength: 1, maxLength: 4 }).chain((pool) =>
+      fc.array(
+        fc.record({ maker: fc.nat(pool.length - 1), taker: fc.nat(pool.length - 1), makerAmount: u256, takerAmount: u256 }),
+        { minLength: 0, maxLength: 6 },
+      ).map((picks) =>
+        picks.map((p): ChainMatch => ({
+          maker: pool[p.maker]!.order,
+          makerSignature: pool[p.maker]!.signature,
+          taker: pool[p.taker]!.order,
+          takerSignature: pool[p.taker]!.signature,
+          makerAmount: p.makerAmount,
+          takerAmount: p.takerAmount,
+        })),
+      ),
+    );
     fc.assert(
-      fc.property(fc.array(match, { minLength: 0, maxLength: 4 }), fc.boolean(), (ms, atomic) => {
+      fc.property(fc.oneof(fc.array(match, { minLength: 0, maxLength: 4 }), pooled), fc.boolean(), (ms, atomic) => {
+        const b = compactBatch(ms);
         const expected = encodeFunctionData({
           abi: Exchange.abi,
           functionName: atomic ? "matchOrdersBatchAtomic" : "matchOrdersBatch",
-          args: [ms.map((m) => ({ ...m, maker: viemOrder(m.maker), taker: viemOrder(m.taker) }))],
+          args: [b.orders.map(viemOrder), b.signatures, b.fills],
         });
         expect(encodeMatchBatch(ms, atomic)).toBe(expected);
       }),
-      { numRuns: 60 },
+      { numRuns: 80 },
+    );
+  });
+
+  it("compactBatch keeps each distinct (order, signature) once and indexes every fill back to its match", () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ order, signature: bytes }), { minLength: 1, maxLength: 3 }), fc.array(fc.tuple(fc.nat(2), fc.nat(2), u256, u256), { maxLength: 8 }), (pool, picks) => {
+        const ms: ChainMatch[] = picks.map(([a, b, x, y]) => {
+          const m = pool[a % pool.length]!;
+          const t = pool[b % pool.length]!;
+          return { maker: m.order, makerSignature: m.signature, taker: t.order, takerSignature: t.signature, makerAmount: x, takerAmount: y };
+        });
+        const c = compactBatch(ms);
+        const keys = c.orders.map((o, k) => JSON.stringify([o, c.signatures[k]], (_, v) => (typeof v === "bigint" ? v.toString() : v)));
+        expect(new Set(keys).size).toBe(keys.length);
+        expect(c.fills.length).toBe(ms.length);
+        c.fills.forEach((f, i) => {
+          expect(c.orders[Number(f.maker)]).toEqual(ms[i]!.maker);
+          expect(c.signatures[Number(f.maker)]).toBe(ms[i]!.makerSignature);
+          expect(c.orders[Number(f.taker)]).toEqual(ms[i]!.taker);
+          expect(c.signatures[Number(f.taker)]).toBe(ms[i]!.takerSignature);
+          expect([f.makerAmount, f.takerAmount]).toEqual([ms[i]!.makerAmount, ms[i]!.takerAmount]);
+        });
+      }),
+      { numRuns: 100 },
     );
   });
 

@@ -1,9 +1,11 @@
 // Batches: best effort (failedMask + MatchFailed with the revert reason, the rest
 // settle), all-or-nothing, the size cap, and the executor's fault hook producing
-// genuine reverts inside a batch.
+// genuine reverts inside a batch; the compact layout (orders once, fills by index)
+// and the in-frame fast path against the reference path.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseEventLogs, type PrivateKeyAccount } from "viem";
 import type { Address, Hex, OrderMessage } from "../../sim/core/typed-data.ts";
+import { compactBatch, type CompactBatch } from "../../sim/chain/anvil-tx.ts";
 import {
   approveAndDeposit,
   Exchange,
@@ -16,7 +18,9 @@ import {
   signOrder,
   snapshotEach,
   startHarness,
+  TestToken,
   UNIT,
+  Vault,
   vaultBalance,
   type Harness,
 } from "./harness.ts";
@@ -55,8 +59,11 @@ async function trade(buyer: PrivateKeyAccount, makerExtra: Partial<OrderMessage>
   return { maker: maker.order, makerSignature: maker.sig, taker: taker.order, takerSignature: taker.sig, makerAmount: UNIT.WETH, takerAmount: 2000n * UNIT.USDC };
 }
 
-const batchCall = (matches: Match[], functionName: "matchOrdersBatch" | "matchOrdersBatchAtomic" = "matchOrdersBatch") =>
-  ({ address: h.d.exchange, abi: Exchange.abi, functionName, args: [matches as never] }) as const;
+type BatchFn = "matchOrdersBatch" | "matchOrdersBatchAtomic";
+/** The compact layout as sent: distinct orders + signatures, fills by index. */
+const compactCall = (b: CompactBatch, functionName: BatchFn = "matchOrdersBatch") =>
+  ({ address: h.d.exchange, abi: Exchange.abi, functionName, args: [b.orders as never, b.signatures, b.fills] }) as const;
+const batchCall = (matches: Match[], functionName: BatchFn = "matchOrdersBatch") => compactCall(compactBatch(matches), functionName);
 
 const filled = (o: OrderMessage) =>
   h.pub.readContract({ address: h.d.exchange, abi: Exchange.abi, functionName: "filled", args: [orderDigest(h, o)] });
@@ -159,8 +166,8 @@ describe("matchOrdersBatch (best effort)", () => {
       await revertOf(h.pub, h.executor, {
         address: h.d.exchange,
         abi: Exchange.abi,
-        functionName: "settleMatchFromBatch",
-        args: [m as never, zero, zero, 0n],
+        functionName: "settleFillFromBatch",
+        args: [m.maker as never, m.makerSignature, m.taker as never, m.takerSignature, { h0: zero, h1: zero, makerAmount: 1n, takerAmount: 1n, index: 0n }],
       }),
     ).toBe("ONLY_SELF");
   });
@@ -187,3 +194,140 @@ describe("matchOrdersBatchAtomic (all or nothing)", () => {
     expect(await vaultBalance(h, h.alice.address, WETH)).toBe(100n * UNIT.WETH);
   });
 });
+
+describe("compact batch layout (orders + signatures once, fills by index)", () => {
+  const zeroHash = `0x${"00".repeat(32)}` as Hex;
+
+  it("a fill naming an order index out of range fails alone: bit set, BAD_ORDER_INDEX, missing side's hash 0", async () => {
+    const a = await trade(h.bob);
+    const b = await trade(h.carol);
+    const batch = compactBatch([a, b]);
+    batch.fills[0] = { ...batch.fills[0]!, taker: 9n };
+    expect(await simulatedMaskOf(batch)).toBe(0b01n);
+    const receipt = await send(h.pub, h.wallet(h.executor), compactCall(batch));
+    const failed = parseEventLogs({ abi: Exchange.abi, logs: receipt.logs, eventName: "MatchFailed" });
+    expect(failed.map((l) => l.args)).toEqual([{ orderHash0: orderDigest(h, a.maker), orderHash1: zeroHash, reason: "BAD_ORDER_INDEX", batchIndex: 0n }]);
+    expect(await filled(a.maker)).toBe(0n);
+    expect(await filled(b.maker)).toBe(UNIT.WETH);
+  });
+
+  it("the atomic batch reverts whole on a bad index", async () => {
+    const a = await trade(h.bob);
+    const batch = compactBatch([a]);
+    batch.fills[0] = { ...batch.fills[0]!, maker: 2n };
+    expect(await revertOf(h.pub, h.executor, compactCall(batch, "matchOrdersBatchAtomic"))).toBe("BAD_ORDER_INDEX");
+  });
+
+  it("rejects orders and signatures of different lengths (LENGTH_MISMATCH) and more than 40 orders (TOO_MANY_ORDERS)", async () => {
+    const a = await trade(h.bob);
+    const batch = compactBatch([a]);
+    const short = { ...batch, signatures: batch.signatures.slice(0, 1) };
+    expect(await revertOf(h.pub, h.executor, compactCall(short))).toBe("LENGTH_MISMATCH");
+    expect(await revertOf(h.pub, h.executor, compactCall(short, "matchOrdersBatchAtomic"))).toBe("LENGTH_MISMATCH");
+    const many = { ...batch, orders: Array.from({ length: 41 }, () => a.maker), signatures: Array.from({ length: 41 }, () => a.makerSignature) };
+    expect(await revertOf(h.pub, h.executor, compactCall(many))).toBe("TOO_MANY_ORDERS");
+  });
+
+  it("sends a sweeping taker once: 20 makers against one taker order settle with one signature check each", async () => {
+    const makers = await Promise.all(
+      Array.from({ length: 20 }, () => side(h.alice, { user: h.alice.address, fromToken: WETH, toToken: USDC, fromAmount: UNIT.WETH / 20n, toAmount: 100n * UNIT.USDC })),
+    );
+    const taker = await side(h.bob, { user: h.bob.address, fromToken: USDC, toToken: WETH, fromAmount: 2000n * UNIT.USDC, toAmount: UNIT.WETH });
+    const matches = makers.map((m) => ({ maker: m.order, makerSignature: m.sig, taker: taker.order, takerSignature: taker.sig, makerAmount: UNIT.WETH / 20n, takerAmount: 100n * UNIT.USDC }));
+    const batch = compactBatch(matches);
+    expect(batch.orders.length).toBe(21);
+    expect(batch.fills.map((f) => f.taker)).toEqual(Array.from({ length: 20 }, () => 1n));
+    expect(await simulatedMask(matches)).toBe(0n);
+    await send(h.pub, h.wallet(h.executor), compactCall(batch));
+    expect(await filled(taker.order)).toBe(2000n * UNIT.USDC);
+    expect(await vaultBalance(h, h.bob.address, WETH)).toBe(UNIT.WETH);
+  });
+
+  it("the in-frame fast path and the reference path settle a fill identically (an unrelated fault forces the reference path)", async () => {
+    // A fee on both sides and a positive spread exercise every amount of the Settlement.
+    const run = async (forceReference: boolean) => {
+      const snap = await h.testClient.snapshot();
+      const maker = await side(h.alice, { user: h.alice.address, fromToken: WETH, toToken: USDC, fromAmount: 3n * UNIT.WETH, toAmount: 5999n * UNIT.USDC, feeBps: 7n });
+      const taker = await side(h.bob, { user: h.bob.address, fromToken: USDC, toToken: WETH, fromAmount: 6300n * UNIT.USDC, toAmount: 3n * UNIT.WETH, feeBps: 13n });
+      if (forceReference) {
+        await send(h.pub, h.wallet(h.executor), { address: h.d.exchange, abi: Exchange.abi, functionName: "setMatchFault", args: [zeroHash, zeroHash, "UNRELATED"] });
+      }
+      const m = { maker: maker.order, makerSignature: maker.sig, taker: taker.order, takerSignature: taker.sig, makerAmount: 2n * UNIT.WETH, takerAmount: 4100n * UNIT.USDC + 7n };
+      const receipt = await send(h.pub, h.wallet(h.executor), batchCall([m]));
+      const [settled] = parseEventLogs({ abi: Exchange.abi, logs: receipt.logs, eventName: "MatchSettled" });
+      const balances = await Promise.all(
+        [h.alice.address, h.bob.address, h.d.feeRecipient].flatMap((who) => [WETH, USDC].map((t) => vaultBalance(h, who, t))),
+      );
+      const out = { settlement: settled!.args.settlement, balances, filled: [await filled(maker.order), await filled(taker.order)], gas: receipt.gasUsed };
+      await h.testClient.revert({ id: snap });
+      return out;
+    };
+    const fast = await run(false);
+    const reference = await run(true);
+    expect(fast.settlement).toEqual(reference.settlement);
+    expect(fast.balances).toEqual(reference.balances);
+    expect(fast.filled).toEqual(reference.filled);
+    expect(fast.settlement.spread).toBeGreaterThan(0n);
+    expect(fast.settlement.makerFee).toBeGreaterThan(0n);
+    // The paths really differ: the reference path runs in its own call frame.
+    expect(fast.gas).toBeLessThan(reference.gas);
+  });
+
+  it("a fill the fast path declines still gets the reference outcome: INSUFFICIENT_VAULT_BALANCE with no partial effects", async () => {
+    const ok = await trade(h.bob);
+    const big = await side(h.alice, { user: h.alice.address, fromToken: WETH, toToken: USDC, fromAmount: 1000n * UNIT.WETH, toAmount: 2_000_000n * UNIT.USDC });
+    const buyer = await side(h.carol, { user: h.carol.address, fromToken: USDC, toToken: WETH, fromAmount: 400_000n * UNIT.USDC, toAmount: 200n * UNIT.WETH });
+    const short = { maker: big.order, makerSignature: big.sig, taker: buyer.order, takerSignature: buyer.sig, makerAmount: 200n * UNIT.WETH, takerAmount: 400_000n * UNIT.USDC };
+    const receipt = await send(h.pub, h.wallet(h.executor), batchCall([short, ok]));
+    const failed = parseEventLogs({ abi: Exchange.abi, logs: receipt.logs, eventName: "MatchFailed" });
+    expect(failed.map((l) => [l.args.reason, l.args.batchIndex])).toEqual([["INSUFFICIENT_VAULT_BALANCE", 0n]]);
+    expect(await filled(big.order)).toBe(0n);
+    expect(await filled(buyer.order)).toBe(0n);
+    expect(await vaultBalance(h, h.carol.address, USDC)).toBe(500_000n * UNIT.USDC);
+    expect(await filled(ok.maker)).toBe(UNIT.WETH);
+  });
+
+  it("fills with a payout recipient or a first-fill initial deposit settle through the reference path inside a batch", async () => {
+    const payee = "0x00000000000000000000000000000000000beef1" as Address;
+    const paid = await trade(h.bob, { recipient: payee });
+    // Carol's order pulls its USDC from her wallet on its first fill: no allowance, so it fails alone.
+    const now = await latestTimestamp(h.pub);
+    const makerSide = await side(h.alice, { user: h.alice.address, fromToken: WETH, toToken: USDC, fromAmount: UNIT.WETH, toAmount: 2000n * UNIT.USDC });
+    const o = order({ user: h.carol.address, fromToken: USDC, toToken: WETH, fromAmount: 2000n * UNIT.USDC, toAmount: UNIT.WETH, initialDepositAmount: 2000n * UNIT.USDC }, now);
+    const depositing = { maker: makerSide.order, makerSignature: makerSide.sig, taker: o, takerSignature: await signOrder(h, h.carol, o), makerAmount: UNIT.WETH, takerAmount: 2000n * UNIT.USDC };
+    const receipt = await send(h.pub, h.wallet(h.executor), batchCall([paid, depositing]));
+    const failed = parseEventLogs({ abi: Exchange.abi, logs: receipt.logs, eventName: "MatchFailed" });
+    expect(failed.map((l) => [l.args.reason, l.args.batchIndex])).toEqual([["ALLOWANCE_INSUFFICIENT", 1n]]);
+    expect(await walletBalanceOf(USDC, payee)).toBe(2000n * UNIT.USDC);
+    expect(await vaultBalance(h, h.alice.address, USDC)).toBe(0n);
+    expect(await filled(makerSide.order)).toBe(0n);
+  });
+
+  it("the vault's match entries are for the exchange and its operators only", async () => {
+    const ledger = {
+      maker: h.alice.address,
+      taker: h.bob.address,
+      makerToken: WETH,
+      takerToken: USDC,
+      makerDebit: 0n,
+      takerDebit: 0n,
+      makerCredit: 1n,
+      takerCredit: 0n,
+      protocol: h.d.feeRecipient,
+      protocolInTakerToken: 0n,
+      protocolInMakerToken: 0n,
+    };
+    for (const functionName of ["settleMatch", "trySettleMatch"] as const) {
+      expect(await revertOf(h.pub, h.alice, { address: h.d.vault, abi: Vault.abi, functionName, args: [ledger] })).toBe("NOT_OPERATOR");
+    }
+  });
+});
+
+async function simulatedMaskOf(batch: CompactBatch): Promise<bigint> {
+  const { result } = await h.pub.simulateContract({ ...compactCall(batch), account: h.executor });
+  return result as bigint;
+}
+
+function walletBalanceOf(token: Address, owner: Address): Promise<bigint> {
+  return h.pub.readContract({ address: token, abi: TestToken.abi, functionName: "balanceOf", args: [owner] });
+}
