@@ -40,6 +40,7 @@ let checker: ContractSignatureChecker;
 let alice: PrivateKeyAccount; // an EOA signer
 let walletOwner: PrivateKeyAccount; // owns the smart wallet
 let wallet: Address; // SmartWallet1271
+const DELEGATED = privateKeyToAccount(`0x${"77".repeat(32)}`); // an EOA delegated (EIP-7702) to the wallet's code
 let tokenA: Address;
 let tokenB: Address;
 let nowSec: bigint;
@@ -53,6 +54,12 @@ beforeAll(async () => {
   const admin = walletOf(c, privateKeyToAccount(DEPLOYER_KEY));
   const deployed = await admin.deployContract({ abi: SmartWallet1271.abi, bytecode: SmartWallet1271.bytecode, args: [walletOwner.address] });
   wallet = (await c.pub.waitForTransactionReceipt({ hash: deployed })).contractAddress!.toLowerCase() as Address;
+  // A real type-4 transaction (sponsored by the deployer): DELEGATED's code becomes
+  // 0xef0100 || wallet, so its isValidSignature is the wallet's (owner = walletOwner).
+  const authorization = await DELEGATED.signAuthorization({ address: wallet, chainId: c.chainId, nonce: 0 });
+  // Sent to a plain EOA: calling DELEGATED itself would run the wallet code, which has no fallback.
+  const delegation = await admin.sendTransaction({ to: ANVIL_ADDRESSES[9] as Address, data: "0x", authorizationList: [authorization] });
+  expect((await c.pub.waitForTransactionReceipt({ hash: delegation })).status).toBe("success");
   // Alice's vault balance, so the executor-signature probe can succeed outright.
   const w = walletOf(c, alice);
   await c.pub.waitForTransactionReceipt({ hash: await w.writeContract({ address: tokenA, abi: TestToken.abi, functionName: "approve", args: [c.vault, VAULT_FUNDING] }) });
@@ -241,6 +248,21 @@ const WALLET_FORMS: readonly SignatureForm[] = [
   { label: "wallet: owner's signature over a foreign chain id", key: "own", domain: (d) => otherDomains(d)[0]![1], mutate: same, expected: "rejected" },
 ];
 
+// An EIP-7702-delegated EOA: ECDSA by its own key first (FACTS: "EIP-7702-delegated EOAs
+// pass the ECDSA path"), then EIP-1271 through the delegated code, which here accepts
+// the wallet owner's signature.
+const DELEGATED_FORMS: readonly SignatureForm[] = [
+  { label: "7702 EOA: own 65-byte signature (ECDSA)", key: "own", mutate: same, expected: "accepted" },
+  { label: "7702 EOA: own 64-byte compact (ECDSA)", key: "own", mutate: compact, expected: "accepted" },
+  { label: "7702 EOA: own signature with v 0/1", key: "own", mutate: (s) => withV(s, yParityOf(s)), expected: "rejected" },
+  { label: "7702 EOA: own high-s twin", key: "own", mutate: highS, expected: "rejected" },
+  { label: "7702 EOA: signed by a stranger", key: "stranger", mutate: same, expected: "rejected" },
+];
+const DELEGATE_OWNER_FORMS: readonly SignatureForm[] = [
+  { label: "7702 EOA: the delegated code's owner signs (EIP-1271 through the delegation)", key: "own", mutate: same, expected: "accepted" },
+  { label: "7702 EOA: the delegated code's owner, 64-byte compact", key: "own", mutate: compact, expected: "rejected" },
+];
+
 const STRANGER = privateKeyToAccount(`0x${"42".repeat(32)}`);
 
 /** Sign `message` for `signer` (an EOA, or the wallet through its owner) in the form's way. */
@@ -258,10 +280,14 @@ interface Party {
 const eoa = (): Party => ({ address: alice.address.toLowerCase() as Address, key: alice });
 // The wallet's "signature" is its owner's ECDSA signature over the same EIP-712 digest.
 const smartWallet = (): Party => ({ address: wallet, key: walletOwner });
+const delegated = (): Party => ({ address: DELEGATED.address.toLowerCase() as Address, key: DELEGATED });
+const delegatedViaOwner = (): Party => ({ address: DELEGATED.address.toLowerCase() as Address, key: walletOwner });
 
 const CASES: readonly [string, SignatureForm, () => Party][] = [
   ...EOA_FORMS.map((f) => [`EOA: ${f.label}`, f, eoa] as [string, SignatureForm, () => Party]),
   ...WALLET_FORMS.map((f) => [f.label, f, smartWallet] as [string, SignatureForm, () => Party]),
+  ...DELEGATED_FORMS.map((f) => [f.label, f, delegated] as [string, SignatureForm, () => Party]),
+  ...DELEGATE_OWNER_FORMS.map((f) => [f.label, f, delegatedViaOwner] as [string, SignatureForm, () => Party]),
 ];
 
 // ---------------------------------------------------------------------------
@@ -270,6 +296,8 @@ describe("server verifier and contracts agree on every signature form", () => {
   it("the smart wallet has code and the probes tell accepted from rejected", async () => {
     expect(await checker.isContract(wallet)).toBe(true);
     expect(await checker.isContract(alice.address.toLowerCase() as Address)).toBe(false);
+    expect(await c.pub.getCode({ address: DELEGATED.address })).toBe(`0xef0100${wallet.slice(2)}`);
+    expect(await checker.isContract(DELEGATED.address.toLowerCase() as Address)).toBe(true);
   });
 
   it.each(CASES)("Order (Exchange.matchOrders first fill): %s", async (_label, form, party) => {
