@@ -1,0 +1,117 @@
+// Resume paths of createFakeExchange({ stateDir }) in process. What kill -9 leaves
+// behind is the state file as it was when the last answer went out, so each test
+// copies the file right after an acknowledgement, lets the server carry on (or close),
+// and resumes from the copy.
+import { afterEach, describe, expect, test } from "vitest";
+import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createWalletClient, erc20Abi, http } from "viem";
+import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import { toAccount } from "../../fixtures/signing.ts";
+import { STATE_FILE } from "../../fixtures/state-dir.ts";
+
+const open: FakeExchange[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((e) => e.close().catch(() => undefined)));
+});
+
+async function start(stateDir: string, extra: Parameters<typeof createFakeExchange>[0] = {}): Promise<FakeExchange> {
+  const ex = await createFakeExchange({ liquidity: false, users: 2, stateDir, ...extra });
+  open.push(ex);
+  return ex;
+}
+
+/** The state directory as kill -9 would leave it now. */
+function crashCopy(dir: string): string {
+  const copy = mkdtempSync(path.join(tmpdir(), "fakex-crash-"));
+  mkdirSync(copy, { recursive: true });
+  copyFileSync(path.join(dir, STATE_FILE), path.join(copy, STATE_FILE));
+  return copy;
+}
+
+async function rpc(url: string, method: string, params: unknown[] = []): Promise<any> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  return ((await res.json()) as { result: unknown }).result;
+}
+
+describe("resuming from a state directory (in process)", () => {
+  test("manual mining: a transaction acknowledged through rpc_url but not mined survives (sent again on resume)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-manual-"));
+    const ex = await start(dir, { blockMode: { kind: "manual" } });
+    const token = ex.contracts.tokens["USDC"]!;
+    const to = ex.accounts[1]!.address;
+    const wallet = createWalletClient({ account: toAccount(ex.accounts[0]!), chain: ex.clients.public.chain, transport: http(ex.rpcUrl) });
+    const hash = await wallet.writeContract({ address: token, abi: erc20Abi, functionName: "transfer", args: [to, 4242n], gas: 100_000n });
+    // Acknowledged, not mined: only the mempool (which Anvil's dump leaves out) holds it.
+    expect(await rpc(ex.rpcUrl, "eth_getTransactionReceipt", [hash])).toBeNull();
+    const copy = crashCopy(dir);
+    await ex.close();
+
+    const back = await start(copy);
+    expect(back.persistence?.resumed).toBe(true);
+    expect(back.control.blockMode()).toEqual({ kind: "manual" });
+    await back.control.mine(1);
+    const receipt = await back.clients.public.getTransactionReceipt({ hash });
+    expect(receipt.status).toBe("success");
+    const balance = await back.clients.public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [to] });
+    expect(balance).toBe(1_000_000n * 10n ** 6n + 4242n);
+  }, 60_000);
+
+  test("a scenario's timed events still to come fire after resume; those already fired do not fire again", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-scenario-"));
+    const ex = await start(dir, {
+      scenario: {
+        events: [
+          { at: 10, action: "set_health", args: { degraded: true } },
+          { at: 20, action: "set_health", args: { degraded: false } },
+          { at: 30, action: "set_health", args: { signature_ready: false } },
+        ],
+      } as never,
+    });
+    await ex.control.advanceClock(15);
+    expect(ex.control.health().status).toBe("degraded");
+    // What is on disk after that acknowledged advance.
+    await ex.persistence!.persist();
+    const copy = crashCopy(dir);
+    await ex.close();
+
+    const back = await start(copy);
+    expect(back.control.health().status).toBe("degraded");
+    expect(back.control.now().now).toBe(ex.control.now().now);
+    // Put health back by hand: if the t=10 event fired again on the next advance it would degrade it.
+    back.control.setHealth({ degraded: false });
+    await back.control.advanceClock(1);
+    expect(back.control.health().status).toBe("healthy");
+    await back.control.advanceClock(4); // t = 20: degraded false (no change)
+    expect(back.control.health()).toMatchObject({ status: "healthy", signature_ready: true });
+    await back.control.advanceClock(10); // t = 30
+    expect(back.control.health().signature_ready).toBe(false);
+  }, 60_000);
+
+  test("the same addresses, accounts and API keys; a key made after resume is new", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-keys-"));
+    const ex = await start(dir);
+    const me = ex.accounts[0]!;
+    const create = async (e: FakeExchange) => {
+      const signed = await e.signManageApiKey(me, "create", e.control.now().now);
+      const r = await fetch(`${e.baseUrl}/api-keys`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(signed) });
+      expect(r.status).toBe(200);
+      return (await r.json()) as { api_key: string; api_secret: string };
+    };
+    const key = await create(ex);
+    const copy = crashCopy(dir);
+    await ex.close();
+    const back = await start(copy);
+    // A new signature (the same one again would be a replay, which the saved store refuses).
+    await back.control.advanceClock(1);
+    expect(back.contracts).toEqual(ex.contracts);
+    expect(back.accounts).toEqual(ex.accounts);
+    expect(back.executorId).toBe(ex.executorId);
+    const verify = await fetch(`${back.baseUrl}/api-keys/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(key) });
+    expect(verify.status).toBe(200);
+    const fresh = await create(back);
+    expect(fresh.api_key).not.toBe(key.api_key);
+    expect(fresh.api_secret).not.toBe(key.api_secret);
+  }, 60_000);
+});

@@ -1,0 +1,224 @@
+// The parts of --state-dir below the CLI: the lossless encoding, the state file's
+// checks, the group-commit writer, the reply hold-back, the RPC classification and
+// the identity check. No chain needed.
+import { describe, expect, test } from "vitest";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import express from "express";
+import request from "supertest";
+import { LosslessJsonError, decodeLossless, encodeLossless } from "../../fixtures/lossless-json.ts";
+import { isStateChangingRpc } from "../../fixtures/rpc-proxy.ts";
+import {
+  STATE_FILE,
+  StateFileError,
+  StatePersister,
+  identityConflicts,
+  persistBeforeReply,
+  readStateFile,
+  writeStateFile,
+  type CapturedState,
+  type StateIdentity,
+} from "../../fixtures/state-dir.ts";
+
+describe("lossless JSON", () => {
+  test("bigints, Maps, Sets, byte arrays, undefined in arrays and nesting come back equal", () => {
+    const v = {
+      amount: 2n ** 200n + 1n,
+      negative: -7n,
+      byOwner: new Map<string, unknown>([["0xab", { frozen: 5n, ids: new Set([1, 2, 3]) }]]),
+      keys: new Map([[1n, "one"]]),
+      bytes: new Uint8Array([0, 1, 254, 255]),
+      holes: [1, undefined, 3],
+      nested: [[{ a: null, b: "x", c: true, d: 1.5 }]],
+    };
+    const back = decodeLossless(encodeLossless(v)) as typeof v;
+    expect(back).toEqual(v);
+    expect(typeof back.amount).toBe("bigint");
+    expect(back.byOwner).toBeInstanceOf(Map);
+    expect((back.byOwner.get("0xab") as { ids: Set<number> }).ids).toBeInstanceOf(Set);
+    expect(back.bytes).toBeInstanceOf(Uint8Array);
+    expect(back.holes[1]).toBeUndefined();
+    expect(back.holes).toHaveLength(3);
+    // A decimal string stays a string: the tags keep 1n and "1" apart.
+    expect(decodeLossless(encodeLossless({ s: "1", b: 1n }))).toEqual({ s: "1", b: 1n });
+  });
+
+  test("what would not come back equal is refused at encode time", () => {
+    class Thing {
+      x = 1;
+    }
+    expect(() => encodeLossless({ t: new Thing() })).toThrow(LosslessJsonError);
+    expect(() => encodeLossless({ d: new Date(0) })).toThrow(/Date/);
+    expect(() => encodeLossless({ n: Number.NaN })).toThrow(/non-finite/);
+    expect(() => encodeLossless({ n: Infinity })).toThrow(/non-finite/);
+    expect(() => encodeLossless({ f: () => 1 })).toThrow(/function/);
+    expect(() => encodeLossless({ $t: "mine" })).toThrow(/would be read back as a tag/);
+    expect(() => decodeLossless('{"$t":"nope","v":1}')).toThrow(/unknown tag/);
+  });
+});
+
+const identity: StateIdentity = { seed: 1, chainId: 31337, users: 3, liquidity: true, configHash: "a".repeat(64), scenarioHash: null };
+
+function captured(n: number): CapturedState {
+  return {
+    identity,
+    config: { tokens: [], markets: [] } as never,
+    deployment: { chainId: 31337, blockNumber: 12n } as never,
+    accounts: [],
+    makers: [],
+    liquidity: null,
+    reoriented: [],
+    domainName: "fakex",
+    clockMode: "virtual",
+    httpPort: 1234,
+    savedAtMs: n,
+    chain: "0x00",
+    layersJson: encodeLossless({ engine: { n: BigInt(n) }, blockMode: { kind: "automine" } }),
+    scenario: null,
+    pendingTxs: [],
+    rngs: { apiKeys: [1, 2, 3, 4], clientOrderIds: [5, 6, 7, 8] },
+  };
+}
+
+describe("the state file", () => {
+  test("round trip; a missing file is a fresh start; the directory is created; no temp file is left", async () => {
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), "fakex-sd-")), "nested", "state");
+    expect(await readStateFile(dir)).toBeNull();
+    await writeStateFile(dir, captured(7));
+    const back = await readStateFile(dir);
+    expect(back?.savedAtMs).toBe(7);
+    expect(back?.deployment.blockNumber).toBe(12n);
+    expect((back?.layers.engine as unknown as { n: bigint }).n).toBe(7n);
+    expect(readdirSync(dir)).toEqual([STATE_FILE]);
+  });
+
+  test("a changed byte, a cut file, a foreign header or a wrong format version are StateFileErrors", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
+    await writeStateFile(dir, captured(1));
+    const file = path.join(dir, STATE_FILE);
+    const good = readFileSync(file);
+    const flipped = Buffer.from(good);
+    flipped[flipped.length - 3] = flipped[flipped.length - 3]! ^ 1;
+    writeFileSync(file, flipped);
+    await expect(readStateFile(dir)).rejects.toThrow(StateFileError);
+    await expect(readStateFile(dir)).rejects.toThrow(/is damaged/);
+    writeFileSync(file, good.subarray(0, good.length - 100));
+    await expect(readStateFile(dir)).rejects.toThrow(/is damaged/);
+    writeFileSync(file, "{not json\n{}");
+    await expect(readStateFile(dir)).rejects.toThrow(/not a fakex state file/);
+    const text = good.toString("utf8");
+    writeFileSync(file, text.replace("fakex-state/1", "fakex-state/0"));
+    await expect(readStateFile(dir)).rejects.toThrow(/has format "fakex-state\/0"/);
+    writeFileSync(file, good);
+    expect((await readStateFile(dir))?.savedAtMs).toBe(1);
+  });
+});
+
+describe("identity check", () => {
+  test("only flags that were given and differ are conflicts, each named", () => {
+    expect(identityConflicts(identity, {})).toEqual([]);
+    expect(identityConflicts(identity, { seed: 1, chainId: 31337, users: 3, configHash: "a".repeat(64) })).toEqual([]);
+    // "1" on the command line is the number 1 once parsed; compared as text either way.
+    expect(identityConflicts(identity, { seed: "1" })).toEqual([]);
+    const c = identityConflicts(identity, { seed: 2, liquidity: false, scenarioHash: "b".repeat(64) });
+    expect(c).toHaveLength(3);
+    expect(c[0]).toMatch(/^--seed: .*with 1.*asks for 2/);
+    expect(c[1]).toMatch(/^--no-liquidity: .*with liquidity.*without liquidity/);
+    expect(c[2]).toMatch(/^--scenario: .*none.*sha256 bbbbbbbbbbbb/);
+  });
+});
+
+describe("group commit", () => {
+  test("calls during a write share the next one; a call after a write began gets a later write", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
+    let captures = 0;
+    let release: (() => void) | null = null;
+    const p = new StatePersister(dir, async () => {
+      captures++;
+      // The first capture waits until the test lets it go.
+      if (captures === 1) await new Promise<void>((r) => (release = r));
+      return captured(captures);
+    });
+    const first = p.persist();
+    await new Promise((r) => setImmediate(r));
+    expect(captures).toBe(1);
+    // While write 1 is in flight, five calls: they must not ride on write 1 (it began before them).
+    const later = Array.from({ length: 5 }, () => p.persist());
+    expect(later.every((x) => x === later[0])).toBe(true);
+    expect(later[0]).not.toBe(first);
+    release!();
+    await first;
+    await Promise.all(later);
+    expect(captures).toBe(2);
+    expect(p.stats).toMatchObject({ writes: 2, requests: 6 });
+    expect((await readStateFile(dir))?.savedAtMs).toBe(2);
+    await p.idle();
+  });
+
+  test("a failed capture rejects its callers and the next call writes again", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
+    let n = 0;
+    const p = new StatePersister(dir, async () => {
+      n++;
+      if (n === 1) throw new Error("dump failed");
+      return captured(n);
+    });
+    await expect(p.persist()).rejects.toThrow("dump failed");
+    await p.persist();
+    expect(p.stats.writes).toBe(1);
+    expect((await readStateFile(dir))?.savedAtMs).toBe(2);
+  });
+});
+
+describe("persistBeforeReply", () => {
+  function app(persist: () => Promise<void>) {
+    const a = express();
+    a.use(persistBeforeReply(persist));
+    a.post("/ok", (_req, res) => {
+      res.status(201).json({ ok: true });
+    });
+    a.post("/bad", (_req, res) => {
+      res.status(400).json({ detail: "no" });
+    });
+    a.get("/read", (_req, res) => {
+      res.json({ read: true });
+    });
+    return a;
+  }
+
+  test("a 2xx to a state-changing request waits for the write; 4xx and GET do not ask for one", async () => {
+    const order: string[] = [];
+    const a = app(async () => {
+      order.push("persist");
+    });
+    const r = await request(a).post("/ok").send({});
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({ ok: true });
+    expect(order).toEqual(["persist"]);
+    expect((await request(a).post("/bad").send({})).status).toBe(400);
+    expect((await request(a).get("/read")).status).toBe(200);
+    expect(order).toEqual(["persist"]);
+  });
+
+  test("a failed write turns the answer into 503 with Retry-After: nothing was acknowledged", async () => {
+    const a = app(async () => {
+      throw new Error("disk full");
+    });
+    const r = await request(a).post("/ok").send({});
+    expect(r.status).toBe(503);
+    expect(r.headers["retry-after"]).toBe("1");
+    expect(r.body).toEqual({ detail: "Service Unavailable" });
+  });
+});
+
+describe("which JSON-RPC calls are state-changing", () => {
+  test("sends and test-node mutators are; reads and the read-only test methods are not", () => {
+    for (const m of ["eth_sendRawTransaction", "eth_sendTransaction", "eth_sendRawTransactionSync", "anvil_setBalance", "anvil_mine", "evm_mine", "evm_revert", "evm_increaseTime", "hardhat_setCode", "anvil_loadState"]) {
+      expect(isStateChangingRpc(m), m).toBe(true);
+    }
+    for (const m of ["eth_call", "eth_getBalance", "eth_blockNumber", "eth_chainId", "eth_getTransactionReceipt", "eth_estimateGas", "net_version", "anvil_nodeInfo", "anvil_dumpState", "hardhat_getAutomine", undefined, 42]) {
+      expect(isStateChangingRpc(m), String(m)).toBe(false);
+    }
+  });
+});
