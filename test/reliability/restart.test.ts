@@ -2,8 +2,8 @@
 // restart on the same directory. (a) SIGTERM: everything is back, the event-log hash
 // included. (b) kill -9 straight after the last acknowledged answers (a POST /orders
 // and a transaction hash from rpc_url): those survive too. Also: flags that contradict
-// the saved state, and a damaged state file, refuse to start (exit 2) and leave the
-// file as it was.
+// the saved state (another --seed, --chain-id, --scenario), and a damaged state file,
+// refuse to start (exit 2) and leave the file as it was; the same flags resume.
 import { afterEach, describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -323,7 +323,7 @@ describe("fakex serve --state-dir: restart loses nothing acknowledged", () => {
     }
   }, 60_000);
 
-  test("flags that contradict the saved state are refused (exit 2), naming each; the same flags are accepted", async () => {
+  test("flags that contradict the saved state are refused (exit 2), naming each, and the file is left as it was", async () => {
     expect(termDir).not.toBe("");
     const file = path.join(termDir, STATE_FILE);
     const saved = readFileSync(file);
@@ -334,6 +334,22 @@ describe("fakex serve --state-dir: restart loses nothing acknowledged", () => {
     expect(p.err()).toContain("11155111");
     expect(readFileSync(file).equals(saved)).toBe(true);
   });
+
+  test("the same --scenario (and flags) resume; another scenario file is refused", async () => {
+    const scenarios = new URL("../../scenarios/", import.meta.url).pathname;
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-restart-scenario-"));
+    const first = await serve(dir, ["--scenario", path.join(scenarios, "degraded-health.json"), "--seed", "1"]);
+    first.p.child.kill("SIGKILL");
+    await first.p.exited;
+    const again = await serve(dir, ["--scenario", path.join(scenarios, "degraded-health.json"), "--seed", "1"]);
+    expect(again.p.err()).toContain("resumed from");
+    expect(again.info).toEqual(first.info);
+    again.p.child.kill("SIGKILL");
+    await again.p.exited;
+    const other = run(["serve", "--state-dir", dir, ...ARGS, "--scenario", path.join(scenarios, "revert-storm.json")]);
+    expect(await other.exited).toBe(2);
+    expect(other.err()).toContain("--scenario");
+  }, 60_000);
 
   test("a damaged or foreign state file is an error (exit 2), never a fresh start over it", async () => {
     expect(termDir).not.toBe("");
