@@ -58,6 +58,38 @@ describe("resuming from a state directory (in process)", () => {
     expect(balance).toBe(1_000_000n * 10n ** 6n + 4242n);
   }, 60_000);
 
+  test("manual mining: a settlement broadcast that sat in the mempool at the write is mined after resume, once", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-settle-"));
+    const ex = await start(dir, { blockMode: { kind: "manual" } });
+    const [alice, bob] = [ex.accounts[0]!, ex.accounts[1]!];
+    const market = ex.registry.markets().find((m) => m.baseSymbol === "USDT")!;
+    await ex.control.fund({ address: alice.address, token: market.base, amount: 100_000_000n, vault: true });
+    await ex.control.fund({ address: bob.address, token: market.quote, amount: 100_000_000n, vault: true });
+    for (const [who, side] of [[alice, "ask"], [bob, "bid"]] as const) {
+      const preview = await fetch(`${ex.baseUrl}/orders/preview`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ex.newOrder(who, { symbol: market.symbol, side, amount: "25", price: "1" })) });
+      const { body } = await ex.signOrder(who, (await preview.json()) as never);
+      const placed = await fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(placed.status).toBe(201);
+    }
+    // One settlement round (as the auto-settler runs it): broadcast, nothing mined yet.
+    await ex.parts.engine.settle();
+    const [fill] = ex.parts.engine.fillRecords();
+    expect(fill!.status).toBe("confirming");
+    expect(await rpc(ex.rpcUrl, "eth_getTransactionReceipt", [fill!.txHash])).toBeNull();
+    await ex.persistence!.persist();
+    const copy = crashCopy(dir);
+    await ex.close();
+
+    const back = await start(copy);
+    expect(back.parts.engine.fillRecords()[0]!.status).toBe("confirming");
+    const summary = await back.control.settle();
+    expect(summary.fills).toEqual({ settled: 1 });
+    // The very transaction the first server broadcast, not a second one.
+    const receipt = await back.clients.public.getTransactionReceipt({ hash: fill!.txHash as `0x${string}` });
+    expect(receipt.status).toBe("success");
+    expect(back.parts.engine.settlementBatches()).toHaveLength(1);
+  }, 60_000);
+
   test("a scenario's timed events still to come fire after resume; those already fired do not fire again", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-scenario-"));
     const ex = await start(dir, {
