@@ -11,6 +11,7 @@
 // Last line: `fills_per_s: <number>`.
 import { performance } from "node:perf_hooks";
 import os from "node:os";
+import { readFileSync } from "node:fs";
 import { createPublicClient, createWalletClient, encodeFunctionData, http } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { startAnvil } from "../fixtures/anvil.ts";
@@ -112,6 +113,9 @@ async function main(): Promise<void> {
         return out;
       };
     }
+    // PROFILE=1 also replays the run's raw transactions on the pre-run state afterwards:
+    // Anvil's own time for them, with no signing or engine work in between.
+    const preRun = profile ? await port.snapshot() : null;
     const t0 = performance.now();
     if (MODE === "manual") {
       await engine.settle();
@@ -136,11 +140,34 @@ async function main(): Promise<void> {
     console.log(`mode: ${MODE}, fills: ${FILLS}, batches: ${engine.settlementBatches().length} of ${PER_TAKER}, head block: ${head}`);
     console.log(`elapsed_s: ${seconds.toFixed(3)}`);
     console.log(`gas: ${gasUsed} total, ${gasUsed / BigInt(hashes.length)} per tx, ${gasUsed / BigInt(FILLS)} per fill (incl. 21k base + calldata); calldata ${(sample.input.length - 2) / 2} B per tx; ${(Number(gasUsed) / 1e6 / seconds).toFixed(0)} Mgas/s over the run`);
+    if (profile && preRun) {
+      const raws = await Promise.all(hashes.map((h) => port.rpc.call<string>("eth_getRawTransactionByHash", [h])));
+      await port.revert(preRun);
+      const cpu0 = anvilCpuMs();
+      const r0 = performance.now();
+      for (let i = 0; i < raws.length; i += 20) await port.rpc.batch(raws.slice(i, i + 20).map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })));
+      const sent = performance.now() - r0;
+      if (MODE === "manual") await port.rpc.call("anvil_mine", ["0x1"]);
+      const last = await port.rpc.call<{ nonce: string }>("eth_getTransactionByHash", [hashes[hashes.length - 1]]);
+      while (Number(BigInt(await port.rpc.call<string>("eth_getTransactionCount", [port.executor.address, "latest"]))) <= Number(BigInt(last.nonce))) {
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      const cpu = cpu0 === null ? "" : `, Anvil CPU ${(anvilCpuMs()! - cpu0).toFixed(0)} ms`;
+      console.log(`profile_replay_ms: Anvil alone on the same ${raws.length} raw txs: sent ${sent.toFixed(0)}, all mined ${(performance.now() - r0).toFixed(0)}${cpu}`);
+    }
     if (profile) console.log(`profile_ms: in submitBatch ${profile.signMs.toFixed(0)} (incl. yields to sends), last batch signed at ${(profile.lastSignedAt - t0).toFixed(0)}, all settled at ${(seconds * 1000).toFixed(0)}`);
     console.log(`fills_per_s: ${Math.round(FILLS / seconds)}`);
   } finally {
     await anvil.stop();
   }
+}
+
+/** ANVIL_PID (with ANVIL_RPC_URL): the node's CPU time so far (user + system), which load skews far less than wall time. */
+function anvilCpuMs(): number | null {
+  const pid = process.env["ANVIL_PID"];
+  if (!pid) return null;
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
 }
 
 await main();
