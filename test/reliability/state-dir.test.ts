@@ -13,6 +13,7 @@ import {
   STATE_FILE,
   StateFileError,
   StatePersister,
+  encodeLayers,
   identityConflicts,
   persistBeforeReply,
   readStateFile,
@@ -74,7 +75,7 @@ function captured(n: number): CapturedState {
     httpPort: 1234,
     savedAtMs: n,
     chain: "0x00",
-    layersJson: encodeLossless({ engine: { n: BigInt(n) }, blockMode: { kind: "automine" } }),
+    layersJson: encodeLossless({ engine: { n: BigInt(n), orders: [], fills: [], log: { datas: [] } }, blockMode: { kind: "automine" } }),
     scenario: null,
     pendingTxs: [],
     rngs: { apiKeys: [1, 2, 3, 4], clientOrderIds: [5, 6, 7, 8] },
@@ -112,6 +113,38 @@ describe("the state file", () => {
     await expect(readStateFile(dir)).rejects.toThrow(/has format "fakex-state\/0"/);
     writeFileSync(file, good);
     expect((await readStateFile(dir))?.savedAtMs).toBe(1);
+  });
+});
+
+describe("layer encoding", () => {
+  test("log entries that are the live order and fill records are written once, as references, and read back as those records", async () => {
+    const market = { symbol: "USDT/USDC", base: "0xb", quote: "0xq", minAskAmountRaw: 10n };
+    const liveOrder = { id: "o-1", market, fillIds: [1], priceTicks: 100n };
+    const liveFill = { id: 1, lots: 5n, makerOrderId: "o-1" };
+    const plain = { note: "not a record", id: "o-1" };
+    const layers = {
+      blockMode: { kind: "automine" },
+      engine: { orders: [{ ...liveOrder }], fills: [{ ...liveFill }], log: { types: ["order_placed", "fill", "x"], datas: [liveOrder, liveFill, plain] } },
+    } as never;
+    const json = encodeLayers(layers, { order: (id) => (id === "o-1" ? liveOrder : undefined), fill: (id) => (id === 1 ? liveFill : undefined) });
+    expect(json).toContain('{"$order":"o-1"}');
+    expect(json).toContain('{"$fill":1}');
+    // The market is written as its symbol only.
+    expect(json).not.toContain('"0xq"');
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
+    await writeStateFile(dir, { ...captured(3), layersJson: json });
+    const back = (await readStateFile(dir))!.layers.engine as unknown as { orders: object[]; fills: object[]; log: { datas: object[] } };
+    expect(back.log.datas[0]).toBe(back.orders[0]);
+    expect(back.log.datas[1]).toBe(back.fills[0]);
+    expect(back.log.datas[2]).toEqual(plain);
+    expect(back.orders[0]).toEqual({ ...liveOrder, market: { symbol: "USDT/USDC" } });
+  });
+
+  test("a reference to a record the file does not hold is a StateFileError", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
+    const layersJson = encodeLossless({ blockMode: { kind: "automine" }, engine: { orders: [], fills: [], log: { datas: [{ $order: "gone" }] } } });
+    await writeStateFile(dir, { ...captured(4), layersJson });
+    await expect(readStateFile(dir)).rejects.toThrow(/refers to order gone/);
   });
 });
 
