@@ -116,6 +116,7 @@ async function main(): Promise<void> {
     // PROFILE=1 also replays the run's raw transactions on the pre-run state afterwards:
     // Anvil's own time for them, with no signing or engine work in between.
     const preRun = profile ? await port.snapshot() : null;
+    const runCpu0 = anvilCpuMs();
     const t0 = performance.now();
     if (MODE === "manual") {
       await engine.settle();
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
       await engine.settle();
     }
     const seconds = (performance.now() - t0) / 1000;
+    const runCpu = runCpu0 === null ? null : anvilCpuMs()! - runCpu0;
 
     const fills = engine.fillRecords();
     const settled = fills.filter((f) => f.status === "settled").length;
@@ -155,7 +157,7 @@ async function main(): Promise<void> {
       const cpu = cpu0 === null ? "" : `, Anvil CPU ${(anvilCpuMs()! - cpu0).toFixed(0)} ms`;
       console.log(`profile_replay_ms: Anvil alone on the same ${raws.length} raw txs: sent ${sent.toFixed(0)}, all mined ${(performance.now() - r0).toFixed(0)}${cpu}`);
     }
-    if (profile) console.log(`profile_ms: in submitBatch ${profile.signMs.toFixed(0)} (incl. yields to sends), last batch signed at ${(profile.lastSignedAt - t0).toFixed(0)}, all settled at ${(seconds * 1000).toFixed(0)}`);
+    if (profile) console.log(`profile_ms: in submitBatch ${profile.signMs.toFixed(0)} (incl. yields to sends), last batch signed at ${(profile.lastSignedAt - t0).toFixed(0)}, all settled at ${(seconds * 1000).toFixed(0)}${runCpu === null ? "" : `, Anvil CPU during the run ${runCpu.toFixed(0)}`}`);
     console.log(`fills_per_s: ${Math.round(FILLS / seconds)}`);
   } finally {
     await anvil.stop();

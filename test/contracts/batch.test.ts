@@ -243,35 +243,46 @@ describe("compact batch layout (orders + signatures once, fills by index)", () =
     expect(await vaultBalance(h, h.bob.address, WETH)).toBe(UNIT.WETH);
   });
 
-  it("the in-frame fast path and the reference path settle a fill identically (an unrelated fault forces the reference path)", async () => {
-    // A fee on both sides and a positive spread exercise every amount of the Settlement.
-    const run = async (forceReference: boolean) => {
-      const snap = await h.testClient.snapshot();
-      const maker = await side(h.alice, { user: h.alice.address, fromToken: WETH, toToken: USDC, fromAmount: 3n * UNIT.WETH, toAmount: 5999n * UNIT.USDC, feeBps: 7n });
-      const taker = await side(h.bob, { user: h.bob.address, fromToken: USDC, toToken: WETH, fromAmount: 6300n * UNIT.USDC, toAmount: 3n * UNIT.WETH, feeBps: 13n });
-      if (forceReference) {
-        await send(h.pub, h.wallet(h.executor), { address: h.d.exchange, abi: Exchange.abi, functionName: "setMatchFault", args: [zeroHash, zeroHash, "UNRELATED"] });
-      }
-      const m = { maker: maker.order, makerSignature: maker.sig, taker: taker.order, takerSignature: taker.sig, makerAmount: 2n * UNIT.WETH, takerAmount: 4100n * UNIT.USDC + 7n };
-      const receipt = await send(h.pub, h.wallet(h.executor), batchCall([m]));
-      const [settled] = parseEventLogs({ abi: Exchange.abi, logs: receipt.logs, eventName: "MatchSettled" });
-      const balances = await Promise.all(
-        [h.alice.address, h.bob.address, h.d.feeRecipient].flatMap((who) => [WETH, USDC].map((t) => vaultBalance(h, who, t))),
-      );
-      const out = { settlement: settled!.args.settlement, balances, filled: [await filled(maker.order), await filled(taker.order)], gas: receipt.gasUsed };
-      await h.testClient.revert({ id: snap });
-      return out;
-    };
-    const fast = await run(false);
-    const reference = await run(true);
-    expect(fast.settlement).toEqual(reference.settlement);
-    expect(fast.balances).toEqual(reference.balances);
-    expect(fast.filled).toEqual(reference.filled);
-    expect(fast.settlement.spread).toBeGreaterThan(0n);
-    expect(fast.settlement.makerFee).toBeGreaterThan(0n);
-    // The paths really differ: the reference path runs in its own call frame.
-    expect(fast.gas).toBeLessThan(reference.gas);
-  });
+  // Fees on either side, a positive spread, prices that need rounding up, partial and
+  // repeated fills: every amount of the Settlement, on first and later fills.
+  const cases = [
+    { makerFee: 7n, takerFee: 13n, makerFrom: 3n * UNIT.WETH, makerTo: 5999n * UNIT.USDC, takerFrom: 6300n * UNIT.USDC, takerTo: 3n * UNIT.WETH, makerAmount: 2n * UNIT.WETH, takerAmount: 4100n * UNIT.USDC + 7n },
+    { makerFee: 0n, takerFee: 0n, makerFrom: 7n, makerTo: 3n, takerFrom: 9n, takerTo: 5n, makerAmount: 5n, takerAmount: 3n },
+    { makerFee: 1000n, takerFee: 999n, makerFrom: 10n ** 20n, makerTo: 333_333_333n, takerFrom: 200_000_000n, takerTo: 5n * 10n ** 19n, makerAmount: 5n * 10n ** 19n, takerAmount: 190_000_000n },
+    { makerFee: 1n, takerFee: 0n, makerFrom: 3n * UNIT.WETH, makerTo: 6000n * UNIT.USDC, takerFrom: 6000n * UNIT.USDC, takerTo: 3n * UNIT.WETH, makerAmount: UNIT.WETH, takerAmount: 2000n * UNIT.USDC },
+  ];
+  it.each(cases.map((c, i) => [i, c] as const))(
+    "the in-frame fast path and the reference path settle identically (case %i; an unrelated fault forces the reference path)",
+    async (_, c) => {
+      const maker = await side(h.alice, { user: h.alice.address, fromToken: WETH, toToken: USDC, fromAmount: c.makerFrom, toAmount: c.makerTo, feeBps: c.makerFee });
+      const taker = await side(h.bob, { user: h.bob.address, fromToken: USDC, toToken: WETH, fromAmount: c.takerFrom, toAmount: c.takerTo, feeBps: c.takerFee });
+      const run = async (forceReference: boolean) => {
+        const snap = await h.testClient.snapshot();
+        if (forceReference) {
+          await send(h.pub, h.wallet(h.executor), { address: h.d.exchange, abi: Exchange.abi, functionName: "setMatchFault", args: [zeroHash, zeroHash, "UNRELATED"] });
+        }
+        const m = { maker: maker.order, makerSignature: maker.sig, taker: taker.order, takerSignature: taker.sig, makerAmount: c.makerAmount, takerAmount: c.takerAmount };
+        // The same pair twice: a first fill, then a later fill (no signature check) of both orders.
+        const receipt = await sendUnchecked(h.pub, h.wallet(h.executor), batchCall([m, m]));
+        const events = parseEventLogs({ abi: Exchange.abi, logs: receipt.logs }).map((l) => [l.eventName, l.args]);
+        const balances = await Promise.all(
+          [h.alice.address, h.bob.address, h.d.feeRecipient].flatMap((who) => [WETH, USDC].map((t) => vaultBalance(h, who, t))),
+        );
+        const out = { status: receipt.status, events, balances, filled: [await filled(maker.order), await filled(taker.order)], gas: receipt.gasUsed };
+        await h.testClient.revert({ id: snap });
+        return out;
+      };
+      const fast = await run(false);
+      const reference = await run(true);
+      expect(fast.status).toBe("success");
+      expect(fast.events).toEqual(reference.events);
+      expect(fast.balances).toEqual(reference.balances);
+      expect(fast.filled).toEqual(reference.filled);
+      expect(fast.events.filter(([name]) => name === "MatchSettled").length).toBeGreaterThan(0);
+      // The paths really differ: the reference path runs each fill in its own call frame.
+      expect(fast.gas).toBeLessThan(reference.gas);
+    },
+  );
 
   it("a fill the fast path declines still gets the reference outcome: INSUFFICIENT_VAULT_BALANCE with no partial effects", async () => {
     const ok = await trade(h.bob);
