@@ -118,16 +118,17 @@ contract Vault {
                 mstore(0x00, token)
                 s := keccak256(0x00, 0x40)
             }
-            // A credit fits when balance + amount does not wrap; zero credits are skipped.
-            function creditFits(user, token, amount) -> fits {
+            // A credit's slot, or 0 when it is zero (skipped); reverts the path (returns
+            // fits = 0) when balance + amount would wrap.
+            function creditSlot(user, token, amount) -> s, fits {
                 fits := 1
-                if amount { fits := iszero(gt(sload(slotOf(user, token)), not(amount))) }
-            }
-            function credit(user, token, amount) {
                 if amount {
-                    let s := slotOf(user, token)
-                    sstore(s, add(sload(s), amount))
+                    s := slotOf(user, token)
+                    fits := iszero(gt(sload(s), not(amount)))
                 }
+            }
+            function credit(s, amount) {
+                if amount { sstore(s, add(sload(s), amount)) }
             }
             function run() -> done {
                 let maker := addressArg(0)
@@ -142,16 +143,18 @@ contract Vault {
                 let makerHas := sload(makerSlot)
                 let takerHas := sload(takerSlot)
                 if or(lt(makerHas, arg(4)), lt(takerHas, arg(5))) { leave }
-                if iszero(creditFits(maker, takerToken, arg(6))) { leave }
-                if iszero(creditFits(taker, makerToken, arg(7))) { leave }
-                if iszero(creditFits(protocol, takerToken, arg(9))) { leave }
-                if iszero(creditFits(protocol, makerToken, arg(10))) { leave }
+                let makerGets, fits1 := creditSlot(maker, takerToken, arg(6))
+                let takerGets, fits2 := creditSlot(taker, makerToken, arg(7))
+                if iszero(and(fits1, fits2)) { leave }
+                let protocolGetsTaker, fits3 := creditSlot(protocol, takerToken, arg(9))
+                let protocolGetsMaker, fits4 := creditSlot(protocol, makerToken, arg(10))
+                if iszero(and(fits3, fits4)) { leave }
                 sstore(makerSlot, sub(makerHas, arg(4)))
                 sstore(takerSlot, sub(takerHas, arg(5)))
-                credit(maker, takerToken, arg(6))
-                credit(taker, makerToken, arg(7))
-                credit(protocol, takerToken, arg(9))
-                credit(protocol, makerToken, arg(10))
+                credit(makerGets, arg(6))
+                credit(takerGets, arg(7))
+                credit(protocolGetsTaker, arg(9))
+                credit(protocolGetsMaker, arg(10))
                 done := 1
             }
             ok := run()
