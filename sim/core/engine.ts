@@ -43,8 +43,8 @@ import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
 import { EventLog, type EventLogState, type EventValue } from "./event-log.ts";
 import { Ledger, type LedgerState } from "./ledger.ts";
 import { MarketBook } from "./book.ts";
-import { NO_FILLS, canTransition, cloneOrder, type OrderRecord, type OrderStatus } from "./orders.ts";
-import { canMoveFill, cloneFill, isFinalFill, type FillRecord, type FillStatus } from "./fills.ts";
+import { appendFillId, canTransition, cloneOrder, newOrderRecord, type OrderRecord, type OrderStatus } from "./orders.ts";
+import { canMoveFill, cloneFill, isFinalFill, newFillRecord, type FillRecord, type FillStatus } from "./fills.ts";
 import { DEFAULT_SPREAD_SPLIT, matchMoves, minReceive, type MatchMoves, type SpreadSplit } from "./economics.ts";
 import type { BatchFaults, FaultPlan } from "./faults.ts";
 import { parseFaultPlan } from "./faults.ts";
@@ -488,33 +488,27 @@ export class Engine {
   /** Build the record and its match plan; throws STP_BLOCKED without touching anything. */
   private planOrder(v: IntakeOrder, signature: Hex | null, vlBatchId: string | null, lots: bigint, need: bigint, match = true): PlannedOrder {
     const now = this.clock.nowMs();
-    const record: OrderRecord = {
-      id: v.orderId,
-      owner: v.owner,
-      seq: this.orderSeq + 1,
-      market: v.market,
-      side: v.side,
-      priceTicks: v.priceTicks,
-      amountLots: lots,
-      remainingLots: lots,
-      fromToken: v.fromToken,
-      toToken: v.toToken,
-      fromAmount: v.fromAmount,
-      toAmount: v.toAmount,
-      uuidInt: v.uuidInt,
-      expiration: v.expiration,
-      feeBps: this.registry.feeBps,
+    const record = newOrderRecord(
+      v.orderId,
+      v.owner,
+      this.orderSeq + 1,
+      v.market,
+      v.side,
+      v.priceTicks,
+      lots,
+      v.fromToken,
+      v.toToken,
+      v.fromAmount,
+      v.toAmount,
+      v.uuidInt,
+      v.expiration,
+      this.registry.feeBps,
       signature,
       vlBatchId,
-      status: "pending",
-      createdAtMs: now,
-      updatedAtMs: now,
-      reserved: need,
-      fillIds: NO_FILLS,
-      error: null,
-      errorCode: null,
-      inBook: false,
-    };
+      "limit",
+      now,
+      need,
+    );
     if (!match) return { record, plan: [], expired: [] };
     return planMatches(this.books.get(record.market.symbol)!.oppositeSide(record.side), this.units.get(record.market.symbol)!, record, this.clock.nowSec());
   }
@@ -569,9 +563,9 @@ export class Engine {
   }
 
   private applyFillProgress(o: OrderRecord, fill: FillRecord, now: number): void {
-    o.remainingLots -= fill.lots;
-    if (o.fillIds === NO_FILLS) o.fillIds = [fill.id];
-    else o.fillIds.push(fill.id);
+    // An exhausted order keeps the shared 0n literal rather than a fresh zero bigint of its own.
+    o.remainingLots = o.remainingLots === fill.lots ? 0n : o.remainingLots - fill.lots;
+    appendFillId(o, fill.id);
     o.updatedAtMs = now;
   }
 
@@ -759,35 +753,28 @@ export class Engine {
     }
     this.desk.commit(p);
     const now = this.clock.nowMs();
-    const record: OrderRecord = {
-      id: t.tradeId,
-      owner: t.owner,
-      seq: this.orderSeq + 1,
-      market: t.market,
-      side: t.side,
-      priceTicks: t.priceTicks,
-      amountLots: t.amountLots,
-      remainingLots: t.amountLots,
-      fromToken: t.fromToken,
-      toToken: t.toToken,
-      fromAmount: t.fromAmount,
-      toAmount: t.toAmount,
-      uuidInt: t.uuidInt,
-      expiration: t.expiration,
+    const record = newOrderRecord(
+      t.tradeId,
+      t.owner,
+      this.orderSeq + 1,
+      t.market,
+      t.side,
+      t.priceTicks,
+      t.amountLots,
+      t.fromToken,
+      t.toToken,
+      t.fromAmount,
+      t.toAmount,
+      t.uuidInt,
+      t.expiration,
       // The Router charges the swap taker no fee (gas only moved the signed bounds).
-      feeBps: 0,
-      signature: p.signature,
-      vlBatchId: null,
-      orderType: "swap",
-      status: "pending",
-      createdAtMs: now,
-      updatedAtMs: now,
-      reserved: t.freeze,
-      fillIds: NO_FILLS,
-      error: null,
-      errorCode: null,
-      inBook: false,
-    };
+      0,
+      p.signature,
+      null,
+      "swap",
+      now,
+      t.freeze,
+    );
     this.orderSeq = record.seq;
     this.ledger.freeze(record.owner, record.fromToken, t.freeze);
     this.orders.set(record.id, record);
@@ -819,33 +806,23 @@ export class Engine {
   /** One route leg as a fill: the resting maker against the swap order (the taker). */
   private executeSwapLeg(leg: RouteLeg, swap: OrderRecord, now: number): void {
     const maker = leg.maker;
-    const fill: FillRecord = {
-      id: this.fills.length + 1,
-      symbol: leg.market.symbol,
-      makerOrderId: maker.id,
-      takerOrderId: swap.id,
-      makerOwner: maker.owner,
-      takerOwner: swap.owner,
-      makerSide: maker.side,
-      priceTicks: maker.priceTicks,
-      lots: leg.lots,
-      baseRaw: leg.baseRaw,
-      quoteRaw: leg.quoteRaw,
-      makerGive: leg.makerAmount,
-      takerGive: leg.takerAmount,
+    const fill = newFillRecord(
+      this.fills.length + 1,
+      leg.market.symbol,
+      maker,
+      swap,
+      leg.lots,
+      leg.baseRaw,
+      leg.quoteRaw,
+      leg.makerAmount,
+      leg.takerAmount,
       // What the taker pays above the maker's signed rate (a two-hop netting top-up); all the maker's.
-      spreadRaw: leg.takerAmount - minReceive(maker, leg.makerAmount),
-      atMs: now,
-      status: "pending",
-      txHash: null,
-      settlementId: null,
-      revertReason: null,
-      updatedAtMs: now,
-    };
+      leg.takerAmount - minReceive(maker, leg.makerAmount),
+      now,
+    );
     this.fills.push(fill);
     this.applyFillProgress(maker, fill, now);
-    if (swap.fillIds === NO_FILLS) swap.fillIds = [fill.id];
-    else swap.fillIds.push(fill.id);
+    appendFillId(swap, fill.id);
     this.log.appendRef("fill", now, fill);
     if (maker.remainingLots === 0n) {
       maker.inBook = false;
@@ -1215,7 +1192,10 @@ export class Engine {
     let sum = 0n;
     for (const id of o.fillIds) {
       const f = this.fills[id - 1]!;
-      if (!isFinalFill(f.status)) sum += f.makerOrderId === o.id ? f.makerGive : f.takerGive;
+      if (isFinalFill(f.status)) continue;
+      const give = f.makerOrderId === o.id ? f.makerGive : f.takerGive;
+      // The first term is kept as is (no new bigint): `reserved` often ends up as this sum.
+      sum = sum === 0n ? give : sum + give;
     }
     return sum;
   }

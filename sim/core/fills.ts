@@ -52,6 +52,55 @@ export interface FillRecord {
   updatedAtMs: number;
 }
 
+/**
+ * A new pending fill record, executed at the maker's price: the one place fill
+ * records are built, so they all share one shape.
+ */
+export function newFillRecord(
+  id: number,
+  symbol: string,
+  maker: FillParty,
+  taker: FillParty,
+  lots: bigint,
+  baseRaw: bigint,
+  quoteRaw: bigint,
+  makerGive: bigint,
+  takerGive: bigint,
+  spreadRaw: bigint,
+  now: number,
+): FillRecord {
+  return {
+    id,
+    symbol,
+    makerOrderId: maker.id,
+    takerOrderId: taker.id,
+    makerOwner: maker.owner,
+    takerOwner: taker.owner,
+    makerSide: maker.side,
+    priceTicks: maker.priceTicks,
+    lots,
+    baseRaw,
+    quoteRaw,
+    makerGive,
+    takerGive,
+    spreadRaw,
+    atMs: now,
+    status: "pending",
+    txHash: null,
+    settlementId: null,
+    revertReason: null,
+    updatedAtMs: now,
+  };
+}
+
+/** What a fill copies from each of its orders. */
+export interface FillParty {
+  readonly id: string;
+  readonly owner: string;
+  readonly side: Side;
+  readonly priceTicks: bigint;
+}
+
 export function cloneFill(f: FillRecord): FillRecord {
   return { ...f };
 }

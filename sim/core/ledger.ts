@@ -20,9 +20,17 @@ export type LedgerState = readonly LedgerRow[];
 
 export class Ledger {
   private readonly owners = new Map<string, Map<string, Account>>();
+  /**
+   * The last account looked up. Placing an order reads, then freezes, the same
+   * owner's from-token account; accounts are never removed (restore resets this).
+   */
+  private lastOwner: string | null = null;
+  private lastToken: string | null = null;
+  private lastAccount: Account | null = null;
 
   /** The live account object (created empty on first touch). Callers inside sim/core mutate it. */
   account(owner: string, token: string): Account {
+    if (owner === this.lastOwner && token === this.lastToken) return this.lastAccount!;
     let byToken = this.owners.get(owner);
     if (byToken === undefined) {
       byToken = new Map();
@@ -33,6 +41,9 @@ export class Ledger {
       acc = { available: 0n, frozen: 0n };
       byToken.set(token, acc);
     }
+    this.lastOwner = owner;
+    this.lastToken = token;
+    this.lastAccount = acc;
     return acc;
   }
 
@@ -43,7 +54,13 @@ export class Ledger {
   }
 
   available(owner: string, token: string): bigint {
-    return this.owners.get(owner)?.get(token)?.available ?? 0n;
+    if (owner === this.lastOwner && token === this.lastToken) return this.lastAccount!.available;
+    const acc = this.owners.get(owner)?.get(token);
+    if (acc === undefined) return 0n;
+    this.lastOwner = owner;
+    this.lastToken = token;
+    this.lastAccount = acc;
+    return acc.available;
   }
 
   credit(owner: string, token: string, amount: bigint): void {
@@ -119,6 +136,9 @@ export class Ledger {
 
   restore(state: LedgerState): void {
     this.owners.clear();
+    this.lastOwner = null;
+    this.lastToken = null;
+    this.lastAccount = null;
     for (const r of state) {
       const acc = this.account(r.owner, r.token);
       acc.available = r.available;

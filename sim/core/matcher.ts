@@ -7,7 +7,7 @@ import { pow10 } from "./amounts.ts";
 import type { BookSide } from "./book.ts";
 import { maxGiveFor, minReceive } from "./economics.ts";
 import { ExchangeError } from "./errors.ts";
-import type { FillRecord } from "./fills.ts";
+import { newFillRecord, type FillRecord } from "./fills.ts";
 import type { OrderRecord } from "./orders.ts";
 import type { MarketInfo } from "./registry.ts";
 import type { Rng } from "./rng.ts";
@@ -85,16 +85,30 @@ export function planMatches(side: BookSide, units: MarketUnits, taker: OrderReco
         );
       }
       const lots = left < maker.remainingLots ? left : maker.remainingLots;
-      const baseRaw = lots * baseUnit;
+      // The maker's signed base and quote amounts. A fill that equals one of them keeps
+      // a reference to the maker's bigint rather than its own copy: fill records live
+      // for good, and every retained heap object is young-generation copying work.
+      const makerBase = isBid ? maker.fromAmount : maker.toAmount;
+      const makerQuote = isBid ? maker.toAmount : maker.fromAmount;
+      let baseRaw = lots * baseUnit;
+      const wholeMaker = baseRaw === makerBase;
+      if (wholeMaker) baseRaw = makerBase;
       let quoteRaw: bigint;
       if (quoteUnit !== null) {
         quoteRaw = lots * maker.priceTicks * quoteUnit;
+        if (quoteRaw === makerQuote) quoteRaw = makerQuote;
       } else {
         // Coarse quote decimals: amounts were floored when signed, so check both rates exactly.
-        quoteRaw = isBid ? minReceive(maker, baseRaw) : maxGiveFor(maker, baseRaw);
-        const ok = isBid
-          ? quoteRaw > 0n && quoteRaw <= maxGiveFor(taker, baseRaw)
-          : quoteRaw > 0n && quoteRaw >= minReceive(taker, baseRaw);
+        // The maker's whole signed amount needs no division (⌈a·b/a⌉ = ⌊b·a/b⌋ = b), and the
+        // taker's bound is compared cross-multiplied: q ≤ ⌊x/y⌋ ⇔ q·y ≤ x, q ≥ ⌈x/y⌉ ⇔ q·y ≥ x (y > 0).
+        let ok: boolean;
+        if (isBid) {
+          quoteRaw = wholeMaker ? makerQuote : minReceive(maker, baseRaw);
+          ok = quoteRaw > 0n && quoteRaw * taker.toAmount <= baseRaw * taker.fromAmount;
+        } else {
+          quoteRaw = wholeMaker ? makerQuote : maxGiveFor(maker, baseRaw);
+          ok = quoteRaw > 0n && quoteRaw * taker.fromAmount >= baseRaw * taker.toAmount;
+        }
         if (!ok) return { record: taker, plan, expired };
       }
       plan.push({ maker, lots, baseRaw, quoteRaw });
@@ -124,28 +138,8 @@ export function fillSpread(f: PlannedFill, taker: OrderRecord, sp: SpreadFault |
 
 /** The fill record of a planned execution, numbered `id`, executed at the maker's price. */
 export function fillOf(id: number, f: PlannedFill, taker: OrderRecord, spread: bigint, now: number): FillRecord {
-  const maker = f.maker;
   const takerIsBid = taker.side === "bid";
-  return {
-    id,
-    symbol: taker.market.symbol,
-    makerOrderId: maker.id,
-    takerOrderId: taker.id,
-    makerOwner: maker.owner,
-    takerOwner: taker.owner,
-    makerSide: maker.side,
-    priceTicks: maker.priceTicks,
-    lots: f.lots,
-    baseRaw: f.baseRaw,
-    quoteRaw: f.quoteRaw,
-    makerGive: takerIsBid ? f.baseRaw : f.quoteRaw,
-    takerGive: takerIsBid ? (spread === 0n ? f.quoteRaw : f.quoteRaw + spread) : f.baseRaw,
-    spreadRaw: spread,
-    atMs: now,
-    status: "pending",
-    txHash: null,
-    settlementId: null,
-    revertReason: null,
-    updatedAtMs: now,
-  };
+  const makerGive = takerIsBid ? f.baseRaw : f.quoteRaw;
+  const takerGive = takerIsBid ? (spread === 0n ? f.quoteRaw : f.quoteRaw + spread) : f.baseRaw;
+  return newFillRecord(id, taker.market.symbol, f.maker, taker, f.lots, f.baseRaw, f.quoteRaw, makerGive, takerGive, spread, now);
 }

@@ -2,8 +2,8 @@
 // values, insertion order), without a 200k-entry Map. A Map of string keys
 // costs the hot path ~0.9 µs per order (its table lives in the GC'd heap and
 // points at young records, and every probe reads key strings); here the probe
-// table is two off-heap Int32Arrays (slot → record handle, slot → 32-bit tag)
-// and a key string is read only when the tags already agree.
+// table is one off-heap Int32Array of (record handle, 32-bit tag) pairs and a
+// key string is read only when the tags already agree.
 //
 // Hash: order ids are uuid4 strings whose hex digits are (for clients that use
 // random uuids) uniformly random, so 16 of them are a hash without scanning
@@ -41,11 +41,21 @@ const INITIAL_CAPACITY = 1024; // slots; always a power of two, kept at most hal
 export class OrderIndex<T extends { readonly id: string }> {
   /** Records in insertion order; a record's handle is its position here. */
   private records: T[] = [];
-  /** Slot → handle + 1 (0 = empty). */
-  private slots = new Int32Array(INITIAL_CAPACITY);
-  /** Slot → orderIdHash of the record there (compared before any string). */
-  private tags = new Int32Array(INITIAL_CAPACITY);
+  /**
+   * Two Int32 words per slot, side by side so a probe touches one cache line:
+   * [2s] = handle + 1 (0 = empty), [2s + 1] = orderIdHash of the record there
+   * (compared before any string).
+   */
+  private table = new Int32Array(2 * INITIAL_CAPACITY);
   private mask = INITIAL_CAPACITY - 1;
+  /**
+   * The last miss (key, its hash, its empty slot) while no insert has happened
+   * since: the engine asks has(id) and then set(id) for the same new id, and
+   * the second call reuses the first one's probe.
+   */
+  private missKey: string | null = null;
+  private missTag = 0;
+  private missSlot = 0;
 
   get size(): number {
     return this.records.length;
@@ -53,13 +63,17 @@ export class OrderIndex<T extends { readonly id: string }> {
 
   /** The slot holding `id`, or the empty slot where it would go (as −slot − 1). */
   private find(id: string, tag: number): number {
-    const slots = this.slots;
-    const tags = this.tags;
+    const table = this.table;
     const mask = this.mask;
     for (let s = tag & mask; ; s = (s + 1) & mask) {
-      const h = slots[s]!;
-      if (h === 0) return -s - 1;
-      if (tags[s] === tag && this.records[h - 1]!.id === id) return s;
+      const h = table[2 * s]!;
+      if (h === 0) {
+        this.missKey = id;
+        this.missTag = tag;
+        this.missSlot = s;
+        return -s - 1;
+      }
+      if (table[2 * s + 1] === tag && this.records[h - 1]!.id === id) return s;
     }
   }
 
@@ -69,22 +83,32 @@ export class OrderIndex<T extends { readonly id: string }> {
 
   get(id: string): T | undefined {
     const s = this.find(id, orderIdHash(id));
-    return s >= 0 ? this.records[this.slots[s]! - 1] : undefined;
+    return s >= 0 ? this.records[this.table[2 * s]! - 1] : undefined;
   }
 
   /** Map.set semantics: a known id keeps its position and takes the new record. */
   set(id: string, record: T): this {
     if (record.id !== id) throw new Error(`order index: key ${id} is not the record's id ${record.id}`);
-    const tag = orderIdHash(id);
-    const s = this.find(id, tag);
-    if (s >= 0) {
-      this.records[this.slots[s]! - 1] = record;
-      return this;
+    let tag: number;
+    let empty: number;
+    if (id === this.missKey) {
+      // Nothing was inserted since this key's miss (every insert clears it), so its slot is still free.
+      tag = this.missTag;
+      empty = this.missSlot;
+    } else {
+      tag = orderIdHash(id);
+      const s = this.find(id, tag);
+      if (s >= 0) {
+        this.records[this.table[2 * s]! - 1] = record;
+        return this;
+      }
+      empty = -s - 1;
     }
+    this.missKey = null;
     this.records.push(record);
-    this.slots[-s - 1] = this.records.length;
-    this.tags[-s - 1] = tag;
-    if (this.records.length * 2 > this.slots.length) this.grow();
+    this.table[2 * empty] = this.records.length;
+    this.table[2 * empty + 1] = tag;
+    if (this.records.length * 2 > this.mask + 1) this.grow();
     return this;
   }
 
@@ -93,21 +117,21 @@ export class OrderIndex<T extends { readonly id: string }> {
   }
 
   private grow(): void {
-    const capacity = this.slots.length * 2;
-    const slots = new Int32Array(capacity);
-    const tags = new Int32Array(capacity);
+    const old = this.table;
+    const capacity = (this.mask + 1) * 2;
+    const table = new Int32Array(2 * capacity);
     const mask = capacity - 1;
-    for (let s = 0; s < this.slots.length; s++) {
-      const h = this.slots[s]!;
+    for (let s = 0; s < old.length; s += 2) {
+      const h = old[s]!;
       if (h === 0) continue;
-      const tag = this.tags[s]!;
+      const tag = old[s + 1]!;
       let t = tag & mask;
-      while (slots[t] !== 0) t = (t + 1) & mask;
-      slots[t] = h;
-      tags[t] = tag;
+      while (table[2 * t] !== 0) t = (t + 1) & mask;
+      table[2 * t] = h;
+      table[2 * t + 1] = tag;
     }
-    this.slots = slots;
-    this.tags = tags;
+    this.table = table;
     this.mask = mask;
+    this.missKey = null;
   }
 }

@@ -64,6 +64,85 @@ export interface OrderRecord {
 export const NO_FILLS: number[] = [];
 
 /**
+ * A new pending order record: the one place records are built, so every record
+ * has one shape (all fields, this order) and the optimiser sees one map.
+ */
+export function newOrderRecord(
+  id: string,
+  owner: string,
+  seq: number,
+  market: MarketInfo,
+  side: Side,
+  priceTicks: bigint,
+  lots: bigint,
+  fromToken: string,
+  toToken: string,
+  fromAmount: bigint,
+  toAmount: bigint,
+  uuidInt: bigint,
+  expiration: number,
+  feeBps: number,
+  signature: Hex | null,
+  vlBatchId: string | null,
+  orderType: OrderType,
+  now: number,
+  reserved: bigint,
+): OrderRecord {
+  return {
+    id,
+    owner,
+    seq,
+    market,
+    side,
+    priceTicks,
+    amountLots: lots,
+    remainingLots: lots,
+    fromToken,
+    toToken,
+    fromAmount,
+    toAmount,
+    uuidInt,
+    expiration,
+    feeBps,
+    signature,
+    vlBatchId,
+    orderType,
+    status: "pending",
+    createdAtMs: now,
+    updatedAtMs: now,
+    reserved,
+    fillIds: NO_FILLS,
+    error: null,
+    errorCode: null,
+    inBook: false,
+  };
+}
+
+/** Below this many fills a list grows by an exact-size copy, from it on by push. */
+const EXACT_FILL_LIST_MAX = 8;
+
+/**
+ * Append a fill id to the order's list. Most orders get one to a few fills, and
+ * a push onto a short array reserves room for 17+ elements, which the retained
+ * list would carry for good (young-generation copying cost on the hot path); a
+ * short list is replaced by an exact-size copy instead.
+ */
+export function appendFillId(o: OrderRecord, id: number): void {
+  const ids = o.fillIds;
+  const n = ids.length;
+  if (n === 0) {
+    o.fillIds = [id];
+  } else if (n < EXACT_FILL_LIST_MAX) {
+    const next = new Array<number>(n + 1);
+    for (let i = 0; i < n; i++) next[i] = ids[i]!;
+    next[n] = id;
+    o.fillIds = next;
+  } else {
+    ids.push(id);
+  }
+}
+
+/**
  * Progress at execution prices over fills that have not reverted or failed
  * (derived from the fills so the hot path keeps no running totals).
  */

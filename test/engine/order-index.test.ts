@@ -76,4 +76,47 @@ describe("OrderIndex (order id → record)", () => {
       }),
     );
   });
+
+  it("a miss remembered for set is dropped once anything is inserted (colliding keys take distinct slots)", () => {
+    const a = "12345678-aaaa-4aaa-8aaa-aaaa87654321";
+    const b = "12345678-bbbb-4bbb-9bbb-bbbb87654321";
+    const idx = new OrderIndex<{ id: string }>();
+    expect(idx.has(a)).toBe(false); // a's empty slot remembered…
+    idx.set(b, { id: b }); // …then taken by b (same tag, same home slot)
+    idx.set(a, { id: a });
+    expect(idx.get(a)?.id).toBe(a);
+    expect(idx.get(b)?.id).toBe(b);
+    expect(idx.size).toBe(2);
+    // A key inserted through its remembered miss is found, not inserted twice.
+    const c = "12345678-cccc-4ccc-accc-cccc87654321";
+    expect(idx.has(c)).toBe(false);
+    idx.set(c, { id: c });
+    idx.set(c, { id: c });
+    expect(idx.size).toBe(3);
+    expect([...idx.values()].map((r) => r.id)).toEqual([b, a, c]);
+  });
+
+  it("interleaved has / get / set on colliding and fresh keys, across growths: property test against a Map", () => {
+    // Few distinct tags so most keys collide: sampled digits from a 2-value alphabet.
+    const key = fc.tuple(fc.constantFrom("0", "f"), fc.constantFrom("0", "f"), fc.nat(9)).map(([x, y, n]) => `${x.repeat(8)}-0000-4000-8000-${String(n).padStart(4, "0")}${y.repeat(8)}`);
+    const op = fc.tuple(fc.constantFrom("has", "get", "set"), key, fc.nat());
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 2500 }), (ops) => {
+        const idx = new OrderIndex<{ id: string; n: number }>();
+        const ref = new Map<string, { id: string; n: number }>();
+        for (const [kind, id, n] of ops) {
+          if (kind === "has") expect(idx.has(id)).toBe(ref.has(id));
+          else if (kind === "get") expect(idx.get(id)).toEqual(ref.get(id));
+          else {
+            idx.set(id, rec(id, n));
+            ref.set(id, rec(id, n));
+          }
+        }
+        expect(idx.size).toBe(ref.size);
+        expect([...idx.values()]).toEqual([...ref.values()]);
+        for (const id of ref.keys()) expect(idx.get(id)).toEqual(ref.get(id));
+      }),
+      { numRuns: 60 },
+    );
+  });
 });
