@@ -10,11 +10,13 @@ import request from "supertest";
 import { LosslessJsonError, decodeLossless, encodeLossless } from "../../fixtures/lossless-json.ts";
 import { isStateChangingRpc } from "../../fixtures/rpc-proxy.ts";
 import {
+  LOCK_FILE,
   STATE_FILE,
   StateFileError,
   StatePersister,
   encodeLayers,
   identityConflicts,
+  lockStateDir,
   persistBeforeReply,
   readStateFile,
   writeStateFile,
@@ -145,6 +147,21 @@ describe("layer encoding", () => {
     const layersJson = encodeLossless({ blockMode: { kind: "automine" }, engine: { orders: [], fills: [], log: { datas: [{ $order: "gone" }] } } });
     await writeStateFile(dir, { ...captured(4), layersJson });
     await expect(readStateFile(dir)).rejects.toThrow(/refers to order gone/);
+  });
+});
+
+describe("one server per directory", () => {
+  test("a lock held by a live process is refused; one left by a dead process is taken over; release removes it", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-lock-"));
+    // pid 1 always exists.
+    writeFileSync(path.join(dir, LOCK_FILE), "1");
+    await expect(lockStateDir(dir)).rejects.toThrow(/in use by another fakex \(pid 1\)/);
+    // A pid far above any the kernel hands out: the process is gone.
+    writeFileSync(path.join(dir, LOCK_FILE), "4194303999");
+    const release = await lockStateDir(dir);
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
+    await release();
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
 
