@@ -2,7 +2,9 @@
 // deposits, settlement batches and their receipts, blocks, and the executor's
 // fault hook. Shaped after the deployed Exchange so the Anvil adapter is a 1:1
 // mapping (matchOrdersBatch → failedMask + MatchFailed(reason, batchIndex);
-// matchOrdersBatchAtomic; setMatchFault(orderHash0, orderHash1, reason); cap 20).
+// matchOrdersBatchAtomic; setMatchFault(orderHash0, orderHash1, reason); cap 20). The
+// contract's batch takes distinct orders once and fills by index; the Anvil adapter
+// builds that from ChainMatch[] (anvil-tx.ts compactBatch), so the engine sees matches.
 // Swaps map 1:1 onto Router.executeIntent(Intent, takerSignature, MakerLeg[],
 // PermitData); vault movements the engine did not cause itself are read back as
 // events (Exchange Deposit / Withdrawal, Router IntentDeposit).
