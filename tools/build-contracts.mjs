@@ -63,7 +63,9 @@ function stampedHash() {
 function forgeBinary() {
   const exe = process.platform === "win32" ? "forge.exe" : "forge";
   try {
-    const pkg = require.resolve(`@foundry-rs/forge-${process.platform}-${process.arch}/package.json`);
+    // The platform packages name x64 "amd64" (as fixtures/anvil.ts knows for anvil).
+    const arch = process.arch === "x64" ? "amd64" : process.arch;
+    const pkg = require.resolve(`@foundry-rs/forge-${process.platform}-${arch}/package.json`);
     const bin = path.join(path.dirname(pkg), "bin", exe);
     if (existsSync(bin)) return bin;
   } catch {
@@ -77,7 +79,9 @@ function forgeBinary() {
 function runForge() {
   const res = spawnSync(forgeBinary(), ["build", "--offline"], { cwd: root, encoding: "utf8", env: { ...process.env, FOUNDRY_OFFLINE: "true" } });
   if (res.error) throw res.error;
-  if (res.status !== 0) {
+  // The npm wrapper exits 0 even when compilation fails, which used to leave stale
+  // artifacts in place silently: trust the compiler's own failure line as well.
+  if (res.status !== 0 || /Compiler run failed/.test(`${res.stdout ?? ""}${res.stderr ?? ""}`)) {
     process.stderr.write(res.stdout ?? "");
     process.stderr.write(res.stderr ?? "");
     throw new Error(`forge build failed with exit code ${res.status}`);

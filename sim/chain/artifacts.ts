@@ -2,7 +2,7 @@
 // change the Solidity and run `npm run build:contracts`.
 
 /** Hash of the inputs this file was built from; `--if-changed` rebuilds when it differs. */
-export const SOURCE_HASH = "5dc9b308be607a2f342e76ba1b5a89a9aea5d699d8027f959b9a372884c3ac8a";
+export const SOURCE_HASH = "7fc2a147f07d133d9628e188449ffee9f1309caaece4c092f9c723133278cb9a";
 
 export const Exchange = {
   abi: [
