@@ -13,6 +13,7 @@ import {
   LOCK_FILE,
   STATE_FILE,
   StateFileError,
+  buildStamp,
   StatePersister,
   encodeLayers,
   identityConflicts,
@@ -113,6 +114,20 @@ describe("the state file", () => {
     const text = good.toString("utf8");
     writeFileSync(file, text.replace("fakex-state/1", "fakex-state/0"));
     await expect(readStateFile(dir)).rejects.toThrow(/has format "fakex-state\/0"/);
+    writeFileSync(file, good);
+    expect((await readStateFile(dir))?.savedAtMs).toBe(1);
+  });
+
+  test("a file written by another fakex build is refused, naming both builds", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
+    await writeStateFile(dir, captured(1));
+    const file = path.join(dir, STATE_FILE);
+    const good = readFileSync(file, "utf8");
+    const build = await buildStamp();
+    expect(good.slice(0, good.indexOf("\n"))).toContain(build);
+    writeFileSync(file, good.replace(build, "0.0.1+0000"));
+    await expect(readStateFile(dir)).rejects.toThrow(StateFileError);
+    await expect(readStateFile(dir)).rejects.toThrow(/written by another fakex build \(0\.0\.1\+0000/);
     writeFileSync(file, good);
     expect((await readStateFile(dir))?.savedAtMs).toBe(1);
   });
