@@ -144,9 +144,10 @@ describe("order intake fast path", () => {
         }
         expect(fast).toEqual(slow);
       }),
-      { numRuns: 2000 },
+      // Pinned so the coverage floor below is reproducible (FAKEX_INTAKE_SEED explores others).
+      { numRuns: 2000, seed: Number(process.env.FAKEX_INTAKE_SEED ?? 20261121) },
     );
     // The generator must exercise the accepting path too, not only rejections.
     expect(accepted).toBeGreaterThan(20);
-  });
+  }, 60_000); // 2,000 runs: generous so a loaded CI machine does not hit vitest's 5 s default
 });
