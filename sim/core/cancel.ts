@@ -36,7 +36,7 @@ export interface CancelHost {
 
 /** Whole seconds left of the order's cancel cooldown (counted from creation on the virtual clock); 0 when over. */
 export function cooldownLeftSec(o: Readonly<OrderRecord>, cooldownSec: number, nowMs: number): number {
-  const left = o.createdAtMs + cooldownSec * 1000 - nowMs;
+  const left = o.createdAt.ms + cooldownSec * 1000 - nowMs;
   return left > 0 ? Math.ceil(left / 1000) : 0;
 }
 

@@ -43,6 +43,7 @@ import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
 import { EventLog, type EventLogState, type EventValue } from "./event-log.ts";
 import { Ledger, type LedgerState } from "./ledger.ts";
 import { MarketBook } from "./book.ts";
+import { InstantSource, type Instant } from "./instant.ts";
 import { appendFillId, canTransition, cloneOrder, newOrderRecord, type OrderRecord, type OrderStatus } from "./orders.ts";
 import { canMoveFill, cloneFill, isFinalFill, newFillRecord, type FillRecord, type FillStatus } from "./fills.ts";
 import { DEFAULT_SPREAD_SPLIT, matchMoves, minReceive, type MatchMoves, type SpreadSplit } from "./economics.ts";
@@ -264,10 +265,13 @@ export class Engine {
   private queue: Promise<unknown> = Promise.resolve();
   /** The cancel commands' view of this engine (reads the current maps, which restore() replaces). */
   private readonly cancelHost: CancelHost;
+  /** Record timestamps: one shared Instant per clock reading (see instant.ts). */
+  private readonly instants: InstantSource;
 
   constructor(o: EngineOptions) {
     this.registry = o.registry;
     this.clock = o.clock ?? new VirtualClock();
+    this.instants = new InstantSource(this.clock);
     this.rng = new Rng(o.seed);
     this.chain = o.chain;
     this.executorIdValue = o.executorId;
@@ -487,7 +491,7 @@ export class Engine {
 
   /** Build the record and its match plan; throws STP_BLOCKED without touching anything. */
   private planOrder(v: IntakeOrder, signature: Hex | null, vlBatchId: string | null, lots: bigint, need: bigint, match = true): PlannedOrder {
-    const now = this.clock.nowMs();
+    const now = this.instants.now();
     const record = newOrderRecord(
       v.orderId,
       v.owner,
@@ -516,7 +520,7 @@ export class Engine {
   /** Apply a validated, planned order: freeze, insert, fill, rest. Cannot fail. */
   private commitOrder(p: PlannedOrder, need: bigint): void {
     const o = p.record;
-    const now = o.createdAtMs;
+    const now = o.createdAt;
     this.orderSeq = o.seq;
     this.ledger.freeze(o.owner, o.fromToken, need);
     this.orders.set(o.id, o);
@@ -526,20 +530,20 @@ export class Engine {
       this.ordersByOwner.set(o.owner, list);
     }
     list.push(o);
-    this.log.appendRef("order_placed", now, o);
+    this.log.appendRef("order_placed", now.ms, o);
     for (const m of p.expired) m.inBook = false;
     for (const f of p.plan) this.executeFill(f, o, now);
     if (o.remainingLots > 0n) this.books.get(o.market.symbol)!.restingSide(o.side).add(o);
     else this.moveOrder(o, "matched", now);
   }
 
-  private executeFill(f: PlannedFill, taker: OrderRecord, now: number): void {
+  private executeFill(f: PlannedFill, taker: OrderRecord, now: Instant): void {
     const maker = f.maker;
     const fill = fillOf(this.fills.length + 1, f, taker, fillSpread(f, taker, this.faults.spreadFills, this.rng), now);
     this.fills.push(fill);
     this.applyFillProgress(maker, fill, now);
     this.applyFillProgress(taker, fill, now);
-    this.log.appendRef("fill", now, fill);
+    this.log.appendRef("fill", now.ms, fill);
     if (maker.remainingLots === 0n) {
       maker.inBook = false;
       this.moveOrder(maker, "matched", now);
@@ -556,25 +560,25 @@ export class Engine {
         quantity: formatUnits(f.lots, m.quantityPrecision),
         price: formatUnits(f.priceTicks, m.tickPrecision),
         counterparty_order_id: f.makerOrderId,
-        ts: isoOf(f.atMs),
+        ts: isoOf(f.at.ms),
       });
     }
     return out;
   }
 
-  private applyFillProgress(o: OrderRecord, fill: FillRecord, now: number): void {
+  private applyFillProgress(o: OrderRecord, fill: FillRecord, now: Instant): void {
     // An exhausted order keeps the shared 0n literal rather than a fresh zero bigint of its own.
     o.remainingLots = o.remainingLots === fill.lots ? 0n : o.remainingLots - fill.lots;
     appendFillId(o, fill.id);
-    o.updatedAtMs = now;
+    o.updatedAt = now;
   }
 
   /** Status change along the spec's table; leaving "pending" releases the unused reservation. */
-  private moveOrder(o: OrderRecord, to: OrderStatus, now: number): void {
+  private moveOrder(o: OrderRecord, to: OrderStatus, now: Instant): void {
     if (!canTransition(o.status, to)) throw new Error(`illegal order transition ${o.status} → ${to} for ${o.id}`);
     const from = o.status;
     o.status = to;
-    o.updatedAtMs = now;
+    o.updatedAt = now;
     if (from === "pending") {
       o.inBook = false;
       const inflight = this.inflightOf(o);
@@ -585,7 +589,7 @@ export class Engine {
       }
     }
     // pending → matched is implied by the fill that exhausted the order; log the other moves.
-    if (to !== "matched") this.log.append("order_status", now, { order_id: o.id, from, to });
+    if (to !== "matched") this.log.append("order_status", now.ms, { order_id: o.id, from, to });
   }
 
   // ================================================================ cancels
@@ -596,8 +600,8 @@ export class Engine {
   }
 
   private cancelNow(o: OrderRecord, reason: CancelReason): void {
-    const now = this.clock.nowMs();
-    this.log.append("order_cancel", now, { order_id: o.id, reason });
+    const now = this.instants.now();
+    this.log.append("order_cancel", now.ms, { order_id: o.id, reason });
     this.moveOrder(o, "cancelled", now);
     if (this.vaultDebt.size > 0) this.collectVaultDebts();
   }
@@ -752,7 +756,7 @@ export class Engine {
       throw new ExchangeError("QUOTE_STALE", 409, "vault equity changed since the quote; re-quote and re-submit");
     }
     this.desk.commit(p);
-    const now = this.clock.nowMs();
+    const now = this.instants.now();
     const record = newOrderRecord(
       t.tradeId,
       t.owner,
@@ -785,8 +789,8 @@ export class Engine {
     }
     list.push(record);
     this.swapTerms.set(record.id, { intent: p.quote.intent, permit: p.permit, quoteUuid: p.quote.uuid });
-    this.log.appendRef("order_placed", now, record);
-    this.log.append("swap_accepted", now, {
+    this.log.appendRef("order_placed", now.ms, record);
+    this.log.append("swap_accepted", now.ms, {
       order_id: record.id,
       quote_uuid: p.quote.uuid,
       route: p.route.kind,
@@ -804,7 +808,7 @@ export class Engine {
   }
 
   /** One route leg as a fill: the resting maker against the swap order (the taker). */
-  private executeSwapLeg(leg: RouteLeg, swap: OrderRecord, now: number): void {
+  private executeSwapLeg(leg: RouteLeg, swap: OrderRecord, now: Instant): void {
     const maker = leg.maker;
     const fill = newFillRecord(
       this.fills.length + 1,
@@ -823,7 +827,7 @@ export class Engine {
     this.fills.push(fill);
     this.applyFillProgress(maker, fill, now);
     appendFillId(swap, fill.id);
-    this.log.appendRef("fill", now, fill);
+    this.log.appendRef("fill", now.ms, fill);
     if (maker.remainingLots === 0n) {
       maker.inBook = false;
       this.moveOrder(maker, "matched", now);
@@ -894,7 +898,7 @@ export class Engine {
     if (reverts.size > 0 && this.chain.setIntentLegFault === undefined) throw new Error("the chain port has no setIntentLegFault");
     for (const [i, reason] of reverts) await this.chain.setIntentLegFault!(legs[i]!.order, terms.intent, reason);
     const { txHash } = await submit(ci);
-    const now = this.clock.nowMs();
+    const now = this.instants.now();
     this.settlements.push({ id: nth, fillIds: ids, atomic: true, kind: "swap", swapOrderId: swapId, txHash, status: "pending", minedBlock: null });
     if (reverts.size > 0) this.faultedPairs.set(nth, [...reverts.keys()].map((i) => ids[i]!));
     for (const f of fills) {
@@ -904,7 +908,7 @@ export class Engine {
     }
     this.swapFillStarts.delete(ids[0]!);
     this.broadcastUpTo = ids[ids.length - 1]!;
-    this.log.append("settlement_broadcast", now, { settlement_id: nth, tx_hash: txHash, fills: ids, atomic: true, kind: "swap", swap_order_id: swapId });
+    this.log.append("settlement_broadcast", now.ms, { settlement_id: nth, tx_hash: txHash, fills: ids, atomic: true, kind: "swap", swap_order_id: swapId });
   }
 
   /**
@@ -915,11 +919,11 @@ export class Engine {
    * Revert: every fill fails, makers get their quantity or funds back, the
    * taker's frozen equity is released and the swap order fails. Returns success.
    */
-  private finishSwap(batch: SettlementBatch, r: BatchReceipt, fills: readonly FillRecord[], now: number): boolean {
+  private finishSwap(batch: SettlementBatch, r: BatchReceipt, fills: readonly FillRecord[], now: Instant): boolean {
     const swap = this.orders.get(batch.swapOrderId!)!;
     const terms = this.swapTerms.get(swap.id)!;
     this.desk.markMined(swap.id);
-    swap.updatedAtMs = now;
+    swap.updatedAt = now;
     if (r.status === "reverted") {
       batch.status = "failed";
       const reason = r.revertReason ?? "TRANSACTION_REVERTED";
@@ -946,13 +950,13 @@ export class Engine {
     if (input > swap.reserved) this.ledger.debitAvailable(swap.owner, swap.fromToken, input - swap.reserved);
     swap.reserved = 0n;
     if (terms.intent.recipient === ZERO_ADDRESS) this.ledger.credit(swap.owner, swap.toToken, output);
-    this.log.append("swap_settled", now, { order_id: swap.id, input, output, deposit });
+    this.log.append("swap_settled", now.ms, { order_id: swap.id, input, output, deposit });
     this.moveOrder(swap, "settled", now);
     return true;
   }
 
   /** The maker's side of one router leg (the taker side is applied once per swap). */
-  private finishSwapLeg(f: FillRecord, outcome: "settled" | "failed", reason: string | null, now: number): void {
+  private finishSwapLeg(f: FillRecord, outcome: "settled" | "failed", reason: string | null, now: Instant): void {
     this.moveFill(f, outcome, now);
     f.revertReason = reason;
     const maker = this.orders.get(f.makerOrderId)!;
@@ -963,7 +967,7 @@ export class Engine {
     } else {
       this.unwindSide(maker, f, f.makerGive, reason, errorCodeForRevert(reason), now);
     }
-    maker.updatedAtMs = now;
+    maker.updatedAt = now;
     if (maker.status === "matched" && maker.fillIds.every((id) => isFinalFill(this.fills[id - 1]!.status))) this.moveOrder(maker, "settled", now);
   }
 
@@ -1071,7 +1075,7 @@ export class Engine {
         this.rng.restore(rngBefore);
         throw e;
       }
-      const now = this.clock.nowMs();
+      const now = this.instants.now();
       const batch: SettlementBatch = { id: nth, fillIds: ids, atomic: bf.atomic, txHash, status: "pending", minedBlock: null };
       this.settlements.push(batch);
       if (bf.reverts.size > 0) this.faultedPairs.set(nth, [...bf.reverts.keys()].map((i) => ids[i]!));
@@ -1081,7 +1085,7 @@ export class Engine {
         f.settlementId = nth;
       }
       this.broadcastUpTo = ids[ids.length - 1]!;
-      this.log.append("settlement_broadcast", now, { settlement_id: nth, tx_hash: txHash, fills: ids, atomic: bf.atomic });
+      this.log.append("settlement_broadcast", now.ms, { settlement_id: nth, tx_hash: txHash, fills: ids, atomic: bf.atomic });
       n++;
     }
     return n;
@@ -1096,7 +1100,7 @@ export class Engine {
       if (batch.status !== "pending") continue;
       const r = await this.chain.getReceipt(batch.txHash as Hex);
       if (r === null || head - r.blockNumber < delay) continue;
-      const now = this.clock.nowMs();
+      const now = this.instants.now();
       batch.minedBlock = r.blockNumber;
       const fills = batch.fillIds.map((id) => this.fills[id - 1]!);
       if (batch.kind === "swap") {
@@ -1116,7 +1120,7 @@ export class Engine {
           else this.finishFill(f, "reverted", reason, now);
         });
       }
-      this.log.append("settlement_receipt", now, {
+      this.log.append("settlement_receipt", now.ms, {
         settlement_id: batch.id,
         status: batch.status,
         block: r.blockNumber,
@@ -1140,16 +1144,16 @@ export class Engine {
     return { confirmed, failed };
   }
 
-  private moveFill(f: FillRecord, to: FillStatus, now: number): void {
+  private moveFill(f: FillRecord, to: FillStatus, now: Instant): void {
     const from = f.status;
     if (!canMoveFill(from, to)) throw new Error(`illegal fill transition ${from} → ${to} for fill ${f.id}`);
     f.status = to;
-    f.updatedAtMs = now;
-    this.log.append("fill_status", now, { fill_id: f.id, from, to });
+    f.updatedAt = now;
+    this.log.append("fill_status", now.ms, { fill_id: f.id, from, to });
   }
 
   /** Apply a final fill outcome to both orders and the ledger. */
-  private finishFill(f: FillRecord, outcome: "settled" | "reverted" | "failed", reason: string | null, now: number): void {
+  private finishFill(f: FillRecord, outcome: "settled" | "reverted" | "failed", reason: string | null, now: Instant): void {
     this.moveFill(f, outcome, now);
     f.revertReason = reason;
     const maker = this.orders.get(f.makerOrderId)!;
@@ -1166,7 +1170,7 @@ export class Engine {
       this.unwindSide(taker, f, f.takerGive, reason, code, now);
     }
     for (const o of [maker, taker]) {
-      o.updatedAtMs = now;
+      o.updatedAt = now;
       if (o.status === "matched" && o.fillIds.every((id) => isFinalFill(this.fills[id - 1]!.status))) this.moveOrder(o, "settled", now);
     }
   }
@@ -1206,7 +1210,7 @@ export class Engine {
    * counted it — keeps its reservation and shows the error; any other order
    * releases the fill's funds, and a matched one moves to failed.
    */
-  private unwindSide(o: OrderRecord, f: FillRecord, give: bigint, reason: string | null, code: ErrorCode, now: number): void {
+  private unwindSide(o: OrderRecord, f: FillRecord, give: bigint, reason: string | null, code: ErrorCode, now: Instant): void {
     o.error = reason;
     o.errorCode = code;
     if (o.status === "pending") {

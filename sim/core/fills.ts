@@ -1,5 +1,6 @@
 // One execution between a maker and a taker, and its settlement status.
 import type { Side } from "./order-terms.ts";
+import type { Instant } from "./instant.ts";
 
 /** The spec's five fill settlement statuses. */
 export type FillStatus = "pending" | "confirming" | "settled" | "failed" | "reverted";
@@ -43,13 +44,14 @@ export interface FillRecord {
   readonly takerGive: bigint;
   /** Positive spread in the taker's from-token (0 for a plain fill). */
   readonly spreadRaw: bigint;
-  readonly atMs: number;
+  /** Shared clock readings (see instant.ts). */
+  readonly at: Instant;
   status: FillStatus;
   txHash: string | null;
   settlementId: number | null;
   /** Raw revert name from the chain (filtered through the allowlist on the wire). */
   revertReason: string | null;
-  updatedAtMs: number;
+  updatedAt: Instant;
 }
 
 /**
@@ -67,7 +69,7 @@ export function newFillRecord(
   makerGive: bigint,
   takerGive: bigint,
   spreadRaw: bigint,
-  now: number,
+  now: Instant,
 ): FillRecord {
   return {
     id,
@@ -84,12 +86,12 @@ export function newFillRecord(
     makerGive,
     takerGive,
     spreadRaw,
-    atMs: now,
+    at: now,
     status: "pending",
     txHash: null,
     settlementId: null,
     revertReason: null,
-    updatedAtMs: now,
+    updatedAt: now,
   };
 }
 

@@ -8,6 +8,7 @@ import type { BookSide } from "./book.ts";
 import { maxGiveFor, minReceive } from "./economics.ts";
 import { ExchangeError } from "./errors.ts";
 import { newFillRecord, type FillRecord } from "./fills.ts";
+import type { Instant } from "./instant.ts";
 import type { OrderRecord } from "./orders.ts";
 import type { MarketInfo } from "./registry.ts";
 import type { Rng } from "./rng.ts";
@@ -137,7 +138,7 @@ export function fillSpread(f: PlannedFill, taker: OrderRecord, sp: SpreadFault |
 }
 
 /** The fill record of a planned execution, numbered `id`, executed at the maker's price. */
-export function fillOf(id: number, f: PlannedFill, taker: OrderRecord, spread: bigint, now: number): FillRecord {
+export function fillOf(id: number, f: PlannedFill, taker: OrderRecord, spread: bigint, now: Instant): FillRecord {
   const takerIsBid = taker.side === "bid";
   const makerGive = takerIsBid ? f.baseRaw : f.quoteRaw;
   const takerGive = takerIsBid ? (spread === 0n ? f.quoteRaw : f.quoteRaw + spread) : f.baseRaw;

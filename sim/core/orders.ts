@@ -3,6 +3,7 @@ import type { ErrorCode } from "./errors.ts";
 import type { Hex } from "./typed-data.ts";
 import type { MarketInfo } from "./registry.ts";
 import type { Side } from "./order-terms.ts";
+import type { Instant } from "./instant.ts";
 
 export type OrderStatus = "pending" | "matched" | "settled" | "failed" | "cancelled";
 export type OrderType = "limit" | "swap";
@@ -48,8 +49,9 @@ export interface OrderRecord {
   /** Absent: "limit". A "swap" order is the taker of its route's fills (POST /swap). */
   readonly orderType?: OrderType;
   status: OrderStatus;
-  readonly createdAtMs: number;
-  updatedAtMs: number;
+  /** Shared clock readings (see instant.ts). */
+  readonly createdAt: Instant;
+  updatedAt: Instant;
   /** Frozen in the ledger on behalf of this order. */
   reserved: bigint;
   /** Fill ids in execution order; shares NO_FILLS until the first fill (saves memory on resting orders). */
@@ -85,7 +87,7 @@ export function newOrderRecord(
   signature: Hex | null,
   vlBatchId: string | null,
   orderType: OrderType,
-  now: number,
+  now: Instant,
   reserved: bigint,
 ): OrderRecord {
   return {
@@ -108,8 +110,8 @@ export function newOrderRecord(
     vlBatchId,
     orderType,
     status: "pending",
-    createdAtMs: now,
-    updatedAtMs: now,
+    createdAt: now,
+    updatedAt: now,
     reserved,
     fillIds: NO_FILLS,
     error: null,

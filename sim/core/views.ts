@@ -115,7 +115,7 @@ function summary(fills: readonly FillRecord[], settlements: readonly SettlementB
     else if (f.status === "reverted") reverted++;
     else pending++;
     if (f.settlementId !== null && (latestSettlement === null || f.settlementId > latestSettlement)) latestSettlement = f.settlementId;
-    if ((f.status === "failed" || f.status === "reverted") && (latestFailed === null || f.updatedAtMs >= latestFailed.updatedAtMs)) latestFailed = f;
+    if ((f.status === "failed" || f.status === "reverted") && (latestFailed === null || f.updatedAt.ms >= latestFailed.updatedAt.ms)) latestFailed = f;
   }
   const batch = latestSettlement === null ? undefined : settlements[latestSettlement - 1];
   const last = fills[fills.length - 1];
@@ -235,8 +235,8 @@ export function orderView(
     from_amount: o.fromAmount.toString(),
     to_amount: o.toAmount.toString(),
     filled_amount: grossGive.toString(),
-    created_at: isoOf(o.createdAtMs),
-    updated_at: isoOf(o.updatedAtMs),
+    created_at: isoOf(o.createdAt.ms),
+    updated_at: isoOf(o.updatedAt.ms),
     expiration: String(o.expiration),
     error: o.error,
     error_code: o.errorCode,
@@ -269,7 +269,7 @@ export function fillView(f: FillRecord, o: OrderRecord, registry: Registry, move
     price: formatUnits(f.priceTicks, m.tickPrecision),
     settlement_status: f.status,
     tx_hash: f.txHash,
-    timestamp: isoOf(f.atMs),
+    timestamp: isoOf(f.at.ms),
     failure_reason: publicFailureReason(f.revertReason),
     settlement_economics: {
       perspective_order_id: o.id,
@@ -291,7 +291,7 @@ function swapLegView(f: FillRecord, o: OrderRecord, registry: Registry): FillWir
     price: formatUnits(f.priceTicks, t.market.tickPrecision),
     settlement_status: f.status,
     tx_hash: f.txHash,
-    timestamp: isoOf(f.atMs),
+    timestamp: isoOf(f.at.ms),
     failure_reason: publicFailureReason(f.revertReason),
     settlement_economics: {
       perspective_order_id: o.id,

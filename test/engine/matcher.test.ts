@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { BookSide } from "../../sim/core/book.ts";
 import { maxGiveFor, minReceive } from "../../sim/core/economics.ts";
 import { ExchangeError } from "../../sim/core/errors.ts";
+import { instantAt } from "../../sim/core/instant.ts";
 import { planMatches, type MarketUnits } from "../../sim/core/matcher.ts";
 import { newOrderRecord, type OrderRecord } from "../../sim/core/orders.ts";
 import type { MarketInfo } from "../../sim/core/registry.ts";
@@ -20,7 +21,7 @@ const NOW_SEC = 1_000;
 function order(id: string, owner: string, side: "bid" | "ask", ticks: bigint, lots: bigint, quoteRaw: bigint): OrderRecord {
   const base = lots * BASE_UNIT;
   const [fromAmount, toAmount] = side === "ask" ? [base, quoteRaw] : [quoteRaw, base];
-  return newOrderRecord(id, owner, 1, MARKET, side, ticks, lots, "from", "to", fromAmount, toAmount, 1n, NOW_SEC + 60, 0, null, null, "limit", 0, fromAmount);
+  return newOrderRecord(id, owner, 1, MARKET, side, ticks, lots, "from", "to", fromAmount, toAmount, 1n, NOW_SEC + 60, 0, null, null, "limit", instantAt(0), fromAmount);
 }
 
 /** The rules as the engine stated them before the cross-multiplied form. */

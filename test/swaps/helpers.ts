@@ -4,6 +4,7 @@
 import { parseCanonicalDecimal, toScale } from "../../sim/core/amounts.ts";
 import { MarketBook } from "../../sim/core/book.ts";
 import { VirtualClock } from "../../sim/core/clock.ts";
+import { instantAt } from "../../sim/core/instant.ts";
 import { orderTerms, type Side } from "../../sim/core/order-terms.ts";
 import type { OrderRecord } from "../../sim/core/orders.ts";
 import { SwapDesk, type PermitTokenState, type QuoteWire, type QuoteTimeoutFaults, type SwapDeskOptions } from "../../sim/core/quotes.ts";
@@ -109,8 +110,8 @@ export function rest(
     signature: "0x11",
     vlBatchId: null,
     status: "pending",
-    createdAtMs: env.clock.nowMs(),
-    updatedAtMs: env.clock.nowMs(),
+    createdAt: instantAt(env.clock.nowMs()),
+    updatedAt: instantAt(env.clock.nowMs()),
     reserved: t.fromAmount,
     fillIds: [],
     error: null,
