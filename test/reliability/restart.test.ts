@@ -4,8 +4,7 @@
 // and a transaction hash from rpc_url): those survive too. Also: flags that contradict
 // the saved state (another --seed, --chain-id, --scenario), and a damaged state file,
 // refuse to start (exit 2) and leave the file as it was; the same flags resume.
-import { afterEach, describe, expect, test } from "vitest";
-import { spawn } from "node:child_process";
+import { describe, expect, test } from "vitest";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,9 +15,9 @@ import { exchangeDomain } from "../../sim/core/typed-data.ts";
 import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
 import { createSigners } from "../../fixtures/signing.ts";
 import { STATE_FILE } from "../../fixtures/state-dir.ts";
+import { killFakexAfterEach, runFakex, untilReady, type FakexProcess } from "../fixtures/cli-process.ts";
 import { rpcAnswers } from "../fixtures/rpc.ts";
 
-const BIN = new URL("../../bin/fakex.js", import.meta.url).pathname;
 const ARGS = ["--clock", "virtual", "--auto-settle", "0", "--no-liquidity", "--users", "2"];
 
 interface Info {
@@ -31,40 +30,14 @@ interface Info {
   accounts: { address: Address; private_key: Hex }[];
 }
 
-const started = new Set<ReturnType<typeof spawn>>();
-// A failed assertion must not leave a server (and its Anvil) behind.
-afterEach(() => {
-  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  started.clear();
-});
-
-function run(args: string[]) {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  started.add(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, exited, out: () => stdout, err: () => stderr };
-}
-type Proc = ReturnType<typeof run>;
+killFakexAfterEach();
+const run = runFakex;
+type Proc = FakexProcess;
 
 /** Start serve and wait for its info JSON (or fail with its stderr). */
 async function serve(dir: string, extra: string[] = []): Promise<{ p: Proc; info: Info; readyLine: string }> {
   const p = run(["serve", "--state-dir", dir, ...ARGS, ...extra]);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (p.out().includes("\n}\n")) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 25);
-    void p.exited.then((code) => {
-      clearInterval(timer);
-      reject(new Error(`serve exited early (${code}): ${p.err()}`));
-    });
-  });
+  await untilReady(p);
   const [readyLine, ...json] = p.out().split("\n");
   return { p, info: JSON.parse(json.join("\n")) as Info, readyLine: readyLine! };
 }
