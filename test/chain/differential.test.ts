@@ -17,7 +17,7 @@ import type { FaultPlan } from "../../sim/core/faults.ts";
 import { validateOrderFields } from "../../sim/core/preview.ts";
 import { ORDER_TYPE, exchangeDomain, type Address, type Hex } from "../../sim/core/typed-data.ts";
 import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
-import { depositOnChain, startTestChain, type ChainCtx } from "./helpers.ts";
+import { chainRpc, depositOnChain, startTestChain, type ChainCtx } from "./helpers.ts";
 
 const EXECUTOR_ID = 5;
 const UNIT = 1_000_000n;
@@ -62,10 +62,7 @@ afterAll(async () => {
   await ctx?.chain.stop();
 });
 
-async function rpc(method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(ctx.chain.info.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  return ((await res.json()) as { result: unknown }).result;
-}
+const rpc = (method: string, params: unknown[] = []) => chainRpc(ctx, method, params);
 
 /** What must be equal: every order and fill wire field except tx hashes. */
 function state(engine: Engine, ids: string[]) {

@@ -2,6 +2,7 @@
 // an engine on the Anvil port per test on a fresh evm_snapshot, real deposits by
 // the trader keys, and order bodies carrying real EIP-712 signatures over the
 // Order that preview builds. Not a test file itself.
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { createPublicClient, createWalletClient, encodeDeployData, encodeFunctionData, http, type Chain, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { startChain, type RunningChain } from "../../fixtures/chain.ts";
@@ -34,6 +35,41 @@ export async function startTestChain(users = 3): Promise<ChainCtx> {
   const registry = new Registry(DEFAULT_REGISTRY_CONFIG, chain.info.deployment.tokens);
   const traders = chain.info.accounts.map((a) => privateKeyToAccount(a.privateKey));
   return { chain, pub, viemChain, registry, traders };
+}
+
+/** A raw JSON-RPC call to the test chain (Anvil methods viem's clients do not wrap). */
+export async function chainRpc(ctx: ChainCtx, method: string, params: unknown[] = []): Promise<unknown> {
+  const res = await fetch(ctx.chain.info.rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return ((await res.json()) as { result: unknown }).result;
+}
+
+/**
+ * One chain for the test file (handed to `use` once it is up), every test on a fresh
+ * evm_snapshot that is reverted after it. Automine is restored first: block mode is
+ * node state, which evm_revert does not undo.
+ */
+export function useTestChain(users: number, use: (ctx: ChainCtx) => void): void {
+  let ctx: ChainCtx | undefined;
+  let snap: Hex;
+  beforeAll(async () => {
+    ctx = await startTestChain(users);
+    use(ctx);
+  }, 60_000);
+  afterAll(async () => {
+    await ctx?.chain.stop();
+  });
+  beforeEach(async () => {
+    snap = (await chainRpc(ctx!, "evm_snapshot")) as Hex;
+  });
+  afterEach(async () => {
+    await chainRpc(ctx!, "evm_setIntervalMining", [0]);
+    await chainRpc(ctx!, "evm_setAutomine", [true]);
+    await chainRpc(ctx!, "evm_revert", [snap]);
+  });
 }
 
 export interface Env {

@@ -1,42 +1,18 @@
 // The engine settling on Anvil through the Anvil port: real deposits, real
 // EIP-712 signatures carried through to the Exchange, fills confirming then
 // settled, reverts and failed batches, block modes.
-import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ExchangeError } from "../../sim/core/errors.ts";
 import { CANCEL_ORDER_TYPE, type Address, type Hex } from "../../sim/core/typed-data.ts";
 import { Exchange } from "../../sim/chain/artifacts.ts";
 import { AnvilChainPort } from "../../sim/chain/anvil.ts";
 import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
 import { hashTyped } from "../../sim/http/signatures.ts";
-import { anvilEngine, deployWallet1271, depositOnChain, ledgerMismatches, signedBody, startTestChain, type ChainCtx, type Env } from "./helpers.ts";
+import { anvilEngine, deployWallet1271, depositOnChain, ledgerMismatches, signedBody, useTestChain, type ChainCtx, type Env } from "./helpers.ts";
 
 let ctx: ChainCtx;
-let snap: Hex;
 
-beforeAll(async () => {
-  ctx = await startTestChain(3);
-}, 60_000);
-afterAll(async () => {
-  await ctx?.chain.stop();
-});
-beforeEach(async () => {
-  snap = (await fetchRpc("evm_snapshot")) as Hex;
-});
-afterEach(async () => {
-  // Block mode is node state, not chain state: evm_revert does not undo it.
-  await fetchRpc("evm_setIntervalMining", [0]);
-  await fetchRpc("evm_setAutomine", [true]);
-  await fetchRpc("evm_revert", [snap]);
-});
-
-async function fetchRpc(method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(ctx.chain.info.rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return ((await res.json()) as { result: unknown }).result;
-}
+useTestChain(3, (c) => (ctx = c));
 
 const UNIT = 1_000_000n; // USDT and USDC both have 6 decimals
 

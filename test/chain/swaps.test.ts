@@ -2,36 +2,20 @@
 // submitIntent (Router.executeIntent by the executor) with a real Intent
 // signature, equity-only and with a wallet pull under an ERC-2612 permit; the
 // router-leg fault hook; IntentDeposit and Withdrawal events read back.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { encodeFunctionData, createWalletClient, http } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { Exchange, Router } from "../../sim/chain/artifacts.ts";
 import type { QuoteWire } from "../../sim/core/quotes.ts";
 import type { FaultPlan } from "../../sim/core/faults.ts";
 import { INTENT_TYPE, PERMIT_TYPE, type Address, type Hex } from "../../sim/core/typed-data.ts";
-import { anvilEngine, deployWallet1271, depositOnChain, ledgerMismatches, signedBody, startTestChain, type ChainCtx, type Env } from "./helpers.ts";
+import { anvilEngine, deployWallet1271, depositOnChain, ledgerMismatches, signedBody, useTestChain, type ChainCtx, type Env } from "./helpers.ts";
 
 let ctx: ChainCtx;
-let snap: Hex;
 const UNIT = 1_000_000n;
 const IN_VAULT = "0x0000000000000000000000000000000000000000";
 
-beforeAll(async () => {
-  ctx = await startTestChain(2);
-}, 60_000);
-afterAll(async () => {
-  await ctx?.chain.stop();
-});
-async function rpc(method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(ctx.chain.info.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  return ((await res.json()) as { result: unknown }).result;
-}
-beforeEach(async () => {
-  snap = (await rpc("evm_snapshot")) as Hex;
-});
-afterEach(async () => {
-  await rpc("evm_revert", [snap]);
-});
+useTestChain(2, (c) => (ctx = c));
 
 /** anvilEngine wires the swap desk to the deployed vault and this chain's permit reader. */
 const swapEngine = (faults?: FaultPlan): Promise<Env> => anvilEngine(ctx, faults ? { faults } : {});

@@ -2,7 +2,7 @@
 // relay through /tx/send and /transfer/send, on a real Anvil chain: every unsigned
 // transaction is signed with the trader's key, broadcast through the API, and its
 // effect checked on chain and through GET /balances.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import request from "supertest";
 import { parseSignature, serializeCompactSignature, signatureToCompactSignature, toFunctionSelector } from "viem";
 import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
@@ -13,8 +13,7 @@ import {
   erc20Balance,
   signPermit,
   signTx,
-  snapshotEach,
-  startFundsChain,
+  useFundsChain,
   TX_SHAPE,
   vaultBalance,
   type FundsApp,
@@ -22,13 +21,7 @@ import {
 } from "./harness.ts";
 
 let c: FundsChain;
-beforeAll(async () => {
-  c = await startFundsChain();
-}, 60_000);
-afterAll(async () => {
-  await c?.stop();
-});
-snapshotEach(() => c, beforeEach, afterEach);
+useFundsChain((chain) => (c = chain));
 
 const V1 = "/api/v1";
 const AMOUNT = 250_000_000n; // 250 EURC (6 decimals)

@@ -16,7 +16,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Application } from "express";
-import { expect } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { startChain, type RunningChain } from "../../fixtures/chain.ts";
 import { localChain } from "../../fixtures/deploy.ts";
 import { DEPLOYER_KEY, EXECUTOR_KEY } from "../../fixtures/accounts.ts";
@@ -218,14 +218,25 @@ export function signWithdrawIntent(c: FundsChain, signer: PrivateKeyAccount, i: 
   }) as Promise<Hex>;
 }
 
-/** Snapshot before each test, revert after. */
-export function snapshotEach(c: () => FundsChain, beforeEach: (fn: () => Promise<void>) => void, afterEach: (fn: () => Promise<void>) => void) {
+/**
+ * One funds chain for the test file (handed to `use` once it is up), every test on a
+ * fresh snapshot that is reverted after it.
+ */
+export function useFundsChain(use: (c: FundsChain) => void): void {
+  let chain: FundsChain | undefined;
   let id: Hex | undefined;
+  beforeAll(async () => {
+    chain = await startFundsChain();
+    use(chain);
+  }, 60_000);
+  afterAll(async () => {
+    await chain?.stop();
+  });
   beforeEach(async () => {
-    id = (await c().testClient.snapshot()) as Hex;
+    id = (await chain!.testClient.snapshot()) as Hex;
   });
   afterEach(async () => {
-    if (id) await c().testClient.revert({ id });
+    if (id) await chain!.testClient.revert({ id });
     id = undefined;
   });
 }

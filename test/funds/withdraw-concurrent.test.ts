@@ -6,7 +6,7 @@
 //     clear 400 {detail} (the node refuses the duplicate nonce), not a 5xx; nothing of
 //     it is applied, the ledger and the chain agree once mined, and the second
 //     withdrawal rebuilt (fresh nonce, same signed intent) then goes through.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import request from "supertest";
 import type { Address, Hex } from "../../sim/core/typed-data.ts";
 import {
@@ -14,8 +14,7 @@ import {
   erc20Balance,
   signTx,
   signWithdrawIntent,
-  snapshotEach,
-  startFundsChain,
+  useFundsChain,
   vaultBalance,
   type FundsApp,
   type FundsChain,
@@ -23,13 +22,7 @@ import {
 } from "./harness.ts";
 
 let c: FundsChain;
-beforeAll(async () => {
-  c = await startFundsChain();
-}, 60_000);
-afterAll(async () => {
-  await c?.stop();
-});
-snapshotEach(() => c, beforeEach, afterEach);
+useFundsChain((chain) => (c = chain));
 // Every test leaves the chain automining, whatever it asserted on the way.
 afterEach(async () => {
   await c.testClient.setAutomine(true);

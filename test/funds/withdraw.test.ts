@@ -1,7 +1,7 @@
 // Instant withdrawal end to end on Anvil (intent → /withdraw co-signature →
 // /withdraw/build → sign → /withdraw/send → wallet up, vault down, ledger debited),
 // every rejection of the three routes, and the broadcast policy through HTTP.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import request from "supertest";
 import { hashTypedData, recoverAddress } from "viem";
 import { ANVIL_ADDRESSES } from "../../fixtures/accounts.ts";
@@ -11,8 +11,7 @@ import {
   erc20Balance,
   signTx,
   signWithdrawIntent,
-  snapshotEach,
-  startFundsChain,
+  useFundsChain,
   TX_SHAPE,
   vaultBalance,
   type FundsApp,
@@ -21,13 +20,7 @@ import {
 } from "./harness.ts";
 
 let c: FundsChain;
-beforeAll(async () => {
-  c = await startFundsChain();
-}, 60_000);
-afterAll(async () => {
-  await c?.stop();
-});
-snapshotEach(() => c, beforeEach, afterEach);
+useFundsChain((chain) => (c = chain));
 
 const V1 = "/api/v1";
 const DEPOSIT = 500_000_000n;

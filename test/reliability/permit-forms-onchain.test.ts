@@ -5,35 +5,19 @@
 // end the swap as the spec's ALLOWANCE_INSUFFICIENT ("including invalid or expired
 // permit"), never settle it. Before 501ea6f the route rewrote v 0/1 to 27/28, so a
 // permit the token refuses settled here.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import request from "supertest";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { createApp } from "../../sim/http/app.ts";
 import type { QuoteWire } from "../../sim/core/quotes.ts";
 import { INTENT_TYPE, PERMIT_TYPE, type Address, type Hex } from "../../sim/core/typed-data.ts";
-import { anvilEngine, depositOnChain, ledgerMismatches, signedBody, startTestChain, type ChainCtx, type Env } from "../chain/helpers.ts";
+import { anvilEngine, depositOnChain, ledgerMismatches, signedBody, useTestChain, type ChainCtx, type Env } from "../chain/helpers.ts";
 import { compact, flipBit, highS, withV } from "./sig-mutations.ts";
 
 let ctx: ChainCtx;
-let snap: Hex;
 const UNIT = 1_000_000n;
 
-beforeAll(async () => {
-  ctx = await startTestChain(2);
-}, 60_000);
-afterAll(async () => {
-  await ctx?.chain.stop();
-});
-async function rpc(method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(ctx.chain.info.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  return ((await res.json()) as { result: unknown }).result;
-}
-beforeEach(async () => {
-  snap = (await rpc("evm_snapshot")) as Hex;
-});
-afterEach(async () => {
-  await rpc("evm_revert", [snap]);
-});
+useTestChain(2, (c) => (ctx = c));
 
 const tok = (s: string) => ctx.registry.tokenBySymbol(s)!.address;
 

@@ -3,9 +3,9 @@
 // routes, on one Anvil chain for the file.
 
 import request from "supertest";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Address, Hex } from "../../sim/core/typed-data.ts";
-import { buildApp, signWithdrawIntent, snapshotEach, startFundsChain, type FundsApp, type FundsChain, type WireIntent } from "../funds/harness.ts";
+import { buildApp, signWithdrawIntent, useFundsChain, type FundsApp, type FundsChain, type WireIntent } from "../funds/harness.ts";
 import { MUTATIONS, compact, otherDomains, withV } from "./sig-mutations.ts";
 import { stateOf } from "./state.ts";
 
@@ -13,13 +13,7 @@ const V1 = "/api/v1";
 let c: FundsChain;
 let env: FundsApp;
 
-beforeAll(async () => {
-  c = await startFundsChain();
-}, 60_000);
-afterAll(async () => {
-  await c?.stop();
-});
-snapshotEach(() => c, beforeEach, afterEach);
+useFundsChain((chain) => (c = chain));
 beforeEach(async () => {
   env = await buildApp(c);
 });
