@@ -27,7 +27,7 @@
 //   withdrawal beyond available (emergency exit) is owed and collected later.
 import { formatRaw, formatUnits } from "./amounts.ts";
 import { OrderIndex } from "./order-index.ts";
-import { fillOf, fillSpread, marketUnitsOf, planMatches, type MarketUnits, type PlannedFill, type PlannedOrder } from "./matcher.ts";
+import { fillAmounts, fillSpread, marketUnitsOf, planMatches, type MarketUnits, type PlannedFill, type PlannedOrder } from "./matcher.ts";
 import {
   DEFAULT_CANCEL_COOLDOWN_SEC,
   cancelAll,
@@ -44,8 +44,9 @@ import { EventLog, type EventLogState, type EventValue } from "./event-log.ts";
 import { Ledger, type LedgerState } from "./ledger.ts";
 import { MarketBook } from "./book.ts";
 import { InstantSource, type Instant } from "./instant.ts";
-import { appendFillId, canTransition, cloneOrder, newOrderRecord, type OrderRecord, type OrderStatus } from "./orders.ts";
-import { canMoveFill, cloneFill, isFinalFill, newFillRecord, type FillRecord, type FillStatus } from "./fills.ts";
+import { canTransition, cloneOrder, newOrderRecord, type OrderRecord, type OrderStatus } from "./orders.ts";
+import { canMoveFill, type FillRecord, type FillStatus } from "./fills.ts";
+import { FillStore, type FillStoreState } from "./fill-store.ts";
 import { DEFAULT_SPREAD_SPLIT, matchMoves, minReceive, type MatchMoves, type SpreadSplit } from "./economics.ts";
 import type { BatchFaults, FaultPlan } from "./faults.ts";
 import { parseFaultPlan } from "./faults.ts";
@@ -184,7 +185,7 @@ export interface EngineSnapshot {
   readonly log: EventLogState;
   readonly ledger: LedgerState;
   readonly orders: readonly OrderRecord[];
-  readonly fills: readonly FillRecord[];
+  readonly fills: FillStoreState;
   readonly vl: readonly VlBatchRecord[];
   readonly settlements: readonly SettlementBatch[];
   readonly broadcastUpTo: number;
@@ -204,7 +205,7 @@ export class Engine {
   readonly clock: VirtualClock;
   readonly rng: Rng;
   readonly chain: ChainPort;
-  /** Orders and fills are logged by reference; these views pick their immutable fields. */
+  /** Orders are logged by reference and fills by id; these views pick their immutable fields. */
   readonly log = new EventLog({
     order_placed: (o: OrderRecord) => ({
       order_id: o.id,
@@ -217,15 +218,18 @@ export class Engine {
       to_amount: o.toAmount,
       vl_batch_id: o.vlBatchId,
     }),
-    fill: (f: FillRecord) => ({
-      fill_id: f.id,
-      maker: f.makerOrderId,
-      taker: f.takerOrderId,
-      price_ticks: f.priceTicks,
-      lots: f.lots,
-      quote_raw: f.quoteRaw,
-      spread: f.spreadRaw,
-    }),
+    fill: (id: number) => {
+      const f = this.fills.get(id);
+      return {
+        fill_id: f.id,
+        maker: f.makerOrderId,
+        taker: f.takerOrderId,
+        price_ticks: f.priceTicks,
+        lots: f.lots,
+        quote_raw: f.quoteRaw,
+        spread: f.spreadRaw,
+      };
+    },
   });
   readonly ledger = new Ledger();
   readonly cancelCooldownSec: number;
@@ -241,7 +245,8 @@ export class Engine {
   /** Order id → record (off-heap probe table; see order-index.ts). */
   private orders = new OrderIndex<OrderRecord>();
   private ordersByOwner = new Map<string, OrderRecord[]>();
-  private fills: FillRecord[] = [];
+  /** Every fill, in columns (see fill-store.ts); its records name orders this index resolves. */
+  private readonly fills = new FillStore((id) => this.orders.get(id)!);
   private books = new Map<string, MarketBook>();
   private units = new Map<string, MarketUnits>();
   private vlBatches = new Map<string, VlBatchRecord>();
@@ -463,10 +468,10 @@ export class Engine {
     this.checkNewId(v.orderId);
     if (this.spendable(v.owner, v.fromToken) < v.fromAmount) throw this.equityError(v.owner, v.fromToken, v.fromAmount);
     const planned = this.planOrder(v, v.signature, null, v.lots, v.fromAmount);
-    const first = this.fills.length + 1;
+    const first = this.fills.count + 1;
     this.commitOrder(planned, v.fromAmount);
     const fillIds: number[] = [];
-    for (let id = first; id <= this.fills.length; id++) fillIds.push(id);
+    for (let id = first; id <= this.fills.count; id++) fillIds.push(id);
     return { orderId: v.orderId, status: planned.record.status, fillIds };
   }
 
@@ -539,11 +544,10 @@ export class Engine {
 
   private executeFill(f: PlannedFill, taker: OrderRecord, now: Instant): void {
     const maker = f.maker;
-    const fill = fillOf(this.fills.length + 1, f, taker, fillSpread(f, taker, this.faults.spreadFills, this.rng), now);
-    this.fills.push(fill);
-    this.applyFillProgress(maker, fill, now);
-    this.applyFillProgress(taker, fill, now);
-    this.log.appendRef("fill", now.ms, fill);
+    const id = this.fills.append(maker, taker, fillAmounts(f, taker, fillSpread(f, taker, this.faults.spreadFills, this.rng)), now.ms);
+    this.applyFillProgress(maker, f.lots, now);
+    this.applyFillProgress(taker, f.lots, now);
+    this.log.appendRef("fill", now.ms, id);
     if (maker.remainingLots === 0n) {
       maker.inBook = false;
       this.moveOrder(maker, "matched", now);
@@ -554,7 +558,7 @@ export class Engine {
   private tradesOf(first: number, last: number): TradeWire[] {
     const out: TradeWire[] = [];
     for (let id = first; id <= last; id++) {
-      const f = this.fills[id - 1]!;
+      const f = this.fills.get(id);
       const m = this.orders.get(f.takerOrderId)!.market;
       out.push({
         quantity: formatUnits(f.lots, m.quantityPrecision),
@@ -566,10 +570,10 @@ export class Engine {
     return out;
   }
 
-  private applyFillProgress(o: OrderRecord, fill: FillRecord, now: Instant): void {
+  /** A fill of `lots` was appended for `o` (the store linked it into the order's list). */
+  private applyFillProgress(o: OrderRecord, lots: bigint, now: Instant): void {
     // An exhausted order keeps the shared 0n literal rather than a fresh zero bigint of its own.
-    o.remainingLots = o.remainingLots === fill.lots ? 0n : o.remainingLots - fill.lots;
-    appendFillId(o, fill.id);
+    o.remainingLots = o.remainingLots === lots ? 0n : o.remainingLots - lots;
     o.updatedAt = now;
   }
 
@@ -691,10 +695,10 @@ export class Engine {
         continue;
       }
       consumed += s.need;
-      const first = this.fills.length + 1;
+      const first = this.fills.count + 1;
       this.commitOrder({ record, plan: p.plan, expired: p.expired }, s.need);
-      if (this.fills.length >= first) {
-        fills.push({ order_id: record.id, trades: this.tradesOf(first, this.fills.length), remaining: this.lotsText(record, record.remainingLots) });
+      if (this.fills.count >= first) {
+        fills.push({ order_id: record.id, trades: this.tradesOf(first, this.fills.count), remaining: this.lotsText(record, record.remainingLots) });
       }
     }
     const rec: VlBatchRecord = { id: vlId, owner, spentToken: spent, legIds: legs.map((l) => l.orderId), maxBudget, budgetConsumed: consumed };
@@ -799,7 +803,7 @@ export class Engine {
       deposit: t.deposit,
       freeze: t.freeze,
     });
-    this.swapFillStarts.set(this.fills.length + 1, record.id);
+    this.swapFillStarts.set(this.fills.count + 1, record.id);
     for (const leg of p.route.legs) this.executeSwapLeg(leg, record, now);
     // Every leg crossed at acceptance: the swap is matched (the response still says pending, per spec).
     record.remainingLots = 0n;
@@ -810,24 +814,22 @@ export class Engine {
   /** One route leg as a fill: the resting maker against the swap order (the taker). */
   private executeSwapLeg(leg: RouteLeg, swap: OrderRecord, now: Instant): void {
     const maker = leg.maker;
-    const fill = newFillRecord(
-      this.fills.length + 1,
-      leg.market.symbol,
+    const id = this.fills.append(
       maker,
       swap,
-      leg.lots,
-      leg.baseRaw,
-      leg.quoteRaw,
-      leg.makerAmount,
-      leg.takerAmount,
-      // What the taker pays above the maker's signed rate (a two-hop netting top-up); all the maker's.
-      leg.takerAmount - minReceive(maker, leg.makerAmount),
-      now,
+      {
+        lots: leg.lots,
+        baseRaw: leg.baseRaw,
+        quoteRaw: leg.quoteRaw,
+        makerGive: leg.makerAmount,
+        takerGive: leg.takerAmount,
+        // What the taker pays above the maker's signed rate (a two-hop netting top-up); all the maker's.
+        spreadRaw: leg.takerAmount - minReceive(maker, leg.makerAmount),
+      },
+      now.ms,
     );
-    this.fills.push(fill);
-    this.applyFillProgress(maker, fill, now);
-    appendFillId(swap, fill.id);
-    this.log.appendRef("fill", now.ms, fill);
+    this.applyFillProgress(maker, leg.lots, now);
+    this.log.appendRef("fill", now.ms, id);
     if (maker.remainingLots === 0n) {
       maker.inBook = false;
       this.moveOrder(maker, "matched", now);
@@ -853,7 +855,7 @@ export class Engine {
         continue;
       }
       flush();
-      const n = this.orders.get(swapId)!.fillIds.length;
+      const n = this.fills.countOf(this.orders.get(swapId)!);
       out.push({ ids: pending.slice(i, i + n), swapId });
       i += n;
     }
@@ -890,7 +892,7 @@ export class Engine {
     if (submit === undefined) throw new Error("the chain port has no submitIntent: swaps cannot settle on it");
     const swap = this.orders.get(swapId)!;
     const terms = this.swapTerms.get(swapId)!;
-    const fills = ids.map((id) => this.fills[id - 1]!);
+    const fills = ids.map((id) => this.fills.get(id));
     const nth = this.settlements.length + 1;
     const legs = this.swapIntentLegs(fills);
     const ci: ChainIntent = { intent: terms.intent, takerSignature: swap.signature ?? "0x", legs, permit: terms.permit };
@@ -903,8 +905,7 @@ export class Engine {
     if (reverts.size > 0) this.faultedPairs.set(nth, [...reverts.keys()].map((i) => ids[i]!));
     for (const f of fills) {
       this.moveFill(f, "confirming", now);
-      f.txHash = txHash;
-      f.settlementId = nth;
+      this.fills.setBroadcast(f.id, txHash, nth);
     }
     this.swapFillStarts.delete(ids[0]!);
     this.broadcastUpTo = ids[ids.length - 1]!;
@@ -958,7 +959,7 @@ export class Engine {
   /** The maker's side of one router leg (the taker side is applied once per swap). */
   private finishSwapLeg(f: FillRecord, outcome: "settled" | "failed", reason: string | null, now: Instant): void {
     this.moveFill(f, outcome, now);
-    f.revertReason = reason;
+    this.fills.setRevertReason(f.id, reason);
     const maker = this.orders.get(f.makerOrderId)!;
     if (outcome === "settled") {
       const mv = this.movesOf(f);
@@ -968,7 +969,7 @@ export class Engine {
       this.unwindSide(maker, f, f.makerGive, reason, errorCodeForRevert(reason), now);
     }
     maker.updatedAt = now;
-    if (maker.status === "matched" && maker.fillIds.every((id) => isFinalFill(this.fills[id - 1]!.status))) this.moveOrder(maker, "settled", now);
+    if (maker.status === "matched" && this.fills.allFinal(maker)) this.moveOrder(maker, "settled", now);
   }
 
   // ================================================================ settlement
@@ -989,7 +990,7 @@ export class Engine {
   async settleAll(maxRounds = 1000): Promise<void> {
     for (let i = 0; i < maxRounds; i++) {
       await this.settle();
-      if (this.broadcastUpTo === this.fills.length && !this.settlements.some((s) => s.status === "pending")) return;
+      if (this.broadcastUpTo === this.fills.count && !this.settlements.some((s) => s.status === "pending")) return;
       await this.chain.mine(1);
     }
     throw new Error("settleAll: settlement did not finish");
@@ -1040,9 +1041,9 @@ export class Engine {
   }
 
   private async broadcast(): Promise<number> {
-    if (this.broadcastUpTo === this.fills.length) return 0;
+    if (this.broadcastUpTo === this.fills.count) return 0;
     const pending: number[] = [];
-    for (let id = this.broadcastUpTo + 1; id <= this.fills.length; id++) pending.push(id);
+    for (let id = this.broadcastUpTo + 1; id <= this.fills.count; id++) pending.push(id);
     let n = 0;
     for (const { ids, swapId } of this.planSettlements(pending)) {
       if (swapId !== null) {
@@ -1050,7 +1051,7 @@ export class Engine {
         n++;
         continue;
       }
-      const fills = ids.map((id) => this.fills[id - 1]!);
+      const fills = ids.map((id) => this.fills.get(id));
       const nth = this.settlements.length + 1;
       const rngBefore = this.rng.snapshot();
       const bf = this.faultsFor(nth, fills);
@@ -1081,8 +1082,7 @@ export class Engine {
       if (bf.reverts.size > 0) this.faultedPairs.set(nth, [...bf.reverts.keys()].map((i) => ids[i]!));
       for (const f of fills) {
         this.moveFill(f, "confirming", now);
-        f.txHash = txHash;
-        f.settlementId = nth;
+        this.fills.setBroadcast(f.id, txHash, nth);
       }
       this.broadcastUpTo = ids[ids.length - 1]!;
       this.log.append("settlement_broadcast", now.ms, { settlement_id: nth, tx_hash: txHash, fills: ids, atomic: bf.atomic });
@@ -1102,7 +1102,7 @@ export class Engine {
       if (r === null || head - r.blockNumber < delay) continue;
       const now = this.instants.now();
       batch.minedBlock = r.blockNumber;
-      const fills = batch.fillIds.map((id) => this.fills[id - 1]!);
+      const fills = batch.fillIds.map((id) => this.fills.get(id));
       if (batch.kind === "swap") {
         if (this.finishSwap(batch, r, fills, now)) confirmed++;
         else failed++;
@@ -1131,7 +1131,7 @@ export class Engine {
       if (faulted) {
         this.faultedPairs.delete(batch.id);
         for (const id of faulted) {
-          const f = this.fills[id - 1]!;
+          const f = this.fills.get(id);
           if (batch.kind === "swap") {
             await this.chain.clearIntentLegFault?.(this.orderMessage(this.orders.get(f.makerOrderId)!), this.swapTerms.get(batch.swapOrderId!)!.intent);
             continue;
@@ -1145,17 +1145,17 @@ export class Engine {
   }
 
   private moveFill(f: FillRecord, to: FillStatus, now: Instant): void {
-    const from = f.status;
+    // The store, not the record (a copy taken earlier), holds the current status.
+    const from = this.fills.statusOf(f.id);
     if (!canMoveFill(from, to)) throw new Error(`illegal fill transition ${from} → ${to} for fill ${f.id}`);
-    f.status = to;
-    f.updatedAt = now;
+    this.fills.setStatus(f.id, to, now.ms);
     this.log.append("fill_status", now.ms, { fill_id: f.id, from, to });
   }
 
   /** Apply a final fill outcome to both orders and the ledger. */
   private finishFill(f: FillRecord, outcome: "settled" | "reverted" | "failed", reason: string | null, now: Instant): void {
     this.moveFill(f, outcome, now);
-    f.revertReason = reason;
+    this.fills.setRevertReason(f.id, reason);
     const maker = this.orders.get(f.makerOrderId)!;
     const taker = this.orders.get(f.takerOrderId)!;
     const mv = this.movesOf(f);
@@ -1171,7 +1171,7 @@ export class Engine {
     }
     for (const o of [maker, taker]) {
       o.updatedAt = now;
-      if (o.status === "matched" && o.fillIds.every((id) => isFinalFill(this.fills[id - 1]!.status))) this.moveOrder(o, "settled", now);
+      if (o.status === "matched" && this.fills.allFinal(o)) this.moveOrder(o, "settled", now);
     }
   }
 
@@ -1193,15 +1193,7 @@ export class Engine {
   inflightOf(o: Readonly<OrderRecord>): bigint {
     // A swap's legs may spend an intermediate token; what settlement needs of its input is what it froze.
     if (o.orderType === "swap") return o.status === "matched" ? o.reserved : 0n;
-    let sum = 0n;
-    for (const id of o.fillIds) {
-      const f = this.fills[id - 1]!;
-      if (isFinalFill(f.status)) continue;
-      const give = f.makerOrderId === o.id ? f.makerGive : f.takerGive;
-      // The first term is kept as is (no new bigint): `reserved` often ends up as this sum.
-      sum = sum === 0n ? give : sum + give;
-    }
-    return sum;
+    return this.fills.inflightGive(o);
   }
 
   /**
@@ -1235,7 +1227,7 @@ export class Engine {
   }
 
   private fillsOf(o: OrderRecord): FillRecord[] {
-    return o.fillIds.map((id) => this.fills[id - 1]!);
+    return this.fills.idsOf(o).map((id) => this.fills.get(id));
   }
 
   /** GET /orders/{order_id}. 404 when unknown. */
@@ -1263,7 +1255,7 @@ export class Engine {
   fillsOfOwner(owner: string): (FillWire & { order_id: string; order_status: OrderStatus })[] {
     const ow = owner.toLowerCase();
     const out: (FillWire & { order_id: string; order_status: OrderStatus })[] = [];
-    for (const f of this.fills) {
+    for (const f of this.fills.records()) {
       for (const id of [f.makerOrderId, f.takerOrderId]) {
         const o = this.orders.get(id)!;
         if (o.owner === ow) out.push({ ...fillView(f, o, this.registry, this.movesOf(f)), order_id: o.id, order_status: o.status });
@@ -1301,8 +1293,13 @@ export class Engine {
     return this.record(orderId);
   }
 
-  fillRecords(): readonly Readonly<FillRecord>[] {
-    return this.fills;
+  /** Every fill as a record (built on each call: O(fills)); fillCount() for just the number. */
+  fillRecords(): readonly FillRecord[] {
+    return this.fills.records();
+  }
+
+  fillCount(): number {
+    return this.fills.count;
   }
 
   settlementBatches(): readonly Readonly<SettlementBatch>[] {
@@ -1339,7 +1336,7 @@ export class Engine {
       log: this.log.snapshot(),
       ledger: this.ledger.snapshot(),
       orders: [...this.orders.values()].map(cloneOrder),
-      fills: this.fills.map(cloneFill),
+      fills: this.fills.snapshot(),
       vl: [...this.vlBatches.values()],
       settlements: this.settlements.map((s) => ({ ...s })),
       broadcastUpTo: this.broadcastUpTo,
@@ -1375,7 +1372,7 @@ export class Engine {
       list.push(o);
       if (o.inBook) this.books.get(o.market.symbol)!.restingSide(o.side).add(o);
     }
-    this.fills = s.fills.map(cloneFill);
+    this.fills.restore(s.fills);
     this.vlBatches = new Map(s.vl.map((b) => [b.id, b]));
     this.settlements = s.settlements.map((b) => ({ ...b }));
     this.broadcastUpTo = s.broadcastUpTo;
@@ -1390,7 +1387,7 @@ export class Engine {
     this.vaultDebt = new Map(s.vaultDebt);
     this.swapFillStarts = new Map();
     for (const o of copies) {
-      if (o.orderType === "swap" && o.fillIds.length > 0 && o.fillIds[0]! > this.broadcastUpTo) this.swapFillStarts.set(o.fillIds[0]!, o.id);
+      if (o.orderType === "swap" && o.firstFill > this.broadcastUpTo) this.swapFillStarts.set(o.firstFill, o.id);
     }
   }
 }

@@ -76,8 +76,8 @@ export class EventLog {
     this.datas.push(data);
   }
 
-  /** Log a record by reference; `type` must have a view that reads only immutable fields. */
-  appendRef(type: string, at: number, record: object): void {
+  /** Log a record by reference (or by an id its view resolves); `type` must have a view that reads only immutable fields. */
+  appendRef(type: string, at: number, record: unknown): void {
     if (!this.views[type]) throw new Error(`event type ${type} has no view`);
     this.types.push(type);
     this.ats.push(at);

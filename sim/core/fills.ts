@@ -24,6 +24,10 @@ export function isFinalFill(s: FillStatus): boolean {
   return s === "settled" || s === "failed" || s === "reverted";
 }
 
+/**
+ * One fill as read from the FillStore (fill-store.ts): a fresh read-only copy;
+ * the engine changes a fill through the store, never through a record.
+ */
 export interface FillRecord {
   /** 1-based, in execution order. */
   readonly id: number;
@@ -44,65 +48,12 @@ export interface FillRecord {
   readonly takerGive: bigint;
   /** Positive spread in the taker's from-token (0 for a plain fill). */
   readonly spreadRaw: bigint;
-  /** Shared clock readings (see instant.ts). */
+  /** Virtual time of the execution. */
   readonly at: Instant;
-  status: FillStatus;
-  txHash: string | null;
-  settlementId: number | null;
+  readonly status: FillStatus;
+  readonly txHash: string | null;
+  readonly settlementId: number | null;
   /** Raw revert name from the chain (filtered through the allowlist on the wire). */
-  revertReason: string | null;
-  updatedAt: Instant;
-}
-
-/**
- * A new pending fill record, executed at the maker's price: the one place fill
- * records are built, so they all share one shape.
- */
-export function newFillRecord(
-  id: number,
-  symbol: string,
-  maker: FillParty,
-  taker: FillParty,
-  lots: bigint,
-  baseRaw: bigint,
-  quoteRaw: bigint,
-  makerGive: bigint,
-  takerGive: bigint,
-  spreadRaw: bigint,
-  now: Instant,
-): FillRecord {
-  return {
-    id,
-    symbol,
-    makerOrderId: maker.id,
-    takerOrderId: taker.id,
-    makerOwner: maker.owner,
-    takerOwner: taker.owner,
-    makerSide: maker.side,
-    priceTicks: maker.priceTicks,
-    lots,
-    baseRaw,
-    quoteRaw,
-    makerGive,
-    takerGive,
-    spreadRaw,
-    at: now,
-    status: "pending",
-    txHash: null,
-    settlementId: null,
-    revertReason: null,
-    updatedAt: now,
-  };
-}
-
-/** What a fill copies from each of its orders. */
-export interface FillParty {
-  readonly id: string;
-  readonly owner: string;
-  readonly side: Side;
-  readonly priceTicks: bigint;
-}
-
-export function cloneFill(f: FillRecord): FillRecord {
-  return { ...f };
+  readonly revertReason: string | null;
+  readonly updatedAt: Instant;
 }

@@ -1,14 +1,13 @@
 // Price-time matching of one incoming order against its market's book: the
 // book walk (best level first, FIFO inside a level, lazy removal of dead
 // entries), self-trade prevention, execution at the maker's price with exact
-// bigint amounts, and the fill record of each execution. Planning reads only;
+// bigint amounts, and the amounts each execution records. Planning reads only;
 // the engine commits a plan (ledger, records, events) once nothing can fail.
 import { pow10 } from "./amounts.ts";
 import type { BookSide } from "./book.ts";
 import { maxGiveFor, minReceive } from "./economics.ts";
 import { ExchangeError } from "./errors.ts";
-import { newFillRecord, type FillRecord } from "./fills.ts";
-import type { Instant } from "./instant.ts";
+import type { FillAmounts } from "./fill-store.ts";
 import type { OrderRecord } from "./orders.ts";
 import type { MarketInfo } from "./registry.ts";
 import type { Rng } from "./rng.ts";
@@ -137,10 +136,15 @@ export function fillSpread(f: PlannedFill, taker: OrderRecord, sp: SpreadFault |
   return spread < 0n ? 0n : spread;
 }
 
-/** The fill record of a planned execution, numbered `id`, executed at the maker's price. */
-export function fillOf(id: number, f: PlannedFill, taker: OrderRecord, spread: bigint, now: Instant): FillRecord {
+/** The amounts of a planned execution at the maker's price: each side gives its from-token, the taker also any spread. */
+export function fillAmounts(f: PlannedFill, taker: OrderRecord, spread: bigint): FillAmounts {
   const takerIsBid = taker.side === "bid";
-  const makerGive = takerIsBid ? f.baseRaw : f.quoteRaw;
-  const takerGive = takerIsBid ? (spread === 0n ? f.quoteRaw : f.quoteRaw + spread) : f.baseRaw;
-  return newFillRecord(id, taker.market.symbol, f.maker, taker, f.lots, f.baseRaw, f.quoteRaw, makerGive, takerGive, spread, now);
+  return {
+    lots: f.lots,
+    baseRaw: f.baseRaw,
+    quoteRaw: f.quoteRaw,
+    makerGive: takerIsBid ? f.baseRaw : f.quoteRaw,
+    takerGive: takerIsBid ? (spread === 0n ? f.quoteRaw : f.quoteRaw + spread) : f.baseRaw,
+    spreadRaw: spread,
+  };
 }

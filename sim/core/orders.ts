@@ -54,16 +54,14 @@ export interface OrderRecord {
   updatedAt: Instant;
   /** Frozen in the ledger on behalf of this order. */
   reserved: bigint;
-  /** Fill ids in execution order; shares NO_FILLS until the first fill (saves memory on resting orders). */
-  fillIds: number[];
+  /** First and last of the order's fills (0 = none): the ends of its list in the FillStore, in execution order. */
+  firstFill: number;
+  lastFill: number;
   error: string | null;
   errorCode: ErrorCode | null;
   /** True while the order sits in its market's book (resting, matchable). */
   inBook: boolean;
 }
-
-/** Shared empty list for orders without fills; never mutated. */
-export const NO_FILLS: number[] = [];
 
 /**
  * A new pending order record: the one place records are built, so every record
@@ -113,35 +111,12 @@ export function newOrderRecord(
     createdAt: now,
     updatedAt: now,
     reserved,
-    fillIds: NO_FILLS,
+    firstFill: 0,
+    lastFill: 0,
     error: null,
     errorCode: null,
     inBook: false,
   };
-}
-
-/** Below this many fills a list grows by an exact-size copy, from it on by push. */
-const EXACT_FILL_LIST_MAX = 8;
-
-/**
- * Append a fill id to the order's list. Most orders get one to a few fills, and
- * a push onto a short array reserves room for 17+ elements, which the retained
- * list would carry for good (young-generation copying cost on the hot path); a
- * short list is replaced by an exact-size copy instead.
- */
-export function appendFillId(o: OrderRecord, id: number): void {
-  const ids = o.fillIds;
-  const n = ids.length;
-  if (n === 0) {
-    o.fillIds = [id];
-  } else if (n < EXACT_FILL_LIST_MAX) {
-    const next = new Array<number>(n + 1);
-    for (let i = 0; i < n; i++) next[i] = ids[i]!;
-    next[n] = id;
-    o.fillIds = next;
-  } else {
-    ids.push(id);
-  }
 }
 
 /**
@@ -163,7 +138,7 @@ export function isOpen(o: OrderRecord): boolean {
   return o.status === "pending";
 }
 
-/** Independent copy for snapshots (fillIds is the only nested mutable part). */
+/** Independent copy for snapshots (every field is a value or shared immutable data). */
 export function cloneOrder(o: OrderRecord): OrderRecord {
-  return { ...o, fillIds: o.fillIds === NO_FILLS ? NO_FILLS : o.fillIds.slice() };
+  return { ...o };
 }

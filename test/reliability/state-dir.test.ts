@@ -134,27 +134,46 @@ describe("the state file", () => {
 });
 
 describe("layer encoding", () => {
-  test("log entries that are the live order and fill records are written once, as references, and read back as those records", async () => {
+  test("log entries that are live order records are written once, as references, and read back as those records; fill entries stay ids", async () => {
     const market = { symbol: "USDT/USDC", base: "0xb", quote: "0xq", minAskAmountRaw: 10n };
-    const liveOrder = { id: "o-1", market, fillIds: [1], priceTicks: 100n };
-    const liveFill = { id: 1, lots: 5n, makerOrderId: "o-1" };
+    const liveOrder = { id: "o-1", market, firstFill: 1, lastFill: 1, priceTicks: 100n };
     const plain = { note: "not a record", id: "o-1" };
     const layers = {
       blockMode: { kind: "automine" },
-      engine: { orders: [{ ...liveOrder }], fills: [{ ...liveFill }], log: { types: ["order_placed", "fill", "x"], datas: [liveOrder, liveFill, plain] } },
+      engine: { orders: [{ ...liveOrder }], fills: { count: 0 }, log: { types: ["order_placed", "fill", "x"], datas: [liveOrder, 1, plain] } },
     } as never;
-    const json = encodeLayers(layers, { order: (id) => (id === "o-1" ? liveOrder : undefined), fill: (id) => (id === 1 ? liveFill : undefined) });
+    const json = encodeLayers(layers, { order: (id) => (id === "o-1" ? liveOrder : undefined) });
     expect(json).toContain('{"$order":"o-1"}');
-    expect(json).toContain('{"$fill":1}');
     // The market is written as its symbol only.
     expect(json).not.toContain('"0xq"');
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
     await writeStateFile(dir, { ...captured(3), layersJson: json });
-    const back = (await readStateFile(dir))!.layers.engine as unknown as { orders: object[]; fills: object[]; log: { datas: object[] } };
+    const back = (await readStateFile(dir))!.layers.engine as unknown as { orders: object[]; log: { datas: unknown[] } };
     expect(back.log.datas[0]).toBe(back.orders[0]);
-    expect(back.log.datas[1]).toBe(back.fills[0]);
+    expect(back.log.datas[1]).toBe(1);
     expect(back.log.datas[2]).toEqual(plain);
     expect(back.orders[0]).toEqual({ ...liveOrder, market: { symbol: "USDT/USDC" } });
+  });
+
+  test("the fill store's typed columns round-trip exactly, little-endian, including values a double cannot hold", () => {
+    const columns = {
+      u64: new BigUint64Array([0n, 1n, (1n << 64n) - 1n, 12_345_678_901_234_567_890n]),
+      i32: new Int32Array([0, -1, 2_147_483_647, -2_147_483_648]),
+      f64: new Float64Array([0, 1.5, 1_795_256_769_440, -0.25]),
+      bytes: new Uint8Array([0, 255]),
+    };
+    const json = encodeLossless(columns);
+    // Little-endian on every platform: 1 as a u64 is 01 followed by seven zero bytes.
+    expect(json).toContain("0000000000000000" + "0100000000000000");
+    const back = decodeLossless(json) as typeof columns;
+    expect(back.u64).toBeInstanceOf(BigUint64Array);
+    expect(back.i32).toBeInstanceOf(Int32Array);
+    expect(back.f64).toBeInstanceOf(Float64Array);
+    expect([...back.u64]).toEqual([...columns.u64]);
+    expect([...back.i32]).toEqual([...columns.i32]);
+    expect([...back.f64]).toEqual([...columns.f64]);
+    expect([...back.bytes]).toEqual([0, 255]);
+    expect(() => decodeLossless('{"$t":"u64","v":"0102"}')).toThrow(/not whole elements/);
   });
 
   test("a reference to a record the file does not hold is a StateFileError", async () => {

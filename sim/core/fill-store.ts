@@ -1,0 +1,313 @@
+// Every fill the engine made, kept in columns instead of one object per fill.
+// Fills live for good (queries and settlement read them), and on the matching
+// hot path a retained object per fill — plus its bigints and each order's list
+// of fill ids — was most of what the garbage collector had to copy. Here the
+// amounts sit in one BigUint64Array (storing a bigint there allocates
+// nothing), statuses, links and times in typed arrays, and the order ids in two
+// string arrays; FillRecord objects are built only when something reads them.
+//
+// Each order's fills form a linked list through the columns (its first and
+// last fill id live on the order record), in execution order.
+import { FILL_STATUSES, type FillRecord, type FillStatus } from "./fills.ts";
+import type { Side } from "./order-terms.ts";
+import type { MarketInfo } from "./registry.ts";
+
+/** What the store reads from an order record (the fill's derived fields come from its two orders). */
+export interface FillOrder {
+  readonly id: string;
+  readonly owner: string;
+  readonly side: Side;
+  readonly priceTicks: bigint;
+  readonly market: MarketInfo;
+  /** First and last fill of the order (0 = none); maintained by FillStore.append. */
+  firstFill: number;
+  lastFill: number;
+}
+
+/** The six amounts of a fill, in column order. */
+export interface FillAmounts {
+  readonly lots: bigint;
+  readonly baseRaw: bigint;
+  readonly quoteRaw: bigint;
+  readonly makerGive: bigint;
+  readonly takerGive: bigint;
+  readonly spreadRaw: bigint;
+}
+
+const AMOUNTS = 6;
+const LOTS = 0;
+const BASE = 1;
+const QUOTE = 2;
+const MAKER_GIVE = 3;
+const TAKER_GIVE = 4;
+const SPREAD = 5;
+/** Amounts at or above this do not fit a column word; such a fill keeps its amounts in `wide`. */
+const WORD_LIMIT = 1n << 64n;
+const INITIAL_CAPACITY = 64;
+
+const STATUS_CODE: Readonly<Record<FillStatus, number>> = Object.fromEntries(FILL_STATUSES.map((s, i) => [s, i])) as Record<FillStatus, number>;
+const PENDING = STATUS_CODE.pending;
+/** Codes at or above this are final (settled, failed, reverted: FILL_STATUSES order). */
+const FIRST_FINAL = STATUS_CODE.settled;
+
+/** A copy of the store (snapshots, the state file): the columns trimmed to `count` fills. */
+export interface FillStoreState {
+  readonly count: number;
+  readonly amounts: BigUint64Array;
+  readonly status: Uint8Array;
+  readonly settlementId: Int32Array;
+  readonly makerNext: Int32Array;
+  readonly takerNext: Int32Array;
+  /** at, updatedAt (virtual ms) per fill. */
+  readonly times: Float64Array;
+  readonly makerIds: readonly string[];
+  readonly takerIds: readonly string[];
+  readonly txHashes: readonly (string | null)[];
+  readonly revertReasons: readonly [number, string][];
+  readonly wide: readonly [number, readonly bigint[]][];
+}
+
+export class FillStore {
+  private n = 0;
+  private capacity = INITIAL_CAPACITY;
+  private amounts: BigUint64Array = new BigUint64Array(AMOUNTS * INITIAL_CAPACITY);
+  private status: Uint8Array = new Uint8Array(INITIAL_CAPACITY);
+  private settlementIds: Int32Array = new Int32Array(INITIAL_CAPACITY);
+  private makerNext: Int32Array = new Int32Array(INITIAL_CAPACITY);
+  private takerNext: Int32Array = new Int32Array(INITIAL_CAPACITY);
+  private times: Float64Array = new Float64Array(2 * INITIAL_CAPACITY);
+  private makerIds: string[] = [];
+  private takerIds: string[] = [];
+  /** Set at broadcast; absent = null. */
+  private txHashes: (string | null)[] = [];
+  private revertReasons = new Map<number, string>();
+  /** Fills with an amount of 2^64 or more (18-decimal tokens in large sizes): all six amounts. */
+  private wide = new Map<number, bigint[]>();
+
+  /** `orderOf` resolves the order ids a fill names (they must stay resolvable for the store's lifetime). */
+  constructor(private readonly orderOf: (id: string) => FillOrder) {}
+
+  /** Number of fills; ids run 1..count. */
+  get count(): number {
+    return this.n;
+  }
+
+  /** Record a pending fill executed at `atMs` and link it into both orders' lists; returns its id. */
+  append(maker: FillOrder, taker: FillOrder, a: FillAmounts, atMs: number): number {
+    if (this.n === this.capacity) this.grow();
+    const id = ++this.n;
+    const i = id - 1;
+    const { lots, baseRaw, quoteRaw, makerGive, takerGive, spreadRaw } = a;
+    if (fits(lots) && fits(baseRaw) && fits(quoteRaw) && fits(makerGive) && fits(takerGive) && fits(spreadRaw)) {
+      const amounts = this.amounts;
+      const k = AMOUNTS * i;
+      amounts[k + LOTS] = lots;
+      amounts[k + BASE] = baseRaw;
+      amounts[k + QUOTE] = quoteRaw;
+      amounts[k + MAKER_GIVE] = makerGive;
+      amounts[k + TAKER_GIVE] = takerGive;
+      amounts[k + SPREAD] = spreadRaw;
+    } else {
+      this.wide.set(id, [lots, baseRaw, quoteRaw, makerGive, takerGive, spreadRaw]);
+    }
+    this.status[i] = PENDING;
+    this.times[2 * i] = atMs;
+    this.times[2 * i + 1] = atMs;
+    this.makerIds.push(maker.id);
+    this.takerIds.push(taker.id);
+    this.link(maker, id);
+    this.link(taker, id);
+    return id;
+  }
+
+  private link(o: FillOrder, id: number): void {
+    const last = o.lastFill;
+    if (last === 0) o.firstFill = id;
+    else if (this.makerIds[last - 1] === o.id) this.makerNext[last - 1] = id;
+    else this.takerNext[last - 1] = id;
+    o.lastFill = id;
+  }
+
+  /** The fill after `id` in the list of order `orderId` (0 at the end). */
+  private nextOf(id: number, orderId: string): number {
+    return this.makerIds[id - 1] === orderId ? this.makerNext[id - 1]! : this.takerNext[id - 1]!;
+  }
+
+  /** Fill ids of an order in execution order. */
+  idsOf(o: { readonly id: string; readonly firstFill: number }): number[] {
+    const out: number[] = [];
+    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.id)) out.push(id);
+    return out;
+  }
+
+  countOf(o: { readonly id: string; readonly firstFill: number }): number {
+    let k = 0;
+    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.id)) k++;
+    return k;
+  }
+
+  /** True when every fill of the order has a final status (vacuously for none). */
+  allFinal(o: { readonly id: string; readonly firstFill: number }): boolean {
+    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.id)) if (this.status[id - 1]! < FIRST_FINAL) return false;
+    return true;
+  }
+
+  /**
+   * The order's from-token given in its fills that are not final yet (maker
+   * side: makerGive; taker side: takerGive), without building fill records.
+   */
+  inflightGive(o: { readonly id: string; readonly firstFill: number }): bigint {
+    let sum = 0n;
+    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.id)) {
+      if (this.status[id - 1]! >= FIRST_FINAL) continue;
+      const give = this.amount(id, this.makerIds[id - 1] === o.id ? MAKER_GIVE : TAKER_GIVE);
+      sum = sum === 0n ? give : sum + give;
+    }
+    return sum;
+  }
+
+  private amount(id: number, column: number): bigint {
+    const w = this.wide.size === 0 ? undefined : this.wide.get(id);
+    return w !== undefined ? w[column]! : this.amounts[AMOUNTS * (id - 1) + column]!;
+  }
+
+  statusOf(id: number): FillStatus {
+    return FILL_STATUSES[this.status[this.checked(id) - 1]!]!;
+  }
+
+  setStatus(id: number, to: FillStatus, atMs: number): void {
+    const i = this.checked(id) - 1;
+    this.status[i] = STATUS_CODE[to];
+    this.times[2 * i + 1] = atMs;
+  }
+
+  setBroadcast(id: number, txHash: string, settlementId: number): void {
+    const i = this.checked(id) - 1;
+    this.txHashes[i] = txHash;
+    this.settlementIds[i] = settlementId;
+  }
+
+  setRevertReason(id: number, reason: string | null): void {
+    this.checked(id);
+    if (reason === null) this.revertReasons.delete(id);
+    else this.revertReasons.set(id, reason);
+  }
+
+  /** A read-only record of fill `id` as it is now (a fresh object: later changes do not show in it). */
+  get(id: number): FillRecord {
+    const i = this.checked(id) - 1;
+    const makerOrderId = this.makerIds[i]!;
+    const takerOrderId = this.takerIds[i]!;
+    const maker = this.orderOf(makerOrderId);
+    const taker = this.orderOf(takerOrderId);
+    const sid = this.settlementIds[i]!;
+    return {
+      id,
+      symbol: maker.market.symbol,
+      makerOrderId,
+      takerOrderId,
+      makerOwner: maker.owner,
+      takerOwner: taker.owner,
+      makerSide: maker.side,
+      priceTicks: maker.priceTicks,
+      lots: this.amount(id, LOTS),
+      baseRaw: this.amount(id, BASE),
+      quoteRaw: this.amount(id, QUOTE),
+      makerGive: this.amount(id, MAKER_GIVE),
+      takerGive: this.amount(id, TAKER_GIVE),
+      spreadRaw: this.amount(id, SPREAD),
+      at: { ms: this.times[2 * i]! },
+      status: FILL_STATUSES[this.status[i]!]!,
+      txHash: this.txHashes[i] ?? null,
+      settlementId: sid === 0 ? null : sid,
+      revertReason: this.revertReasons.get(id) ?? null,
+      updatedAt: { ms: this.times[2 * i + 1]! },
+    };
+  }
+
+  /** Records of fills [from, to] (all by default). */
+  records(from = 1, to = this.n): FillRecord[] {
+    const out: FillRecord[] = [];
+    for (let id = from; id <= to; id++) out.push(this.get(id));
+    return out;
+  }
+
+  snapshot(): FillStoreState {
+    const n = this.n;
+    return {
+      count: n,
+      amounts: this.amounts.slice(0, AMOUNTS * n),
+      status: this.status.slice(0, n),
+      settlementId: this.settlementIds.slice(0, n),
+      makerNext: this.makerNext.slice(0, n),
+      takerNext: this.takerNext.slice(0, n),
+      times: this.times.slice(0, 2 * n),
+      makerIds: this.makerIds.slice(),
+      takerIds: this.takerIds.slice(),
+      txHashes: this.txHashes.slice(),
+      revertReasons: [...this.revertReasons],
+      wide: [...this.wide].map(([id, v]) => [id, v.slice()]),
+    };
+  }
+
+  restore(s: FillStoreState): void {
+    const n = s.count;
+    checkState(s);
+    const capacity = Math.max(INITIAL_CAPACITY, n);
+    this.n = n;
+    this.capacity = capacity;
+    this.amounts = copyInto(new BigUint64Array(AMOUNTS * capacity), s.amounts);
+    this.status = copyInto(new Uint8Array(capacity), s.status);
+    this.settlementIds = copyInto(new Int32Array(capacity), s.settlementId);
+    this.makerNext = copyInto(new Int32Array(capacity), s.makerNext);
+    this.takerNext = copyInto(new Int32Array(capacity), s.takerNext);
+    this.times = copyInto(new Float64Array(2 * capacity), s.times);
+    this.makerIds = s.makerIds.slice();
+    this.takerIds = s.takerIds.slice();
+    this.txHashes = s.txHashes.slice();
+    this.revertReasons = new Map(s.revertReasons);
+    this.wide = new Map(s.wide.map(([id, v]) => [id, v.slice()]));
+  }
+
+  private grow(): void {
+    const capacity = this.capacity * 2;
+    this.amounts = copyInto(new BigUint64Array(AMOUNTS * capacity), this.amounts);
+    this.status = copyInto(new Uint8Array(capacity), this.status);
+    this.settlementIds = copyInto(new Int32Array(capacity), this.settlementIds);
+    this.makerNext = copyInto(new Int32Array(capacity), this.makerNext);
+    this.takerNext = copyInto(new Int32Array(capacity), this.takerNext);
+    this.times = copyInto(new Float64Array(2 * capacity), this.times);
+    this.capacity = capacity;
+  }
+
+  private checked(id: number): number {
+    if (!Number.isInteger(id) || id < 1 || id > this.n) throw new RangeError(`no fill ${id} (the store holds 1..${this.n})`);
+    return id;
+  }
+}
+
+function fits(x: bigint): boolean {
+  return x >= 0n && x < WORD_LIMIT;
+}
+
+function copyInto<T extends BigUint64Array | Uint8Array | Int32Array | Float64Array>(target: T, source: T): T {
+  (target as BigUint64Array).set(source as BigUint64Array);
+  return target;
+}
+
+/** A state whose columns disagree with its count would corrupt every later read (a damaged or foreign snapshot). */
+function checkState(s: FillStoreState): void {
+  const n = s.count;
+  const ok =
+    Number.isInteger(n) &&
+    n >= 0 &&
+    s.amounts.length === AMOUNTS * n &&
+    s.status.length === n &&
+    s.settlementId.length === n &&
+    s.makerNext.length === n &&
+    s.takerNext.length === n &&
+    s.times.length === 2 * n &&
+    s.makerIds.length === n &&
+    s.takerIds.length === n;
+  if (!ok) throw new RangeError(`fill store state does not hold ${n} fills in every column`);
+}

@@ -1,0 +1,154 @@
+// The columnar fill store: amounts exact at any size, per-order lists in
+// execution order, status and broadcast updates, and snapshots that are copies.
+import { describe, expect, test } from "vitest";
+import { FillStore, type FillAmounts, type FillOrder } from "../../sim/core/fill-store.ts";
+import { DEFAULT_REGISTRY_CONFIG, Registry } from "../../sim/core/registry.ts";
+
+const market = new Registry(DEFAULT_REGISTRY_CONFIG).marketBySymbol("EURC/USDC")!;
+
+function order(id: string, side: "bid" | "ask", priceTicks = 110_000n): FillOrder {
+  return { id, owner: `0x${id}`, side, priceTicks, market, firstFill: 0, lastFill: 0 };
+}
+
+function amounts(lots: bigint, extra: Partial<FillAmounts> = {}): FillAmounts {
+  return { lots, baseRaw: lots * 10_000n, quoteRaw: lots * 11_000n, makerGive: lots * 10_000n, takerGive: lots * 11_000n, spreadRaw: 0n, ...extra };
+}
+
+function storeOf(...orders: FillOrder[]): FillStore {
+  const byId = new Map(orders.map((o) => [o.id, o]));
+  return new FillStore((id) => byId.get(id)!);
+}
+
+describe("fill store", () => {
+  test("records carry the amounts given and the fields of both orders; ids run from 1", () => {
+    const maker = order("m", "ask", 109_990n);
+    const taker = order("t", "bid");
+    const s = storeOf(maker, taker);
+    const id = s.append(maker, taker, amounts(7n, { spreadRaw: 3n, takerGive: 77_003n }), 1_000);
+    expect(id).toBe(1);
+    expect(s.count).toBe(1);
+    expect(s.get(1)).toEqual({
+      id: 1,
+      symbol: "EURC/USDC",
+      makerOrderId: "m",
+      takerOrderId: "t",
+      makerOwner: "0xm",
+      takerOwner: "0xt",
+      makerSide: "ask",
+      priceTicks: 109_990n,
+      lots: 7n,
+      baseRaw: 70_000n,
+      quoteRaw: 77_000n,
+      makerGive: 70_000n,
+      takerGive: 77_003n,
+      spreadRaw: 3n,
+      at: { ms: 1_000 },
+      status: "pending",
+      txHash: null,
+      settlementId: null,
+      revertReason: null,
+      updatedAt: { ms: 1_000 },
+    });
+    expect(() => s.get(2)).toThrow(RangeError);
+    expect(() => s.get(0)).toThrow(RangeError);
+  });
+
+  test("amounts of 2^64 and above (18-decimal tokens) come back exact, next to ordinary fills", () => {
+    const maker = order("m", "ask");
+    const taker = order("t", "bid");
+    const s = storeOf(maker, taker);
+    const big = 10n ** 30n + 12_345n;
+    s.append(maker, taker, amounts(1n), 0);
+    s.append(maker, taker, amounts(2n, { quoteRaw: big, takerGive: big }), 0);
+    s.append(maker, taker, amounts(3n, { baseRaw: (1n << 64n) - 1n }), 0);
+    expect(s.get(2).quoteRaw).toBe(big);
+    expect(s.get(2).takerGive).toBe(big);
+    expect(s.get(2).lots).toBe(2n);
+    expect(s.get(3).baseRaw).toBe((1n << 64n) - 1n);
+    expect(s.get(1).quoteRaw).toBe(11_000n);
+    // Not yet final: both give columns count, wide or not.
+    expect(s.inflightGive(taker)).toBe(11_000n + big + 33_000n);
+    expect(s.inflightGive(maker)).toBe(10_000n + 20_000n + 30_000n);
+  });
+
+  test("each order's list is its fills in execution order, whichever side it was on", () => {
+    const a = order("a", "ask");
+    const b = order("b", "bid");
+    const c = order("c", "ask");
+    const s = storeOf(a, b, c);
+    s.append(a, b, amounts(1n), 0); // 1: a maker, b taker
+    s.append(c, b, amounts(1n), 0); // 2: c maker, b taker
+    s.append(b, a, amounts(1n), 0); // 3: b maker, a taker
+    s.append(a, c, amounts(1n), 0); // 4: a maker, c taker
+    expect(s.idsOf(a)).toEqual([1, 3, 4]);
+    expect(s.idsOf(b)).toEqual([1, 2, 3]);
+    expect(s.idsOf(c)).toEqual([2, 4]);
+    expect(s.countOf(a)).toBe(3);
+    expect([a.firstFill, a.lastFill, c.firstFill, c.lastFill]).toEqual([1, 4, 2, 4]);
+    expect(s.idsOf(order("none", "bid"))).toEqual([]);
+  });
+
+  test("status, broadcast and revert reason are kept per fill; allFinal and inflightGive follow the status", () => {
+    const maker = order("m", "ask");
+    const taker = order("t", "bid");
+    const s = storeOf(maker, taker);
+    s.append(maker, taker, amounts(1n), 0);
+    s.append(maker, taker, amounts(2n), 0);
+    expect(s.allFinal(maker)).toBe(false);
+    s.setStatus(1, "confirming", 5);
+    s.setBroadcast(1, "0xabc", 4);
+    s.setStatus(1, "reverted", 9);
+    s.setRevertReason(1, "ORDER_EXPIRED");
+    expect(s.get(1)).toMatchObject({ status: "reverted", txHash: "0xabc", settlementId: 4, revertReason: "ORDER_EXPIRED", at: { ms: 0 }, updatedAt: { ms: 9 } });
+    expect(s.statusOf(2)).toBe("pending");
+    expect(s.inflightGive(maker)).toBe(20_000n);
+    expect(s.allFinal(maker)).toBe(false);
+    s.setStatus(2, "settled", 10);
+    expect(s.allFinal(maker)).toBe(true);
+    expect(s.inflightGive(maker)).toBe(0n);
+    s.setRevertReason(1, null);
+    expect(s.get(1).revertReason).toBeNull();
+  });
+
+  test("many fills (past several column growths) read back unchanged", () => {
+    const orders = Array.from({ length: 50 }, (_, i) => order(`o${i}`, i % 2 === 0 ? "ask" : "bid"));
+    const s = storeOf(...orders);
+    for (let i = 1; i <= 5_000; i++) s.append(orders[i % 50]!, orders[(i * 7 + 1) % 50]!, amounts(BigInt(i)), i);
+    expect(s.count).toBe(5_000);
+    const r = s.get(4_321);
+    expect([r.lots, r.makerOrderId, r.takerOrderId, r.at.ms]).toEqual([4_321n, `o${4_321 % 50}`, `o${(4_321 * 7 + 1) % 50}`, 4_321]);
+    const total = orders.reduce((n, o) => n + s.countOf(o), 0);
+    expect(total).toBe(2 * 5_000);
+  });
+
+  test("a snapshot is a copy: later fills and updates do not show in it, and restore brings it back", () => {
+    const maker = order("m", "ask");
+    const taker = order("t", "bid");
+    const s = storeOf(maker, taker);
+    s.append(maker, taker, amounts(1n), 0);
+    s.append(maker, taker, amounts(2n, { quoteRaw: 1n << 70n }), 0);
+    const snap = s.snapshot();
+    const before = s.records();
+    // The list ends live on the orders, which the engine snapshots alongside the store.
+    const links = [maker.lastFill, taker.lastFill];
+    s.setStatus(1, "confirming", 3);
+    s.setBroadcast(1, "0x1", 1);
+    s.append(maker, taker, amounts(3n), 4);
+    expect(snap.count).toBe(2);
+    s.restore(snap);
+    [maker.lastFill, taker.lastFill] = links as [number, number];
+    expect(s.count).toBe(2);
+    expect(s.records()).toEqual(before);
+    // The restored store keeps working (and grows) on its own columns.
+    s.append(maker, taker, amounts(9n), 5);
+    expect(s.get(3).lots).toBe(9n);
+    expect(s.idsOf(maker)).toEqual([1, 2, 3]);
+    expect(snap.count).toBe(2);
+  });
+
+  test("a state whose columns do not match its count is refused", () => {
+    const s = storeOf();
+    const bad = { ...s.snapshot(), count: 1 };
+    expect(() => s.restore(bad)).toThrow(/does not hold 1 fills/);
+  });
+});
