@@ -1,6 +1,7 @@
 // Resting orders of one market, price-time priority. Levels are kept in a
 // sorted array with the best level LAST, so the hot path (peek / drop the best
-// level) is O(1); a new price level costs one binary search and one splice.
+// level) is O(1); finding an order's level is a binary search over the levels
+// (cheaper than hashing a bigint price), and a new level costs one splice.
 // Removal is lazy: a cancelled or filled order clears `inBook` and is skipped.
 import type { OrderRecord } from "./orders.ts";
 
@@ -37,7 +38,6 @@ export class PriceLevel {
 export class BookSide {
   /** Sorted so the best price is last: bids ascending, asks descending. */
   private readonly levels: PriceLevel[] = [];
-  private readonly byTicks = new Map<bigint, PriceLevel>();
   readonly isBid: boolean;
 
   constructor(isBid: boolean) {
@@ -45,20 +45,9 @@ export class BookSide {
   }
 
   add(order: OrderRecord): void {
-    let level = this.byTicks.get(order.priceTicks);
-    if (level === undefined) {
-      level = new PriceLevel(order.priceTicks);
-      this.byTicks.set(order.priceTicks, level);
-      this.insertLevel(level);
-    }
-    level.orders.push(order);
-    order.inBook = true;
-  }
-
-  private insertLevel(level: PriceLevel): void {
     const levels = this.levels;
-    const t = level.ticks;
-    // Position after every level that sorts before it (worse prices come first).
+    const t = order.priceTicks;
+    // The first level that does not sort before the price (worse prices come first): its level, or where it goes.
     let lo = 0;
     let hi = levels.length;
     while (lo < hi) {
@@ -67,8 +56,14 @@ export class BookSide {
       if (this.isBid ? m < t : m > t) lo = mid + 1;
       else hi = mid;
     }
-    if (lo === levels.length) levels.push(level);
-    else levels.splice(lo, 0, level);
+    let level = levels[lo];
+    if (level === undefined || level.ticks !== t) {
+      level = new PriceLevel(t);
+      if (lo === levels.length) levels.push(level);
+      else levels.splice(lo, 0, level);
+    }
+    level.orders.push(order);
+    order.inBook = true;
   }
 
   /** The best level with at least one live order, dropping exhausted levels on the way. */
@@ -78,7 +73,6 @@ export class BookSide {
       const top = levels[levels.length - 1]!;
       if (top.settleHead()) return top;
       levels.pop();
-      this.byTicks.delete(top.ticks);
     }
     return undefined;
   }
