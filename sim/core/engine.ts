@@ -155,7 +155,7 @@ export interface PlaceResult {
   orderId: string;
   status: OrderStatus;
   /** Ids of the fills this order made as taker on arrival (see fillsOfOrder for their wire form). */
-  fillIds: number[];
+  fillIds: readonly number[];
 }
 
 export interface VlBatchResult {
@@ -245,8 +245,16 @@ export class Engine {
   /** Order id → record (off-heap probe table; see order-index.ts). */
   private orders = new OrderIndex<OrderRecord>();
   private ordersByOwner = new Map<string, OrderRecord[]>();
-  /** Every fill, in columns (see fill-store.ts); its records name orders this index resolves. */
-  private readonly fills = new FillStore((id) => this.orders.get(id)!);
+  /**
+   * Every fill, in columns (see fill-store.ts), naming its orders by seq. Orders enter
+   * the index in seq order (1, 2, 3, …: every placement takes orderSeq + 1, and restore
+   * re-inserts by seq), so seq n is the n-th record.
+   */
+  private readonly fills = new FillStore((seq) => {
+    const o = this.orders.atPosition(seq - 1);
+    if (o?.seq !== seq) throw new Error(`order index out of step: position ${seq - 1} holds seq ${o?.seq}`);
+    return o;
+  });
   private books = new Map<string, MarketBook>();
   private units = new Map<string, MarketUnits>();
   private vlBatches = new Map<string, VlBatchRecord>();
@@ -470,8 +478,13 @@ export class Engine {
     const planned = this.planOrder(v, v.signature, null, v.lots, v.fromAmount);
     const first = this.fills.count + 1;
     this.commitOrder(planned, v.fromAmount);
-    const fillIds: number[] = [];
-    for (let id = first; id <= this.fills.count; id++) fillIds.push(id);
+    const last = this.fills.count;
+    let fillIds = NO_FILL_IDS;
+    if (last >= first) {
+      const ids = new Array<number>(last - first + 1);
+      for (let id = first; id <= last; id++) ids[id - first] = id;
+      fillIds = ids;
+    }
     return { orderId: v.orderId, status: planned.record.status, fillIds };
   }
 
@@ -1362,6 +1375,10 @@ export class Engine {
     this.ordersByOwner = new Map();
     for (const m of this.registry.markets()) this.books.set(m.symbol, new MarketBook());
     const copies = s.orders.map(cloneOrder).sort((a, b) => a.seq - b.seq);
+    // Fills name orders by seq, resolved by position in the index (see `fills`).
+    copies.forEach((o, i) => {
+      if (o.seq !== i + 1) throw new Error(`snapshot orders are not numbered 1..${copies.length}: position ${i} has seq ${o.seq}`);
+    });
     for (const o of copies) {
       this.orders.set(o.id, o);
       let list = this.ordersByOwner.get(o.owner);
@@ -1391,6 +1408,9 @@ export class Engine {
     }
   }
 }
+
+/** The fill ids of a placement that filled nothing (shared: most resting orders). */
+const NO_FILL_IDS: readonly number[] = Object.freeze([]);
 
 function signatureOf(sig: unknown): Hex | null {
   return typeof sig === "string" && /^0x[0-9a-fA-F]*$/.test(sig) ? (sig as Hex) : null;

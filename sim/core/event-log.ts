@@ -55,7 +55,8 @@ export function canonicalJson(v: EventValue | undefined): string {
  */
 export type EventView = (data: never) => { [k: string]: EventValue };
 
-export class EventLog {
+/** `RefType`: the event types logged by reference, each with its view (checked when compiled, not per append). */
+export class EventLog<RefType extends string = never> {
   private readonly views: Readonly<Record<string, EventView>>;
   // Parallel arrays rather than one wrapper object per event: the log grows with
   // every order, and fewer retained objects means less GC on the hot path.
@@ -66,7 +67,7 @@ export class EventLog {
   private hashedUpTo = 0;
   private chainHash = GENESIS_HASH;
 
-  constructor(views: Record<string, EventView> = {}) {
+  constructor(views: Record<RefType, EventView> = {} as Record<RefType, EventView>) {
     this.views = views;
   }
 
@@ -76,9 +77,8 @@ export class EventLog {
     this.datas.push(data);
   }
 
-  /** Log a record by reference (or by an id its view resolves); `type` must have a view that reads only immutable fields. */
-  appendRef(type: string, at: number, record: unknown): void {
-    if (!this.views[type]) throw new Error(`event type ${type} has no view`);
+  /** Log a record by reference (or by an id its view resolves); the type's view reads only immutable fields. */
+  appendRef(type: RefType, at: number, record: unknown): void {
     this.types.push(type);
     this.ats.push(at);
     this.datas.push(record);

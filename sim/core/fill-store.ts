@@ -3,8 +3,9 @@
 // hot path a retained object per fill — plus its bigints and each order's list
 // of fill ids — was most of what the garbage collector had to copy. Here the
 // amounts sit in one BigUint64Array (storing a bigint there allocates
-// nothing), statuses, links and times in typed arrays, and the order ids in two
-// string arrays; FillRecord objects are built only when something reads them.
+// nothing), and the two orders (by placement sequence number), statuses, links
+// and times in typed arrays; FillRecord objects are built only when something
+// reads them.
 //
 // Each order's fills form a linked list through the columns (its first and
 // last fill id live on the order record), in execution order.
@@ -14,6 +15,8 @@ import type { MarketInfo } from "./registry.ts";
 
 /** What the store reads from an order record (the fill's derived fields come from its two orders). */
 export interface FillOrder {
+  /** Placement sequence number: how a fill names its orders. */
+  readonly seq: number;
   readonly id: string;
   readonly owner: string;
   readonly side: Side;
@@ -60,8 +63,9 @@ export interface FillStoreState {
   readonly takerNext: Int32Array;
   /** at, updatedAt (virtual ms) per fill. */
   readonly times: Float64Array;
-  readonly makerIds: readonly string[];
-  readonly takerIds: readonly string[];
+  /** The orders' placement sequence numbers. */
+  readonly makerSeq: Int32Array;
+  readonly takerSeq: Int32Array;
   readonly txHashes: readonly (string | null)[];
   readonly revertReasons: readonly [number, string][];
   readonly wide: readonly [number, readonly bigint[]][];
@@ -76,16 +80,16 @@ export class FillStore {
   private makerNext: Int32Array = new Int32Array(INITIAL_CAPACITY);
   private takerNext: Int32Array = new Int32Array(INITIAL_CAPACITY);
   private times: Float64Array = new Float64Array(2 * INITIAL_CAPACITY);
-  private makerIds: string[] = [];
-  private takerIds: string[] = [];
+  private makerSeq: Int32Array = new Int32Array(INITIAL_CAPACITY);
+  private takerSeq: Int32Array = new Int32Array(INITIAL_CAPACITY);
   /** Set at broadcast; absent = null. */
   private txHashes: (string | null)[] = [];
   private revertReasons = new Map<number, string>();
   /** Fills with an amount of 2^64 or more (18-decimal tokens in large sizes): all six amounts. */
   private wide = new Map<number, bigint[]>();
 
-  /** `orderOf` resolves the order ids a fill names (they must stay resolvable for the store's lifetime). */
-  constructor(private readonly orderOf: (id: string) => FillOrder) {}
+  /** `orderOf` resolves the sequence numbers a fill names (they must stay resolvable for the store's lifetime). */
+  constructor(private readonly orderOf: (seq: number) => FillOrder) {}
 
   /** Number of fills; ids run 1..count. */
   get count(): number {
@@ -113,8 +117,8 @@ export class FillStore {
     this.status[i] = PENDING;
     this.times[2 * i] = atMs;
     this.times[2 * i + 1] = atMs;
-    this.makerIds.push(maker.id);
-    this.takerIds.push(taker.id);
+    this.makerSeq[i] = maker.seq;
+    this.takerSeq[i] = taker.seq;
     this.link(maker, id);
     this.link(taker, id);
     return id;
@@ -123,32 +127,32 @@ export class FillStore {
   private link(o: FillOrder, id: number): void {
     const last = o.lastFill;
     if (last === 0) o.firstFill = id;
-    else if (this.makerIds[last - 1] === o.id) this.makerNext[last - 1] = id;
+    else if (this.makerSeq[last - 1] === o.seq) this.makerNext[last - 1] = id;
     else this.takerNext[last - 1] = id;
     o.lastFill = id;
   }
 
-  /** The fill after `id` in the list of order `orderId` (0 at the end). */
-  private nextOf(id: number, orderId: string): number {
-    return this.makerIds[id - 1] === orderId ? this.makerNext[id - 1]! : this.takerNext[id - 1]!;
+  /** The fill after `id` in the list of the order placed `seq`-th (0 at the end). */
+  private nextOf(id: number, seq: number): number {
+    return this.makerSeq[id - 1] === seq ? this.makerNext[id - 1]! : this.takerNext[id - 1]!;
   }
 
   /** Fill ids of an order in execution order. */
-  idsOf(o: { readonly id: string; readonly firstFill: number }): number[] {
+  idsOf(o: { readonly seq: number; readonly firstFill: number }): number[] {
     const out: number[] = [];
-    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.id)) out.push(id);
+    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.seq)) out.push(id);
     return out;
   }
 
-  countOf(o: { readonly id: string; readonly firstFill: number }): number {
+  countOf(o: { readonly seq: number; readonly firstFill: number }): number {
     let k = 0;
-    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.id)) k++;
+    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.seq)) k++;
     return k;
   }
 
   /** True when every fill of the order has a final status (vacuously for none). */
-  allFinal(o: { readonly id: string; readonly firstFill: number }): boolean {
-    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.id)) if (this.status[id - 1]! < FIRST_FINAL) return false;
+  allFinal(o: { readonly seq: number; readonly firstFill: number }): boolean {
+    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.seq)) if (this.status[id - 1]! < FIRST_FINAL) return false;
     return true;
   }
 
@@ -156,11 +160,11 @@ export class FillStore {
    * The order's from-token given in its fills that are not final yet (maker
    * side: makerGive; taker side: takerGive), without building fill records.
    */
-  inflightGive(o: { readonly id: string; readonly firstFill: number }): bigint {
+  inflightGive(o: { readonly seq: number; readonly firstFill: number }): bigint {
     let sum = 0n;
-    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.id)) {
+    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.seq)) {
       if (this.status[id - 1]! >= FIRST_FINAL) continue;
-      const give = this.amount(id, this.makerIds[id - 1] === o.id ? MAKER_GIVE : TAKER_GIVE);
+      const give = this.amount(id, this.makerSeq[id - 1] === o.seq ? MAKER_GIVE : TAKER_GIVE);
       sum = sum === 0n ? give : sum + give;
     }
     return sum;
@@ -196,16 +200,14 @@ export class FillStore {
   /** A read-only record of fill `id` as it is now (a fresh object: later changes do not show in it). */
   get(id: number): FillRecord {
     const i = this.checked(id) - 1;
-    const makerOrderId = this.makerIds[i]!;
-    const takerOrderId = this.takerIds[i]!;
-    const maker = this.orderOf(makerOrderId);
-    const taker = this.orderOf(takerOrderId);
+    const maker = this.orderOf(this.makerSeq[i]!);
+    const taker = this.orderOf(this.takerSeq[i]!);
     const sid = this.settlementIds[i]!;
     return {
       id,
       symbol: maker.market.symbol,
-      makerOrderId,
-      takerOrderId,
+      makerOrderId: maker.id,
+      takerOrderId: taker.id,
       makerOwner: maker.owner,
       takerOwner: taker.owner,
       makerSide: maker.side,
@@ -242,8 +244,8 @@ export class FillStore {
       makerNext: this.makerNext.slice(0, n),
       takerNext: this.takerNext.slice(0, n),
       times: this.times.slice(0, 2 * n),
-      makerIds: this.makerIds.slice(),
-      takerIds: this.takerIds.slice(),
+      makerSeq: this.makerSeq.slice(0, n),
+      takerSeq: this.takerSeq.slice(0, n),
       txHashes: this.txHashes.slice(),
       revertReasons: [...this.revertReasons],
       wide: [...this.wide].map(([id, v]) => [id, v.slice()]),
@@ -262,8 +264,8 @@ export class FillStore {
     this.makerNext = copyInto(new Int32Array(capacity), s.makerNext);
     this.takerNext = copyInto(new Int32Array(capacity), s.takerNext);
     this.times = copyInto(new Float64Array(2 * capacity), s.times);
-    this.makerIds = s.makerIds.slice();
-    this.takerIds = s.takerIds.slice();
+    this.makerSeq = copyInto(new Int32Array(capacity), s.makerSeq);
+    this.takerSeq = copyInto(new Int32Array(capacity), s.takerSeq);
     this.txHashes = s.txHashes.slice();
     this.revertReasons = new Map(s.revertReasons);
     this.wide = new Map(s.wide.map(([id, v]) => [id, v.slice()]));
@@ -277,6 +279,8 @@ export class FillStore {
     this.makerNext = copyInto(new Int32Array(capacity), this.makerNext);
     this.takerNext = copyInto(new Int32Array(capacity), this.takerNext);
     this.times = copyInto(new Float64Array(2 * capacity), this.times);
+    this.makerSeq = copyInto(new Int32Array(capacity), this.makerSeq);
+    this.takerSeq = copyInto(new Int32Array(capacity), this.takerSeq);
     this.capacity = capacity;
   }
 
@@ -307,7 +311,7 @@ function checkState(s: FillStoreState): void {
     s.makerNext.length === n &&
     s.takerNext.length === n &&
     s.times.length === 2 * n &&
-    s.makerIds.length === n &&
-    s.takerIds.length === n;
+    s.makerSeq.length === n &&
+    s.takerSeq.length === n;
   if (!ok) throw new RangeError(`fill store state does not hold ${n} fills in every column`);
 }

@@ -112,6 +112,11 @@ export class OrderIndex<T extends { readonly id: string }> {
     return this;
   }
 
+  /** The record inserted `position`-th (0-based), if any. */
+  atPosition(position: number): T | undefined {
+    return this.records[position];
+  }
+
   values(): IterableIterator<T> {
     return this.records.values();
   }

@@ -6,8 +6,9 @@ import { DEFAULT_REGISTRY_CONFIG, Registry } from "../../sim/core/registry.ts";
 
 const market = new Registry(DEFAULT_REGISTRY_CONFIG).marketBySymbol("EURC/USDC")!;
 
+let nextSeq = 1;
 function order(id: string, side: "bid" | "ask", priceTicks = 110_000n): FillOrder {
-  return { id, owner: `0x${id}`, side, priceTicks, market, firstFill: 0, lastFill: 0 };
+  return { seq: nextSeq++, id, owner: `0x${id}`, side, priceTicks, market, firstFill: 0, lastFill: 0 };
 }
 
 function amounts(lots: bigint, extra: Partial<FillAmounts> = {}): FillAmounts {
@@ -15,8 +16,8 @@ function amounts(lots: bigint, extra: Partial<FillAmounts> = {}): FillAmounts {
 }
 
 function storeOf(...orders: FillOrder[]): FillStore {
-  const byId = new Map(orders.map((o) => [o.id, o]));
-  return new FillStore((id) => byId.get(id)!);
+  const bySeq = new Map(orders.map((o) => [o.seq, o]));
+  return new FillStore((seq) => bySeq.get(seq)!);
 }
 
 describe("fill store", () => {
