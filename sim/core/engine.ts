@@ -27,7 +27,7 @@
 //   withdrawal beyond available (emergency exit) is owed and collected later.
 import { formatRaw, formatUnits } from "./amounts.ts";
 import { OrderIndex } from "./order-index.ts";
-import { fillAmounts, fillSpread, marketUnitsOf, planMatches, type MarketUnits, type PlannedFill, type PlannedOrder } from "./matcher.ts";
+import { takerGiveOf, fillSpread, marketUnitsOf, planMatches, type MarketUnits, type PlannedFill, type PlannedOrder } from "./matcher.ts";
 import {
   DEFAULT_CANCEL_COOLDOWN_SEC,
   cancelAll,
@@ -557,7 +557,10 @@ export class Engine {
 
   private executeFill(f: PlannedFill, taker: OrderRecord, now: Instant): void {
     const maker = f.maker;
-    const id = this.fills.append(maker, taker, fillAmounts(f, taker, fillSpread(f, taker, this.faults.spreadFills, this.rng)), now.ms);
+    const spread = fillSpread(f, taker, this.faults.spreadFills, this.rng);
+    // The maker gives its from-token's leg: the base amount to a bid taker, the quote amount to an ask taker.
+    const makerGive = taker.side === "bid" ? f.baseRaw : f.quoteRaw;
+    const id = this.fills.append(maker, taker, f.lots, f.baseRaw, f.quoteRaw, makerGive, takerGiveOf(f, taker, spread), spread, now.ms);
     this.applyFillProgress(maker, f.lots, now);
     this.applyFillProgress(taker, f.lots, now);
     this.log.appendRef("fill", now.ms, id);
@@ -830,15 +833,13 @@ export class Engine {
     const id = this.fills.append(
       maker,
       swap,
-      {
-        lots: leg.lots,
-        baseRaw: leg.baseRaw,
-        quoteRaw: leg.quoteRaw,
-        makerGive: leg.makerAmount,
-        takerGive: leg.takerAmount,
-        // What the taker pays above the maker's signed rate (a two-hop netting top-up); all the maker's.
-        spreadRaw: leg.takerAmount - minReceive(maker, leg.makerAmount),
-      },
+      leg.lots,
+      leg.baseRaw,
+      leg.quoteRaw,
+      leg.makerAmount,
+      leg.takerAmount,
+      // What the taker pays above the maker's signed rate (a two-hop netting top-up); all the maker's.
+      leg.takerAmount - minReceive(maker, leg.makerAmount),
       now.ms,
     );
     this.applyFillProgress(maker, leg.lots, now);

@@ -3,7 +3,8 @@
 // hot path a retained object per fill — plus its bigints and each order's list
 // of fill ids — was most of what the garbage collector had to copy. Here the
 // amounts sit in one BigUint64Array (storing a bigint there allocates
-// nothing), and the two orders (by placement sequence number), statuses, links
+// nothing; the maker's give is derived and a spread is kept only when there is
+// one), and the two orders (by placement sequence number), statuses, links
 // and times in typed arrays; FillRecord objects are built only when something
 // reads them.
 //
@@ -27,7 +28,10 @@ export interface FillOrder {
   lastFill: number;
 }
 
-/** The six amounts of a fill, in column order. */
+/**
+ * The amounts of a fill. The maker always gives its from-token's leg (an ask the
+ * base amount, a bid the quote amount); the taker's give also carries any spread.
+ */
 export interface FillAmounts {
   readonly lots: bigint;
   readonly baseRaw: bigint;
@@ -37,13 +41,12 @@ export interface FillAmounts {
   readonly spreadRaw: bigint;
 }
 
-const AMOUNTS = 6;
+/** Column words per fill: lots, base, quote, taker's give. */
+const AMOUNTS = 4;
 const LOTS = 0;
 const BASE = 1;
 const QUOTE = 2;
-const MAKER_GIVE = 3;
-const TAKER_GIVE = 4;
-const SPREAD = 5;
+const TAKER_GIVE = 3;
 /** Amounts at or above this do not fit a column word; such a fill keeps its amounts in `wide`. */
 const WORD_LIMIT = 1n << 64n;
 const INITIAL_CAPACITY = 64;
@@ -69,6 +72,7 @@ export interface FillStoreState {
   readonly txHashes: readonly (string | null)[];
   readonly revertReasons: readonly [number, string][];
   readonly wide: readonly [number, readonly bigint[]][];
+  readonly spreads: readonly [number, bigint][];
 }
 
 export class FillStore {
@@ -85,8 +89,10 @@ export class FillStore {
   /** Set at broadcast; absent = null. */
   private txHashes: (string | null)[] = [];
   private revertReasons = new Map<number, string>();
-  /** Fills with an amount of 2^64 or more (18-decimal tokens in large sizes): all six amounts. */
+  /** Fills with an amount of 2^64 or more (18-decimal tokens in large sizes): their four column amounts. */
   private wide = new Map<number, bigint[]>();
+  /** Non-zero spreads (fault-plan spread fills, two-hop swap top-ups). */
+  private spreads = new Map<number, bigint>();
 
   /** `orderOf` resolves the sequence numbers a fill names (they must stay resolvable for the store's lifetime). */
   constructor(private readonly orderOf: (seq: number) => FillOrder) {}
@@ -96,24 +102,29 @@ export class FillStore {
     return this.n;
   }
 
-  /** Record a pending fill executed at `atMs` and link it into both orders' lists; returns its id. */
-  append(maker: FillOrder, taker: FillOrder, a: FillAmounts, atMs: number): number {
+  /**
+   * Record a pending fill executed at `atMs` and link it into both orders' lists;
+   * returns its id. Amounts are FillAmounts' fields (positional: no object per fill).
+   */
+  append(maker: FillOrder, taker: FillOrder, lots: bigint, baseRaw: bigint, quoteRaw: bigint, makerGive: bigint, takerGive: bigint, spreadRaw: bigint, atMs: number): number {
+    if (makerGive !== (maker.side === "ask" ? baseRaw : quoteRaw)) {
+      throw new Error(`a ${maker.side} maker gives its ${maker.side === "ask" ? "base" : "quote"} amount, not ${makerGive}`);
+    }
+    if (spreadRaw < 0n) throw new RangeError(`negative spread ${spreadRaw}`);
     if (this.n === this.capacity) this.grow();
     const id = ++this.n;
     const i = id - 1;
-    const { lots, baseRaw, quoteRaw, makerGive, takerGive, spreadRaw } = a;
-    if (fits(lots) && fits(baseRaw) && fits(quoteRaw) && fits(makerGive) && fits(takerGive) && fits(spreadRaw)) {
+    if (fits(lots) && fits(baseRaw) && fits(quoteRaw) && fits(takerGive)) {
       const amounts = this.amounts;
       const k = AMOUNTS * i;
       amounts[k + LOTS] = lots;
       amounts[k + BASE] = baseRaw;
       amounts[k + QUOTE] = quoteRaw;
-      amounts[k + MAKER_GIVE] = makerGive;
       amounts[k + TAKER_GIVE] = takerGive;
-      amounts[k + SPREAD] = spreadRaw;
     } else {
-      this.wide.set(id, [lots, baseRaw, quoteRaw, makerGive, takerGive, spreadRaw]);
+      this.wide.set(id, [lots, baseRaw, quoteRaw, takerGive]);
     }
+    if (spreadRaw !== 0n) this.spreads.set(id, spreadRaw);
     this.status[i] = PENDING;
     this.times[2 * i] = atMs;
     this.times[2 * i + 1] = atMs;
@@ -160,11 +171,12 @@ export class FillStore {
    * The order's from-token given in its fills that are not final yet (maker
    * side: makerGive; taker side: takerGive), without building fill records.
    */
-  inflightGive(o: { readonly seq: number; readonly firstFill: number }): bigint {
+  inflightGive(o: { readonly seq: number; readonly side: Side; readonly firstFill: number }): bigint {
     let sum = 0n;
     for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.seq)) {
       if (this.status[id - 1]! >= FIRST_FINAL) continue;
-      const give = this.amount(id, this.makerSeq[id - 1] === o.seq ? MAKER_GIVE : TAKER_GIVE);
+      // A maker gives its from-token's leg: an ask the base amount, a bid the quote amount.
+      const give = this.amount(id, this.makerSeq[id - 1] !== o.seq ? TAKER_GIVE : o.side === "ask" ? BASE : QUOTE);
       sum = sum === 0n ? give : sum + give;
     }
     return sum;
@@ -215,9 +227,9 @@ export class FillStore {
       lots: this.amount(id, LOTS),
       baseRaw: this.amount(id, BASE),
       quoteRaw: this.amount(id, QUOTE),
-      makerGive: this.amount(id, MAKER_GIVE),
+      makerGive: this.amount(id, maker.side === "ask" ? BASE : QUOTE),
       takerGive: this.amount(id, TAKER_GIVE),
-      spreadRaw: this.amount(id, SPREAD),
+      spreadRaw: this.spreads.get(id) ?? 0n,
       at: { ms: this.times[2 * i]! },
       status: FILL_STATUSES[this.status[i]!]!,
       txHash: this.txHashes[i] ?? null,
@@ -249,6 +261,7 @@ export class FillStore {
       txHashes: this.txHashes.slice(),
       revertReasons: [...this.revertReasons],
       wide: [...this.wide].map(([id, v]) => [id, v.slice()]),
+      spreads: [...this.spreads],
     };
   }
 
@@ -269,6 +282,7 @@ export class FillStore {
     this.txHashes = s.txHashes.slice();
     this.revertReasons = new Map(s.revertReasons);
     this.wide = new Map(s.wide.map(([id, v]) => [id, v.slice()]));
+    this.spreads = new Map(s.spreads);
   }
 
   private grow(): void {

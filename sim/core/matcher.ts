@@ -7,7 +7,6 @@ import { pow10 } from "./amounts.ts";
 import type { BookSide } from "./book.ts";
 import { maxGiveFor, minReceive } from "./economics.ts";
 import { ExchangeError } from "./errors.ts";
-import type { FillAmounts } from "./fill-store.ts";
 import type { OrderRecord } from "./orders.ts";
 import type { MarketInfo } from "./registry.ts";
 import type { Rng } from "./rng.ts";
@@ -136,15 +135,8 @@ export function fillSpread(f: PlannedFill, taker: OrderRecord, sp: SpreadFault |
   return spread < 0n ? 0n : spread;
 }
 
-/** The amounts of a planned execution at the maker's price: each side gives its from-token, the taker also any spread. */
-export function fillAmounts(f: PlannedFill, taker: OrderRecord, spread: bigint): FillAmounts {
-  const takerIsBid = taker.side === "bid";
-  return {
-    lots: f.lots,
-    baseRaw: f.baseRaw,
-    quoteRaw: f.quoteRaw,
-    makerGive: takerIsBid ? f.baseRaw : f.quoteRaw,
-    takerGive: takerIsBid ? (spread === 0n ? f.quoteRaw : f.quoteRaw + spread) : f.baseRaw,
-    spreadRaw: spread,
-  };
+/** The taker's give of a planned execution: its from-token's leg, plus any spread on a bid. */
+export function takerGiveOf(f: PlannedFill, taker: OrderRecord, spread: bigint): bigint {
+  if (taker.side !== "bid") return f.baseRaw;
+  return spread === 0n ? f.quoteRaw : f.quoteRaw + spread;
 }

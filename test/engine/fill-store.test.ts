@@ -11,8 +11,17 @@ function order(id: string, side: "bid" | "ask", priceTicks = 110_000n): FillOrde
   return { seq: nextSeq++, id, owner: `0x${id}`, side, priceTicks, market, firstFill: 0, lastFill: 0 };
 }
 
-function amounts(lots: bigint, extra: Partial<FillAmounts> = {}): FillAmounts {
-  return { lots, baseRaw: lots * 10_000n, quoteRaw: lots * 11_000n, makerGive: lots * 10_000n, takerGive: lots * 11_000n, spreadRaw: 0n, ...extra };
+function amounts(lots: bigint, extra: Partial<FillAmounts> = {}): Partial<FillAmounts> & { lots: bigint } {
+  return { lots, baseRaw: lots * 10_000n, quoteRaw: lots * 11_000n, spreadRaw: 0n, ...extra };
+}
+
+/** Append with the maker's give derived as the engine does (its from-token's leg) unless given. */
+function add(s: FillStore, maker: FillOrder, taker: FillOrder, a: Partial<FillAmounts> & { lots: bigint }, atMs: number): number {
+  const baseRaw = a.baseRaw!;
+  const quoteRaw = a.quoteRaw!;
+  const makerGive = a.makerGive ?? (maker.side === "ask" ? baseRaw : quoteRaw);
+  const takerGive = a.takerGive ?? (maker.side === "ask" ? quoteRaw : baseRaw);
+  return s.append(maker, taker, a.lots, baseRaw, quoteRaw, makerGive, takerGive, a.spreadRaw ?? 0n, atMs);
 }
 
 function storeOf(...orders: FillOrder[]): FillStore {
@@ -25,7 +34,7 @@ describe("fill store", () => {
     const maker = order("m", "ask", 109_990n);
     const taker = order("t", "bid");
     const s = storeOf(maker, taker);
-    const id = s.append(maker, taker, amounts(7n, { spreadRaw: 3n, takerGive: 77_003n }), 1_000);
+    const id = add(s, maker, taker, amounts(7n, { spreadRaw: 3n, takerGive: 77_003n }), 1_000);
     expect(id).toBe(1);
     expect(s.count).toBe(1);
     expect(s.get(1)).toEqual({
@@ -59,9 +68,9 @@ describe("fill store", () => {
     const taker = order("t", "bid");
     const s = storeOf(maker, taker);
     const big = 10n ** 30n + 12_345n;
-    s.append(maker, taker, amounts(1n), 0);
-    s.append(maker, taker, amounts(2n, { quoteRaw: big, takerGive: big }), 0);
-    s.append(maker, taker, amounts(3n, { baseRaw: (1n << 64n) - 1n }), 0);
+    add(s, maker, taker, amounts(1n), 0);
+    add(s, maker, taker, amounts(2n, { quoteRaw: big, takerGive: big }), 0);
+    add(s, maker, taker, amounts(3n, { baseRaw: (1n << 64n) - 1n }), 0);
     expect(s.get(2).quoteRaw).toBe(big);
     expect(s.get(2).takerGive).toBe(big);
     expect(s.get(2).lots).toBe(2n);
@@ -69,7 +78,8 @@ describe("fill store", () => {
     expect(s.get(1).quoteRaw).toBe(11_000n);
     // Not yet final: both give columns count, wide or not.
     expect(s.inflightGive(taker)).toBe(11_000n + big + 33_000n);
-    expect(s.inflightGive(maker)).toBe(10_000n + 20_000n + 30_000n);
+    // An ask maker gives the base leg, the word-sized maximum included.
+    expect(s.inflightGive(maker)).toBe(10_000n + 20_000n + (1n << 64n) - 1n);
   });
 
   test("each order's list is its fills in execution order, whichever side it was on", () => {
@@ -77,10 +87,10 @@ describe("fill store", () => {
     const b = order("b", "bid");
     const c = order("c", "ask");
     const s = storeOf(a, b, c);
-    s.append(a, b, amounts(1n), 0); // 1: a maker, b taker
-    s.append(c, b, amounts(1n), 0); // 2: c maker, b taker
-    s.append(b, a, amounts(1n), 0); // 3: b maker, a taker
-    s.append(a, c, amounts(1n), 0); // 4: a maker, c taker
+    add(s, a, b, amounts(1n), 0); // 1: a maker, b taker
+    add(s, c, b, amounts(1n), 0); // 2: c maker, b taker
+    add(s, b, a, amounts(1n), 0); // 3: b maker, a taker
+    add(s, a, c, amounts(1n), 0); // 4: a maker, c taker
     expect(s.idsOf(a)).toEqual([1, 3, 4]);
     expect(s.idsOf(b)).toEqual([1, 2, 3]);
     expect(s.idsOf(c)).toEqual([2, 4]);
@@ -93,8 +103,8 @@ describe("fill store", () => {
     const maker = order("m", "ask");
     const taker = order("t", "bid");
     const s = storeOf(maker, taker);
-    s.append(maker, taker, amounts(1n), 0);
-    s.append(maker, taker, amounts(2n), 0);
+    add(s, maker, taker, amounts(1n), 0);
+    add(s, maker, taker, amounts(2n), 0);
     expect(s.allFinal(maker)).toBe(false);
     s.setStatus(1, "confirming", 5);
     s.setBroadcast(1, "0xabc", 4);
@@ -114,7 +124,7 @@ describe("fill store", () => {
   test("many fills (past several column growths) read back unchanged", () => {
     const orders = Array.from({ length: 50 }, (_, i) => order(`o${i}`, i % 2 === 0 ? "ask" : "bid"));
     const s = storeOf(...orders);
-    for (let i = 1; i <= 5_000; i++) s.append(orders[i % 50]!, orders[(i * 7 + 1) % 50]!, amounts(BigInt(i)), i);
+    for (let i = 1; i <= 5_000; i++) add(s, orders[i % 50]!, orders[(i * 7 + 1) % 50]!, amounts(BigInt(i)), i);
     expect(s.count).toBe(5_000);
     const r = s.get(4_321);
     expect([r.lots, r.makerOrderId, r.takerOrderId, r.at.ms]).toEqual([4_321n, `o${4_321 % 50}`, `o${(4_321 * 7 + 1) % 50}`, 4_321]);
@@ -126,25 +136,34 @@ describe("fill store", () => {
     const maker = order("m", "ask");
     const taker = order("t", "bid");
     const s = storeOf(maker, taker);
-    s.append(maker, taker, amounts(1n), 0);
-    s.append(maker, taker, amounts(2n, { quoteRaw: 1n << 70n }), 0);
+    add(s, maker, taker, amounts(1n), 0);
+    add(s, maker, taker, amounts(2n, { quoteRaw: 1n << 70n }), 0);
     const snap = s.snapshot();
     const before = s.records();
     // The list ends live on the orders, which the engine snapshots alongside the store.
     const links = [maker.lastFill, taker.lastFill];
     s.setStatus(1, "confirming", 3);
     s.setBroadcast(1, "0x1", 1);
-    s.append(maker, taker, amounts(3n), 4);
+    add(s, maker, taker, amounts(3n), 4);
     expect(snap.count).toBe(2);
     s.restore(snap);
     [maker.lastFill, taker.lastFill] = links as [number, number];
     expect(s.count).toBe(2);
     expect(s.records()).toEqual(before);
     // The restored store keeps working (and grows) on its own columns.
-    s.append(maker, taker, amounts(9n), 5);
+    add(s, maker, taker, amounts(9n), 5);
     expect(s.get(3).lots).toBe(9n);
     expect(s.idsOf(maker)).toEqual([1, 2, 3]);
     expect(snap.count).toBe(2);
+  });
+
+  test("a maker's give must be its from-token's leg, and a spread cannot be negative", () => {
+    const maker = order("m", "ask");
+    const taker = order("t", "bid");
+    const s = storeOf(maker, taker);
+    expect(() => add(s, maker, taker, amounts(1n, { makerGive: 11_000n }), 0)).toThrow(/ask maker gives its base amount/);
+    expect(() => add(s, maker, taker, amounts(1n, { spreadRaw: -1n }), 0)).toThrow(/negative spread/);
+    expect(s.count).toBe(0);
   });
 
   test("a state whose columns do not match its count is refused", () => {
