@@ -1405,7 +1405,9 @@ export class Engine {
     this.vaultDebt = new Map(s.vaultDebt);
     this.swapFillStarts = new Map();
     for (const o of copies) {
-      if (o.orderType === "swap" && o.firstFill > this.broadcastUpTo) this.swapFillStarts.set(o.firstFill, o.id);
+      if (o.orderType !== "swap") continue;
+      const first = this.fills.firstOf(o);
+      if (first > this.broadcastUpTo) this.swapFillStarts.set(first, o.id);
     }
   }
 }

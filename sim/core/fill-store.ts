@@ -8,9 +8,10 @@
 // and times in typed arrays; FillRecord objects are built only when something
 // reads them.
 //
-// Each order's fills form a linked list through the columns (its first and
-// last fill id live on the order record), in execution order.
-import { FILL_STATUSES, type FillRecord, type FillStatus } from "./fills.ts";
+// Each order's fills form a list through the columns, linked backwards from
+// its last fill (the one id the order record keeps); idsOf gives them in
+// execution order.
+import { FILL_STATUSES, isFinalFill, type FillRecord, type FillStatus } from "./fills.ts";
 import type { Side } from "./order-terms.ts";
 import type { MarketInfo } from "./registry.ts";
 
@@ -23,22 +24,8 @@ export interface FillOrder {
   readonly side: Side;
   readonly priceTicks: bigint;
   readonly market: MarketInfo;
-  /** First and last fill of the order (0 = none); maintained by FillStore.append. */
-  firstFill: number;
+  /** The order's latest fill (0 = none); maintained by FillStore.append. */
   lastFill: number;
-}
-
-/**
- * The amounts of a fill. The maker always gives its from-token's leg (an ask the
- * base amount, a bid the quote amount); the taker's give also carries any spread.
- */
-export interface FillAmounts {
-  readonly lots: bigint;
-  readonly baseRaw: bigint;
-  readonly quoteRaw: bigint;
-  readonly makerGive: bigint;
-  readonly takerGive: bigint;
-  readonly spreadRaw: bigint;
 }
 
 /** Column words per fill: lots, base, quote, taker's give. */
@@ -55,6 +42,7 @@ const STATUS_CODE: Readonly<Record<FillStatus, number>> = Object.fromEntries(FIL
 const PENDING = STATUS_CODE.pending;
 /** Codes at or above this are final (settled, failed, reverted: FILL_STATUSES order). */
 const FIRST_FINAL = STATUS_CODE.settled;
+if (!FILL_STATUSES.every((st, code) => isFinalFill(st) === code >= FIRST_FINAL)) throw new Error("fill store: FILL_STATUSES must list the final statuses last");
 
 /** A copy of the store (snapshots, the state file): the columns trimmed to `count` fills. */
 export interface FillStoreState {
@@ -62,8 +50,9 @@ export interface FillStoreState {
   readonly amounts: BigUint64Array;
   readonly status: Uint8Array;
   readonly settlementId: Int32Array;
-  readonly makerNext: Int32Array;
-  readonly takerNext: Int32Array;
+  /** Per fill, the previous fill of its maker and of its taker (0 = none). */
+  readonly makerPrev: Int32Array;
+  readonly takerPrev: Int32Array;
   /** at, updatedAt (virtual ms) per fill. */
   readonly times: Float64Array;
   /** The orders' placement sequence numbers. */
@@ -81,8 +70,8 @@ export class FillStore {
   private amounts: BigUint64Array = new BigUint64Array(AMOUNTS * INITIAL_CAPACITY);
   private status: Uint8Array = new Uint8Array(INITIAL_CAPACITY);
   private settlementIds: Int32Array = new Int32Array(INITIAL_CAPACITY);
-  private makerNext: Int32Array = new Int32Array(INITIAL_CAPACITY);
-  private takerNext: Int32Array = new Int32Array(INITIAL_CAPACITY);
+  private makerPrev: Int32Array = new Int32Array(INITIAL_CAPACITY);
+  private takerPrev: Int32Array = new Int32Array(INITIAL_CAPACITY);
   private times: Float64Array = new Float64Array(2 * INITIAL_CAPACITY);
   private makerSeq: Int32Array = new Int32Array(INITIAL_CAPACITY);
   private takerSeq: Int32Array = new Int32Array(INITIAL_CAPACITY);
@@ -104,7 +93,9 @@ export class FillStore {
 
   /**
    * Record a pending fill executed at `atMs` and link it into both orders' lists;
-   * returns its id. Amounts are FillAmounts' fields (positional: no object per fill).
+   * returns its id. The maker gives its from-token's leg (an ask the base amount, a bid
+   * the quote amount); the taker's give includes any spread. Amounts are positional
+   * arguments, so the hot path builds no object per fill.
    */
   append(maker: FillOrder, taker: FillOrder, lots: bigint, baseRaw: bigint, quoteRaw: bigint, makerGive: bigint, takerGive: bigint, spreadRaw: bigint, atMs: number): number {
     if (makerGive !== (maker.side === "ask" ? baseRaw : quoteRaw)) {
@@ -130,40 +121,42 @@ export class FillStore {
     this.times[2 * i + 1] = atMs;
     this.makerSeq[i] = maker.seq;
     this.takerSeq[i] = taker.seq;
-    this.link(maker, id);
-    this.link(taker, id);
+    this.makerPrev[i] = maker.lastFill;
+    this.takerPrev[i] = taker.lastFill;
+    maker.lastFill = id;
+    taker.lastFill = id;
     return id;
   }
 
-  private link(o: FillOrder, id: number): void {
-    const last = o.lastFill;
-    if (last === 0) o.firstFill = id;
-    else if (this.makerSeq[last - 1] === o.seq) this.makerNext[last - 1] = id;
-    else this.takerNext[last - 1] = id;
-    o.lastFill = id;
-  }
-
-  /** The fill after `id` in the list of the order placed `seq`-th (0 at the end). */
-  private nextOf(id: number, seq: number): number {
-    return this.makerSeq[id - 1] === seq ? this.makerNext[id - 1]! : this.takerNext[id - 1]!;
+  /** The fill before `id` in the list of the order placed `seq`-th (0 at its first fill). */
+  private prevOf(id: number, seq: number): number {
+    return this.makerSeq[id - 1] === seq ? this.makerPrev[id - 1]! : this.takerPrev[id - 1]!;
   }
 
   /** Fill ids of an order in execution order. */
-  idsOf(o: { readonly seq: number; readonly firstFill: number }): number[] {
+  idsOf(o: { readonly seq: number; readonly lastFill: number }): number[] {
     const out: number[] = [];
-    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.seq)) out.push(id);
+    for (let id = o.lastFill; id !== 0; id = this.prevOf(id, o.seq)) out.push(id);
+    out.reverse();
     return out;
   }
 
-  countOf(o: { readonly seq: number; readonly firstFill: number }): number {
+  /** The order's first fill (0 = none). */
+  firstOf(o: { readonly seq: number; readonly lastFill: number }): number {
+    let first = 0;
+    for (let id = o.lastFill; id !== 0; id = this.prevOf(id, o.seq)) first = id;
+    return first;
+  }
+
+  countOf(o: { readonly seq: number; readonly lastFill: number }): number {
     let k = 0;
-    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.seq)) k++;
+    for (let id = o.lastFill; id !== 0; id = this.prevOf(id, o.seq)) k++;
     return k;
   }
 
   /** True when every fill of the order has a final status (vacuously for none). */
-  allFinal(o: { readonly seq: number; readonly firstFill: number }): boolean {
-    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.seq)) if (this.status[id - 1]! < FIRST_FINAL) return false;
+  allFinal(o: { readonly seq: number; readonly lastFill: number }): boolean {
+    for (let id = o.lastFill; id !== 0; id = this.prevOf(id, o.seq)) if (this.status[id - 1]! < FIRST_FINAL) return false;
     return true;
   }
 
@@ -171,9 +164,9 @@ export class FillStore {
    * The order's from-token given in its fills that are not final yet (maker
    * side: makerGive; taker side: takerGive), without building fill records.
    */
-  inflightGive(o: { readonly seq: number; readonly side: Side; readonly firstFill: number }): bigint {
+  inflightGive(o: { readonly seq: number; readonly side: Side; readonly lastFill: number }): bigint {
     let sum = 0n;
-    for (let id = o.firstFill; id !== 0; id = this.nextOf(id, o.seq)) {
+    for (let id = o.lastFill; id !== 0; id = this.prevOf(id, o.seq)) {
       if (this.status[id - 1]! >= FIRST_FINAL) continue;
       // A maker gives its from-token's leg: an ask the base amount, a bid the quote amount.
       const give = this.amount(id, this.makerSeq[id - 1] !== o.seq ? TAKER_GIVE : o.side === "ask" ? BASE : QUOTE);
@@ -253,8 +246,8 @@ export class FillStore {
       amounts: this.amounts.slice(0, AMOUNTS * n),
       status: this.status.slice(0, n),
       settlementId: this.settlementIds.slice(0, n),
-      makerNext: this.makerNext.slice(0, n),
-      takerNext: this.takerNext.slice(0, n),
+      makerPrev: this.makerPrev.slice(0, n),
+      takerPrev: this.takerPrev.slice(0, n),
       times: this.times.slice(0, 2 * n),
       makerSeq: this.makerSeq.slice(0, n),
       takerSeq: this.takerSeq.slice(0, n),
@@ -274,8 +267,8 @@ export class FillStore {
     this.amounts = copyInto(new BigUint64Array(AMOUNTS * capacity), s.amounts);
     this.status = copyInto(new Uint8Array(capacity), s.status);
     this.settlementIds = copyInto(new Int32Array(capacity), s.settlementId);
-    this.makerNext = copyInto(new Int32Array(capacity), s.makerNext);
-    this.takerNext = copyInto(new Int32Array(capacity), s.takerNext);
+    this.makerPrev = copyInto(new Int32Array(capacity), s.makerPrev);
+    this.takerPrev = copyInto(new Int32Array(capacity), s.takerPrev);
     this.times = copyInto(new Float64Array(2 * capacity), s.times);
     this.makerSeq = copyInto(new Int32Array(capacity), s.makerSeq);
     this.takerSeq = copyInto(new Int32Array(capacity), s.takerSeq);
@@ -290,8 +283,8 @@ export class FillStore {
     this.amounts = copyInto(new BigUint64Array(AMOUNTS * capacity), this.amounts);
     this.status = copyInto(new Uint8Array(capacity), this.status);
     this.settlementIds = copyInto(new Int32Array(capacity), this.settlementIds);
-    this.makerNext = copyInto(new Int32Array(capacity), this.makerNext);
-    this.takerNext = copyInto(new Int32Array(capacity), this.takerNext);
+    this.makerPrev = copyInto(new Int32Array(capacity), this.makerPrev);
+    this.takerPrev = copyInto(new Int32Array(capacity), this.takerPrev);
     this.times = copyInto(new Float64Array(2 * capacity), this.times);
     this.makerSeq = copyInto(new Int32Array(capacity), this.makerSeq);
     this.takerSeq = copyInto(new Int32Array(capacity), this.takerSeq);
@@ -322,8 +315,8 @@ function checkState(s: FillStoreState): void {
     s.amounts.length === AMOUNTS * n &&
     s.status.length === n &&
     s.settlementId.length === n &&
-    s.makerNext.length === n &&
-    s.takerNext.length === n &&
+    s.makerPrev.length === n &&
+    s.takerPrev.length === n &&
     s.times.length === 2 * n &&
     s.makerSeq.length === n &&
     s.takerSeq.length === n;

@@ -54,8 +54,7 @@ export interface OrderRecord {
   updatedAt: Instant;
   /** Frozen in the ledger on behalf of this order. */
   reserved: bigint;
-  /** First and last of the order's fills (0 = none): the ends of its list in the FillStore, in execution order. */
-  firstFill: number;
+  /** The order's latest fill (0 = none): where its list in the FillStore starts (linked backwards). */
   lastFill: number;
   error: string | null;
   errorCode: ErrorCode | null;
@@ -111,7 +110,6 @@ export function newOrderRecord(
     createdAt: now,
     updatedAt: now,
     reserved,
-    firstFill: 0,
     lastFill: 0,
     error: null,
     errorCode: null,

@@ -1,14 +1,23 @@
 // The columnar fill store: amounts exact at any size, per-order lists in
 // execution order, status and broadcast updates, and snapshots that are copies.
 import { describe, expect, test } from "vitest";
-import { FillStore, type FillAmounts, type FillOrder } from "../../sim/core/fill-store.ts";
+import { FillStore, type FillOrder } from "../../sim/core/fill-store.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../../sim/core/registry.ts";
 
 const market = new Registry(DEFAULT_REGISTRY_CONFIG).marketBySymbol("EURC/USDC")!;
 
 let nextSeq = 1;
 function order(id: string, side: "bid" | "ask", priceTicks = 110_000n): FillOrder {
-  return { seq: nextSeq++, id, owner: `0x${id}`, side, priceTicks, market, firstFill: 0, lastFill: 0 };
+  return { seq: nextSeq++, id, owner: `0x${id}`, side, priceTicks, market, lastFill: 0 };
+}
+
+interface FillAmounts {
+  lots: bigint;
+  baseRaw: bigint;
+  quoteRaw: bigint;
+  makerGive: bigint;
+  takerGive: bigint;
+  spreadRaw: bigint;
 }
 
 function amounts(lots: bigint, extra: Partial<FillAmounts> = {}): Partial<FillAmounts> & { lots: bigint } {
@@ -95,8 +104,10 @@ describe("fill store", () => {
     expect(s.idsOf(b)).toEqual([1, 2, 3]);
     expect(s.idsOf(c)).toEqual([2, 4]);
     expect(s.countOf(a)).toBe(3);
-    expect([a.firstFill, a.lastFill, c.firstFill, c.lastFill]).toEqual([1, 4, 2, 4]);
-    expect(s.idsOf(order("none", "bid"))).toEqual([]);
+    expect([a.lastFill, b.lastFill, c.lastFill]).toEqual([4, 3, 4]);
+    expect([s.firstOf(a), s.firstOf(b), s.firstOf(c)]).toEqual([1, 1, 2]);
+    const none = order("none", "bid");
+    expect([s.idsOf(none), s.firstOf(none), s.countOf(none)]).toEqual([[], 0, 0]);
   });
 
   test("status, broadcast and revert reason are kept per fill; allFinal and inflightGive follow the status", () => {

@@ -136,7 +136,7 @@ describe("the state file", () => {
 describe("layer encoding", () => {
   test("log entries that are live order records are written once, as references, and read back as those records; fill entries stay ids", async () => {
     const market = { symbol: "USDT/USDC", base: "0xb", quote: "0xq", minAskAmountRaw: 10n };
-    const liveOrder = { id: "o-1", market, firstFill: 1, lastFill: 1, priceTicks: 100n };
+    const liveOrder = { id: "o-1", market, lastFill: 1, priceTicks: 100n };
     const plain = { note: "not a record", id: "o-1" };
     const layers = {
       blockMode: { kind: "automine" },

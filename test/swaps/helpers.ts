@@ -113,7 +113,6 @@ export function rest(
     createdAt: instantAt(env.clock.nowMs()),
     updatedAt: instantAt(env.clock.nowMs()),
     reserved: t.fromAmount,
-    firstFill: 0,
     lastFill: 0,
     error: null,
     errorCode: null,
