@@ -22,6 +22,11 @@ export interface EventLogState {
   readonly hash: string;
 }
 
+/** Events per chunk (a power of two: index → chunk and offset by shift and mask). */
+const CHUNK_BITS = 12;
+const CHUNK = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK - 1;
+
 /** Hash of the empty log. */
 export const GENESIS_HASH = "0".repeat(64);
 
@@ -58,11 +63,14 @@ export type EventView = (data: never) => { [k: string]: EventValue };
 /** `RefType`: the event types logged by reference, each with its view (checked when compiled, not per append). */
 export class EventLog<RefType extends string = never> {
   private readonly views: Readonly<Record<string, EventView>>;
-  // Parallel arrays rather than one wrapper object per event: the log grows with
-  // every order, and fewer retained objects means less GC on the hot path.
-  private types: string[] = [];
-  private ats: number[] = [];
-  private datas: unknown[] = [];
+  // Events live in fixed-size chunks of parallel columns (type, time, data) rather
+  // than one wrapper object per event or three ever-growing arrays: the log grows
+  // with every order, and a chunk is never copied once allocated (a growing array
+  // would copy itself, megabytes at a time, on the hot path).
+  private typeChunks: string[][] = [];
+  private atChunks: Float64Array[] = [];
+  private dataChunks: unknown[][] = [];
+  private n = 0;
   // Hashing is lazy: appends stay cheap, hash() catches up.
   private hashedUpTo = 0;
   private chainHash = GENESIS_HASH;
@@ -72,40 +80,53 @@ export class EventLog<RefType extends string = never> {
   }
 
   append(type: string, at: number, data: { [k: string]: EventValue }): void {
-    this.types.push(type);
-    this.ats.push(at);
-    this.datas.push(data);
+    this.push(type, at, data);
   }
 
   /** Log a record by reference (or by an id its view resolves); the type's view reads only immutable fields. */
   appendRef(type: RefType, at: number, record: unknown): void {
-    this.types.push(type);
-    this.ats.push(at);
-    this.datas.push(record);
+    this.push(type, at, record);
+  }
+
+  private push(type: string, at: number, data: unknown): void {
+    const offset = this.n & CHUNK_MASK;
+    if (offset === 0) {
+      this.typeChunks.push(new Array<string>(CHUNK));
+      this.atChunks.push(new Float64Array(CHUNK));
+      this.dataChunks.push(new Array<unknown>(CHUNK));
+    }
+    const c = this.n >>> CHUNK_BITS;
+    this.typeChunks[c]![offset] = type;
+    this.atChunks[c]![offset] = at;
+    this.dataChunks[c]![offset] = data;
+    this.n++;
   }
 
   get length(): number {
-    return this.types.length;
+    return this.n;
   }
 
   at(index: number): EngineEvent {
-    const type = this.types[index]!;
-    const raw = this.datas[index];
+    if (!Number.isInteger(index) || index < 0 || index >= this.n) throw new RangeError(`no event at ${index} (the log holds ${this.n})`);
+    const c = index >>> CHUNK_BITS;
+    const offset = index & CHUNK_MASK;
+    const type = this.typeChunks[c]![offset]!;
+    const raw = this.dataChunks[c]![offset];
     const view = this.views[type];
     const data = view ? (view as (d: unknown) => { [k: string]: EventValue })(raw) : (raw as { [k: string]: EventValue });
-    return { seq: index + 1, at: this.ats[index]!, type, data };
+    return { seq: index + 1, at: this.atChunks[c]![offset]!, type, data };
   }
 
   /** Events with seq > afterSeq (all when omitted). */
   since(afterSeq = 0): EngineEvent[] {
     const out: EngineEvent[] = [];
-    for (let i = Math.max(0, afterSeq); i < this.types.length; i++) out.push(this.at(i));
+    for (let i = Math.max(0, afterSeq); i < this.n; i++) out.push(this.at(i));
     return out;
   }
 
   /** sha256 chain: h_n = sha256(h_{n-1} || canonical(event_n)). */
   hash(): string {
-    for (; this.hashedUpTo < this.types.length; this.hashedUpTo++) {
+    for (; this.hashedUpTo < this.n; this.hashedUpTo++) {
       const e = this.at(this.hashedUpTo);
       const body = canonicalJson({ seq: e.seq, at: e.at, type: e.type, data: e.data as { [k: string]: EventValue } });
       this.chainHash = createHash("sha256").update(this.chainHash).update(body).digest("hex");
@@ -113,15 +134,28 @@ export class EventLog<RefType extends string = never> {
     return this.chainHash;
   }
 
-  /** Event data is immutable, so a snapshot only copies arrays of references. */
+  /** Event data is immutable, so a snapshot only copies references (into flat arrays). */
   snapshot(): EventLogState {
-    return { types: this.types.slice(), ats: this.ats.slice(), datas: this.datas.slice(), hashedUpTo: this.hashedUpTo, hash: this.chainHash };
+    const types = new Array<string>(this.n);
+    const ats = new Array<number>(this.n);
+    const datas = new Array<unknown>(this.n);
+    for (let i = 0; i < this.n; i++) {
+      const c = i >>> CHUNK_BITS;
+      const offset = i & CHUNK_MASK;
+      types[i] = this.typeChunks[c]![offset]!;
+      ats[i] = this.atChunks[c]![offset]!;
+      datas[i] = this.dataChunks[c]![offset];
+    }
+    return { types, ats, datas, hashedUpTo: this.hashedUpTo, hash: this.chainHash };
   }
 
   restore(state: EventLogState): void {
-    this.types = state.types.slice();
-    this.ats = state.ats.slice();
-    this.datas = state.datas.slice();
+    if (state.ats.length !== state.types.length || state.datas.length !== state.types.length) throw new RangeError("event log state: columns of different lengths");
+    this.typeChunks = [];
+    this.atChunks = [];
+    this.dataChunks = [];
+    this.n = 0;
+    for (let i = 0; i < state.types.length; i++) this.push(state.types[i]!, state.ats[i]!, state.datas[i]);
     this.hashedUpTo = state.hashedUpTo;
     this.chainHash = state.hash;
   }
