@@ -244,7 +244,13 @@ export class Engine {
   private readonly intake: OrderIntake;
   /** Order id → record (off-heap probe table; see order-index.ts). */
   private orders = new OrderIndex<OrderRecord>();
+  /**
+   * Owner → its orders in placement order, indexed on read: placing an order only
+   * adds it to `orders`, and ordersOf() files the orders placed since the last read
+   * (seq indexedUpTo + 1 on) before answering, so the hot path skips this map.
+   */
   private ordersByOwner = new Map<string, OrderRecord[]>();
+  private ownersIndexedUpTo = 0;
   /**
    * Every fill, in columns (see fill-store.ts), naming its orders by seq. Orders enter
    * the index in seq order (1, 2, 3, …: every placement takes orderSeq + 1, and restore
@@ -302,7 +308,7 @@ export class Engine {
       cancelCooldownSec: this.cancelCooldownSec,
       nowMs: () => this.clock.nowMs(),
       order: (id) => this.orders.get(id),
-      ordersOf: (owner) => this.ordersByOwner.get(owner) ?? [],
+      ordersOf: (owner) => this.ordersOf(owner),
       vlBatch: (id) => this.vlBatches.get(id),
       cancelNow: (o, reason) => this.cancelNow(o, reason),
     };
@@ -542,12 +548,6 @@ export class Engine {
     this.orderSeq = o.seq;
     this.ledger.freeze(o.owner, o.fromToken, need);
     this.orders.set(o.id, o);
-    let list = this.ordersByOwner.get(o.owner);
-    if (list === undefined) {
-      list = [];
-      this.ordersByOwner.set(o.owner, list);
-    }
-    list.push(o);
     this.log.appendRef("order_placed", now.ms, o);
     for (const m of p.expired) m.inBook = false;
     for (const f of p.plan) this.executeFill(f, o, now);
@@ -802,12 +802,6 @@ export class Engine {
     this.orderSeq = record.seq;
     this.ledger.freeze(record.owner, record.fromToken, t.freeze);
     this.orders.set(record.id, record);
-    let list = this.ordersByOwner.get(record.owner);
-    if (list === undefined) {
-      list = [];
-      this.ordersByOwner.set(record.owner, list);
-    }
-    list.push(record);
     this.swapTerms.set(record.id, { intent: p.quote.intent, permit: p.permit, quoteUuid: p.quote.uuid });
     this.log.appendRef("order_placed", now.ms, record);
     this.log.append("swap_accepted", now.ms, {
@@ -1240,6 +1234,21 @@ export class Engine {
     return o;
   }
 
+  /** An owner's orders (lowercase address) in placement order; files any placed since the last call first. */
+  private ordersOf(owner: string): readonly OrderRecord[] {
+    for (let seq = this.ownersIndexedUpTo + 1; seq <= this.orders.size; seq++) {
+      const o = this.orders.atPosition(seq - 1)!;
+      let list = this.ordersByOwner.get(o.owner);
+      if (list === undefined) {
+        list = [];
+        this.ordersByOwner.set(o.owner, list);
+      }
+      list.push(o);
+    }
+    this.ownersIndexedUpTo = this.orders.size;
+    return this.ordersByOwner.get(owner) ?? NO_ORDERS;
+  }
+
   private fillsOf(o: OrderRecord): FillRecord[] {
     return this.fills.idsOf(o).map((id) => this.fills.get(id));
   }
@@ -1252,7 +1261,7 @@ export class Engine {
 
   /** Every order of an owner in placement order (GET /orders filters, sorts and pages over this). */
   listOrders(owner: string): OrderWire[] {
-    return (this.ordersByOwner.get(owner.toLowerCase()) ?? []).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f)));
+    return this.ordersOf(owner.toLowerCase()).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f)));
   }
 
   /** GET /fills/{order_id}: fills of one order, from that order's perspective, in execution order. */
@@ -1374,6 +1383,7 @@ export class Engine {
     this.ledger.restore(s.ledger);
     this.orders = new OrderIndex<OrderRecord>();
     this.ordersByOwner = new Map();
+    this.ownersIndexedUpTo = 0;
     for (const m of this.registry.markets()) this.books.set(m.symbol, new MarketBook());
     const copies = s.orders.map(cloneOrder).sort((a, b) => a.seq - b.seq);
     // Fills name orders by seq, resolved by position in the index (see `fills`).
@@ -1382,12 +1392,6 @@ export class Engine {
     });
     for (const o of copies) {
       this.orders.set(o.id, o);
-      let list = this.ordersByOwner.get(o.owner);
-      if (list === undefined) {
-        list = [];
-        this.ordersByOwner.set(o.owner, list);
-      }
-      list.push(o);
       if (o.inBook) this.books.get(o.market.symbol)!.restingSide(o.side).add(o);
     }
     this.fills.restore(s.fills);
@@ -1411,6 +1415,9 @@ export class Engine {
     }
   }
 }
+
+/** The orders of an owner without any (shared, never mutated). */
+const NO_ORDERS: readonly OrderRecord[] = Object.freeze([]);
 
 /** The fill ids of a placement that filled nothing (shared: most resting orders). */
 const NO_FILL_IDS: readonly number[] = Object.freeze([]);

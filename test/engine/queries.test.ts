@@ -88,6 +88,31 @@ describe("deposits, balances, executor rotation, order listing", () => {
     expect(() => env.engine.setExecutorId(16)).toThrow(RangeError);
   });
 
+  it("an owner's list keeps placement order across reads, other owners' orders, cancel-all and snapshot/restore", () => {
+    const env = setup();
+    fund(env, ALICE, "EURC", 100_000000n);
+    fund(env, BOB, "EURC", 100_000000n);
+    const place = (owner: typeof ALICE, price: string) => env.engine.placeOrder(body(env, { owner, side: "ask", amount: "10", price })).orderId;
+    const a1 = place(ALICE, "1.1");
+    expect(env.engine.listOrders(ALICE).map((o) => o.trade_id)).toEqual([a1]);
+    const b1 = place(BOB, "1.2");
+    const a2 = place(ALICE, "1.3");
+    const snap = env.engine.snapshot();
+    const a3 = place(ALICE, "1.4");
+    expect(env.engine.listOrders(ALICE.toUpperCase().replace("0X", "0x")).map((o) => o.trade_id)).toEqual([a1, a2, a3]);
+    expect(env.engine.listOrders(BOB).map((o) => o.trade_id)).toEqual([b1]);
+    // cancel-all sees every order placed so far, including ones no read has listed yet.
+    const a4 = place(ALICE, "1.5");
+    env.clock.advanceSec(301); // past every order's cancel cooldown
+    expect(env.engine.cancelAll(ALICE)).toEqual({ cancelled: [a1, a2, a3, a4], failed: [], skipped_cooldown: [], total: 4 });
+    expect(env.engine.listOrders(ALICE).map((o) => [o.trade_id, o.status])).toEqual([a1, a2, a3, a4].map((id) => [id, "cancelled"]));
+    env.engine.restore(snap);
+    expect(env.engine.listOrders(ALICE).map((o) => [o.trade_id, o.status])).toEqual([[a1, "pending"], [a2, "pending"]]);
+    const a5 = place(ALICE, "1.6");
+    expect(env.engine.listOrders(ALICE).map((o) => o.trade_id)).toEqual([a1, a2, a5]);
+    expect(env.engine.listOrders(BOB).map((o) => o.trade_id)).toEqual([b1]);
+  });
+
   it("lists an owner's orders in placement order with every Order field of the spec", () => {
     const env = setup();
     fund(env, ALICE, "EURC", 100_000000n);
