@@ -1276,15 +1276,22 @@ export class Engine {
    * order's status for the order_status filter.
    */
   fillsOfOwner(owner: string): (FillWire & { order_id: string; order_status: OrderStatus })[] {
-    const ow = owner.toLowerCase();
-    const out: (FillWire & { order_id: string; order_status: OrderStatus })[] = [];
-    for (const f of this.fills.records()) {
-      for (const id of [f.makerOrderId, f.takerOrderId]) {
-        const o = this.orders.get(id)!;
-        if (o.owner === ow) out.push({ ...fillView(f, o, this.registry, this.movesOf(f)), order_id: o.id, order_status: o.status });
-      }
-    }
-    return out;
+    // The owner's fills through its own orders' lists (not a pass over every fill), in
+    // fill id order, the maker's side first when the owner was on both.
+    const sides: { id: number; o: OrderRecord }[] = [];
+    for (const o of this.ordersOf(owner.toLowerCase())) for (const id of this.fills.idsOf(o)) sides.push({ id, o });
+    const records = new Map<number, FillRecord>();
+    const recordOf = (id: number) => {
+      let f = records.get(id);
+      if (f === undefined) records.set(id, (f = this.fills.get(id)));
+      return f;
+    };
+    const makerFirst = (s: { id: number; o: OrderRecord }) => (recordOf(s.id).makerOrderId === s.o.id ? 0 : 1);
+    sides.sort((a, b) => a.id - b.id || makerFirst(a) - makerFirst(b));
+    return sides.map(({ id, o }) => {
+      const f = recordOf(id);
+      return { ...fillView(f, o, this.registry, this.movesOf(f)), order_id: o.id, order_status: o.status };
+    });
   }
 
   /** GET /balances: wallet from the chain port, vault from the ledger; rows from balanceRows. */
