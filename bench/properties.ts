@@ -56,7 +56,7 @@ async function runSequence(cmds: readonly EngineCommand[], seed: number): Promis
   for (const e of chain.vaultEntries()) holdings.set(e.token, (holdings.get(e.token) ?? 0n) + e.amount);
   const v = balanceEconomicsViolations({ engine, vaultHoldings: holdings, deposits });
   if (v.length > 0) throw new Error(`economics violated in sequence ${seed}: ${v[0]}`);
-  return { rejected: stats.rejected, fills: engine.fillRecords().length };
+  return { rejected: stats.rejected, fills: engine.fillCount() };
 }
 
 const arb = engineCommands(registry, { owners: OWNERS.length, minLength: LENGTH, maxLength: LENGTH });
