@@ -44,37 +44,52 @@ const PENDING = STATUS_CODE.pending;
 const FIRST_FINAL = STATUS_CODE.settled;
 if (!FILL_STATUSES.every((st, code) => isFinalFill(st) === code >= FIRST_FINAL)) throw new Error("fill store: FILL_STATUSES must list the final statuses last");
 
-/** A copy of the store (snapshots, the state file): the columns trimmed to `count` fills. */
-export interface FillStoreState {
-  readonly count: number;
-  readonly amounts: BigUint64Array;
-  readonly status: Uint8Array;
-  readonly settlementId: Int32Array;
-  /** Per fill, the previous fill of its maker and of its taker (0 = none). */
-  readonly makerPrev: Int32Array;
-  readonly takerPrev: Int32Array;
-  /** at, updatedAt (virtual ms) per fill. */
-  readonly times: Float64Array;
+/** Each typed column: its array type and how many elements one fill takes. */
+const COLUMNS = {
+  /** lots, base, quote, the taker's give. */
+  amounts: { make: (n: number) => new BigUint64Array(n), width: AMOUNTS },
+  /** FILL_STATUSES index. */
+  status: { make: (n: number) => new Uint8Array(n), width: 1 },
+  /** 0 = not broadcast. */
+  settlementIds: { make: (n: number) => new Int32Array(n), width: 1 },
+  /** The previous fill of the fill's maker and of its taker (0 = none). */
+  makerPrev: { make: (n: number) => new Int32Array(n), width: 1 },
+  takerPrev: { make: (n: number) => new Int32Array(n), width: 1 },
+  /** at, updatedAt (virtual ms). */
+  times: { make: (n: number) => new Float64Array(n), width: 2 },
   /** The orders' placement sequence numbers. */
-  readonly makerSeq: Int32Array;
-  readonly takerSeq: Int32Array;
+  makerSeq: { make: (n: number) => new Int32Array(n), width: 1 },
+  takerSeq: { make: (n: number) => new Int32Array(n), width: 1 },
+} as const;
+
+type ColumnName = keyof typeof COLUMNS;
+type Columns = { readonly [K in ColumnName]: ReturnType<(typeof COLUMNS)[K]["make"]> };
+const COLUMN_NAMES = Object.keys(COLUMNS) as ColumnName[];
+
+/** Every column sized for `capacity` fills, starting with `from`'s contents. */
+function allocColumns(capacity: number, from?: Columns): Columns {
+  const out: Partial<Record<ColumnName, Columns[ColumnName]>> = {};
+  for (const name of COLUMN_NAMES) {
+    const column = COLUMNS[name].make(COLUMNS[name].width * capacity);
+    if (from) (column as BigUint64Array).set(from[name] as BigUint64Array);
+    out[name] = column;
+  }
+  return out as Columns;
+}
+
+/** A copy of the store (snapshots, the state file): the columns trimmed to `count` fills. */
+export type FillStoreState = Columns & {
+  readonly count: number;
   readonly txHashes: readonly (string | null)[];
   readonly revertReasons: readonly [number, string][];
   readonly wide: readonly [number, readonly bigint[]][];
   readonly spreads: readonly [number, bigint][];
-}
+};
 
 export class FillStore {
   private n = 0;
   private capacity = INITIAL_CAPACITY;
-  private amounts: BigUint64Array = new BigUint64Array(AMOUNTS * INITIAL_CAPACITY);
-  private status: Uint8Array = new Uint8Array(INITIAL_CAPACITY);
-  private settlementIds: Int32Array = new Int32Array(INITIAL_CAPACITY);
-  private makerPrev: Int32Array = new Int32Array(INITIAL_CAPACITY);
-  private takerPrev: Int32Array = new Int32Array(INITIAL_CAPACITY);
-  private times: Float64Array = new Float64Array(2 * INITIAL_CAPACITY);
-  private makerSeq: Int32Array = new Int32Array(INITIAL_CAPACITY);
-  private takerSeq: Int32Array = new Int32Array(INITIAL_CAPACITY);
+  private cols = allocColumns(INITIAL_CAPACITY);
   /** Set at broadcast; absent = null. */
   private txHashes: (string | null)[] = [];
   private revertReasons = new Map<number, string>();
@@ -103,10 +118,11 @@ export class FillStore {
     }
     if (spreadRaw < 0n) throw new RangeError(`negative spread ${spreadRaw}`);
     if (this.n === this.capacity) this.grow();
+    const c = this.cols;
     const id = ++this.n;
     const i = id - 1;
     if (fits(lots) && fits(baseRaw) && fits(quoteRaw) && fits(takerGive)) {
-      const amounts = this.amounts;
+      const amounts = c.amounts;
       const k = AMOUNTS * i;
       amounts[k + LOTS] = lots;
       amounts[k + BASE] = baseRaw;
@@ -116,13 +132,13 @@ export class FillStore {
       this.wide.set(id, [lots, baseRaw, quoteRaw, takerGive]);
     }
     if (spreadRaw !== 0n) this.spreads.set(id, spreadRaw);
-    this.status[i] = PENDING;
-    this.times[2 * i] = atMs;
-    this.times[2 * i + 1] = atMs;
-    this.makerSeq[i] = maker.seq;
-    this.takerSeq[i] = taker.seq;
-    this.makerPrev[i] = maker.lastFill;
-    this.takerPrev[i] = taker.lastFill;
+    c.status[i] = PENDING;
+    c.times[2 * i] = atMs;
+    c.times[2 * i + 1] = atMs;
+    c.makerSeq[i] = maker.seq;
+    c.takerSeq[i] = taker.seq;
+    c.makerPrev[i] = maker.lastFill;
+    c.takerPrev[i] = taker.lastFill;
     maker.lastFill = id;
     taker.lastFill = id;
     return id;
@@ -130,7 +146,7 @@ export class FillStore {
 
   /** The fill before `id` in the list of the order placed `seq`-th (0 at its first fill). */
   private prevOf(id: number, seq: number): number {
-    return this.makerSeq[id - 1] === seq ? this.makerPrev[id - 1]! : this.takerPrev[id - 1]!;
+    return this.cols.makerSeq[id - 1] === seq ? this.cols.makerPrev[id - 1]! : this.cols.takerPrev[id - 1]!;
   }
 
   /** Fill ids of an order in execution order. */
@@ -156,7 +172,7 @@ export class FillStore {
 
   /** True when every fill of the order has a final status (vacuously for none). */
   allFinal(o: { readonly seq: number; readonly lastFill: number }): boolean {
-    for (let id = o.lastFill; id !== 0; id = this.prevOf(id, o.seq)) if (this.status[id - 1]! < FIRST_FINAL) return false;
+    for (let id = o.lastFill; id !== 0; id = this.prevOf(id, o.seq)) if (this.cols.status[id - 1]! < FIRST_FINAL) return false;
     return true;
   }
 
@@ -167,9 +183,9 @@ export class FillStore {
   inflightGive(o: { readonly seq: number; readonly side: Side; readonly lastFill: number }): bigint {
     let sum = 0n;
     for (let id = o.lastFill; id !== 0; id = this.prevOf(id, o.seq)) {
-      if (this.status[id - 1]! >= FIRST_FINAL) continue;
+      if (this.cols.status[id - 1]! >= FIRST_FINAL) continue;
       // A maker gives its from-token's leg: an ask the base amount, a bid the quote amount.
-      const give = this.amount(id, this.makerSeq[id - 1] !== o.seq ? TAKER_GIVE : o.side === "ask" ? BASE : QUOTE);
+      const give = this.amount(id, this.cols.makerSeq[id - 1] !== o.seq ? TAKER_GIVE : o.side === "ask" ? BASE : QUOTE);
       sum = sum === 0n ? give : sum + give;
     }
     return sum;
@@ -177,23 +193,23 @@ export class FillStore {
 
   private amount(id: number, column: number): bigint {
     const w = this.wide.size === 0 ? undefined : this.wide.get(id);
-    return w !== undefined ? w[column]! : this.amounts[AMOUNTS * (id - 1) + column]!;
+    return w !== undefined ? w[column]! : this.cols.amounts[AMOUNTS * (id - 1) + column]!;
   }
 
   statusOf(id: number): FillStatus {
-    return FILL_STATUSES[this.status[this.checked(id) - 1]!]!;
+    return FILL_STATUSES[this.cols.status[this.checked(id) - 1]!]!;
   }
 
   setStatus(id: number, to: FillStatus, atMs: number): void {
     const i = this.checked(id) - 1;
-    this.status[i] = STATUS_CODE[to];
-    this.times[2 * i + 1] = atMs;
+    this.cols.status[i] = STATUS_CODE[to];
+    this.cols.times[2 * i + 1] = atMs;
   }
 
   setBroadcast(id: number, txHash: string, settlementId: number): void {
     const i = this.checked(id) - 1;
     this.txHashes[i] = txHash;
-    this.settlementIds[i] = settlementId;
+    this.cols.settlementIds[i] = settlementId;
   }
 
   setRevertReason(id: number, reason: string | null): void {
@@ -205,9 +221,9 @@ export class FillStore {
   /** A read-only record of fill `id` as it is now (a fresh object: later changes do not show in it). */
   get(id: number): FillRecord {
     const i = this.checked(id) - 1;
-    const maker = this.orderOf(this.makerSeq[i]!);
-    const taker = this.orderOf(this.takerSeq[i]!);
-    const sid = this.settlementIds[i]!;
+    const maker = this.orderOf(this.cols.makerSeq[i]!);
+    const taker = this.orderOf(this.cols.takerSeq[i]!);
+    const sid = this.cols.settlementIds[i]!;
     return {
       id,
       symbol: maker.market.symbol,
@@ -223,12 +239,12 @@ export class FillStore {
       makerGive: this.amount(id, maker.side === "ask" ? BASE : QUOTE),
       takerGive: this.amount(id, TAKER_GIVE),
       spreadRaw: this.spreads.get(id) ?? 0n,
-      at: { ms: this.times[2 * i]! },
-      status: FILL_STATUSES[this.status[i]!]!,
+      at: { ms: this.cols.times[2 * i]! },
+      status: FILL_STATUSES[this.cols.status[i]!]!,
       txHash: this.txHashes[i] ?? null,
       settlementId: sid === 0 ? null : sid,
       revertReason: this.revertReasons.get(id) ?? null,
-      updatedAt: { ms: this.times[2 * i + 1]! },
+      updatedAt: { ms: this.cols.times[2 * i + 1]! },
     };
   }
 
@@ -241,16 +257,11 @@ export class FillStore {
 
   snapshot(): FillStoreState {
     const n = this.n;
+    const trimmed: Partial<Record<ColumnName, Columns[ColumnName]>> = {};
+    for (const name of COLUMN_NAMES) trimmed[name] = this.cols[name].slice(0, COLUMNS[name].width * n);
     return {
+      ...(trimmed as Columns),
       count: n,
-      amounts: this.amounts.slice(0, AMOUNTS * n),
-      status: this.status.slice(0, n),
-      settlementId: this.settlementIds.slice(0, n),
-      makerPrev: this.makerPrev.slice(0, n),
-      takerPrev: this.takerPrev.slice(0, n),
-      times: this.times.slice(0, 2 * n),
-      makerSeq: this.makerSeq.slice(0, n),
-      takerSeq: this.takerSeq.slice(0, n),
       txHashes: this.txHashes.slice(),
       revertReasons: [...this.revertReasons],
       wide: [...this.wide].map(([id, v]) => [id, v.slice()]),
@@ -259,19 +270,10 @@ export class FillStore {
   }
 
   restore(s: FillStoreState): void {
-    const n = s.count;
     checkState(s);
-    const capacity = Math.max(INITIAL_CAPACITY, n);
-    this.n = n;
-    this.capacity = capacity;
-    this.amounts = copyInto(new BigUint64Array(AMOUNTS * capacity), s.amounts);
-    this.status = copyInto(new Uint8Array(capacity), s.status);
-    this.settlementIds = copyInto(new Int32Array(capacity), s.settlementId);
-    this.makerPrev = copyInto(new Int32Array(capacity), s.makerPrev);
-    this.takerPrev = copyInto(new Int32Array(capacity), s.takerPrev);
-    this.times = copyInto(new Float64Array(2 * capacity), s.times);
-    this.makerSeq = copyInto(new Int32Array(capacity), s.makerSeq);
-    this.takerSeq = copyInto(new Int32Array(capacity), s.takerSeq);
+    this.n = s.count;
+    this.capacity = Math.max(INITIAL_CAPACITY, s.count);
+    this.cols = allocColumns(this.capacity, s);
     this.txHashes = s.txHashes.slice();
     this.revertReasons = new Map(s.revertReasons);
     this.wide = new Map(s.wide.map(([id, v]) => [id, v.slice()]));
@@ -279,16 +281,8 @@ export class FillStore {
   }
 
   private grow(): void {
-    const capacity = this.capacity * 2;
-    this.amounts = copyInto(new BigUint64Array(AMOUNTS * capacity), this.amounts);
-    this.status = copyInto(new Uint8Array(capacity), this.status);
-    this.settlementIds = copyInto(new Int32Array(capacity), this.settlementIds);
-    this.makerPrev = copyInto(new Int32Array(capacity), this.makerPrev);
-    this.takerPrev = copyInto(new Int32Array(capacity), this.takerPrev);
-    this.times = copyInto(new Float64Array(2 * capacity), this.times);
-    this.makerSeq = copyInto(new Int32Array(capacity), this.makerSeq);
-    this.takerSeq = copyInto(new Int32Array(capacity), this.takerSeq);
-    this.capacity = capacity;
+    this.capacity *= 2;
+    this.cols = allocColumns(this.capacity, this.cols);
   }
 
   private checked(id: number): number {
@@ -301,24 +295,9 @@ function fits(x: bigint): boolean {
   return x >= 0n && x < WORD_LIMIT;
 }
 
-function copyInto<T extends BigUint64Array | Uint8Array | Int32Array | Float64Array>(target: T, source: T): T {
-  (target as BigUint64Array).set(source as BigUint64Array);
-  return target;
-}
-
 /** A state whose columns disagree with its count would corrupt every later read (a damaged or foreign snapshot). */
 function checkState(s: FillStoreState): void {
   const n = s.count;
-  const ok =
-    Number.isInteger(n) &&
-    n >= 0 &&
-    s.amounts.length === AMOUNTS * n &&
-    s.status.length === n &&
-    s.settlementId.length === n &&
-    s.makerPrev.length === n &&
-    s.takerPrev.length === n &&
-    s.times.length === 2 * n &&
-    s.makerSeq.length === n &&
-    s.takerSeq.length === n;
-  if (!ok) throw new RangeError(`fill store state does not hold ${n} fills in every column`);
+  const ok = Number.isInteger(n) && n >= 0 && COLUMN_NAMES.every((name) => s[name]?.length === COLUMNS[name].width * n);
+  if (!ok || s.txHashes.length > n) throw new RangeError(`fill store state does not hold ${n} fills in every column`);
 }
