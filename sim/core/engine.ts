@@ -247,7 +247,7 @@ export class Engine {
   /**
    * Owner → its orders in placement order, indexed on read: placing an order only
    * adds it to `orders`, and ordersOf() files the orders placed since the last read
-   * (seq indexedUpTo + 1 on) before answering, so the hot path skips this map.
+   * (seq ownersIndexedUpTo + 1 on) before answering, so the hot path skips this map.
    */
   private ordersByOwner = new Map<string, OrderRecord[]>();
   private ownersIndexedUpTo = 0;
