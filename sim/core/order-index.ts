@@ -5,27 +5,38 @@
 // table is one off-heap Int32Array of (record handle, 32-bit tag) pairs and a
 // key string is read only when the tags already agree.
 //
-// Hash: order ids are uuid4 strings whose hex digits are (for clients that use
-// random uuids) uniformly random, so 16 of them are a hash without scanning
-// the rest. The first 8 and the last 8 hex digits are mixed, so hand-made ids
-// that differ only in the tail (…000000000001, …000000000002) still spread.
-// Anything not 36 characters long is hashed over all its characters.
+// Hash: every hex digit of a 36-character id, read straight from the string (no
+// copy, no regex), four 8-digit words mixed by independent odd multipliers. Each
+// word's term is a bijection of it, so ids that differ in one word only — hand-made
+// ids with a counter in the tail or in a middle group — never share a hash. (An
+// earlier version read only the first and last 8 digits: ids varying only in the
+// middle all collided, and 20,000 of them took 3 s to insert.) Anything not 36
+// characters long is hashed over all its characters.
+
+/** Hex digit at `i` → its 4-bit value ('0'-'9' → 0-9, 'a'-'f' / 'A'-'F' → 10-15). */
+function hexAt(id: string, i: number): number {
+  const c = id.charCodeAt(i);
+  return (c & 15) + (c >> 6) * 9;
+}
 
 /** 32-bit hash of an order id (any string; cheap for 36-character uuids). */
 export function orderIdHash(id: string): number {
   let h: number;
   if (id.length === 36) {
+    // Words of 8 digits: 0-7 | 9-12 and 14-17 | 19-22 and 24-27 | 28-35 (dashes at 8, 13, 18, 23).
     let a = 0;
+    let m = 0;
+    let n = 0;
     let b = 0;
-    // Hex digit → its 4-bit value ('0'-'9' → 0-9, 'a'-'f' / 'A'-'F' → 10-15), so
-    // the 8 digits fill 32 bits exactly and distinct digits give distinct words.
     for (let i = 0; i < 8; i++) {
-      const c = id.charCodeAt(i);
-      const d = id.charCodeAt(28 + i);
-      a = (a << 4) | ((c & 15) + (c >> 6) * 9);
-      b = (b << 4) | ((d & 15) + (d >> 6) * 9);
+      a = (a << 4) | hexAt(id, i);
+      b = (b << 4) | hexAt(id, 28 + i);
     }
-    h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b ^ (b >>> 15), 0x85ebca77);
+    for (let i = 0; i < 4; i++) {
+      m = (m << 8) | (hexAt(id, 9 + i) << 4) | hexAt(id, 14 + i);
+      n = (n << 8) | (hexAt(id, 19 + i) << 4) | hexAt(id, 24 + i);
+    }
+    h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b ^ (b >>> 15), 0x85ebca77) ^ Math.imul(m ^ (m >>> 13), 0xc2b2ae3d) ^ Math.imul(n ^ (n >>> 16), 0x27d4eb2f);
   } else {
     h = 0x811c9dc5;
     for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);

@@ -47,10 +47,26 @@ describe("OrderIndex (order id → record)", () => {
     for (const id of ids) expect(idx.get(id)?.id).toBe(id);
   });
 
+  it("ids that differ only in one middle group spread too (no collision cliff)", () => {
+    const hex = (i: number, w: number) => i.toString(16).padStart(w, "0");
+    const families = [
+      (i: number) => `aaaaaaaa-${hex(i, 4)}-4aaa-8aaa-aaaaaaaaaaaa`,
+      (i: number) => `aaaaaaaa-aaaa-4${hex(i, 3)}-8aaa-aaaaaaaaaaaa`,
+      (i: number) => `aaaaaaaa-aaaa-4aaa-8${hex(i, 3)}-aaaaaaaaaaaa`,
+      (i: number) => `aaaaaaaa-aaaa-4aaa-8aaa-${hex(i, 4)}aaaaaaaa`,
+    ];
+    for (const make of families) {
+      const ids = Array.from({ length: 4096 }, (_, i) => make(i));
+      // Within a family only one word changes, and its term is a bijection: every tag differs.
+      expect(new Set(ids.map(orderIdHash)).size).toBe(ids.length);
+      expect(new Set(ids.map((id) => orderIdHash(id) & 4095)).size).toBeGreaterThan(2000);
+    }
+  });
+
   it("colliding tags fall back to the id comparison", () => {
-    // Every key of one length and the same 16 sampled hex digits has the same tag.
+    // Hex digits are hashed by value, so ids that differ only in letter case share a tag.
     const a = "12345678-aaaa-4aaa-8aaa-aaaa87654321";
-    const b = "12345678-bbbb-4bbb-9bbb-bbbb87654321";
+    const b = "12345678-AAAA-4aaa-8aaa-aaaa87654321";
     expect(orderIdHash(a)).toBe(orderIdHash(b));
     const idx = new OrderIndex<{ id: string }>();
     idx.set(a, { id: a });
