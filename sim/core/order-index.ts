@@ -5,13 +5,13 @@
 // table is one off-heap Int32Array of (record handle, 32-bit tag) pairs and a
 // key string is read only when the tags already agree.
 //
-// Hash: every hex digit of a 36-character id, read straight from the string (no
-// copy, no regex), four 8-digit words mixed by independent odd multipliers. Each
-// word's term is a bijection of it, so ids that differ in one word only — hand-made
-// ids with a counter in the tail or in a middle group — never share a hash. (An
-// earlier version read only the first and last 8 digits: ids varying only in the
-// middle all collided, and 20,000 of them took 3 s to insert.) Anything not 36
-// characters long is hashed over all its characters.
+// Hash: order ids are uuid4 strings whose hex digits are (for clients that use
+// random uuids) uniformly random, so 16 of them are a hash without reading the
+// rest: the first 8 and the last 8, so hand-made ids with a counter at either end
+// still spread. Ids that differ only in the middle groups would all share one
+// hash (20,000 of them took 3 s to insert), so an index whose probes run long
+// switches, once, to hashing every digit. Anything not 36 characters long is
+// hashed over all its characters.
 
 /** Hex digit at `i` → its 4-bit value ('0'-'9' → 0-9, 'a'-'f' / 'A'-'F' → 10-15). */
 function hexAt(id: string, i: number): number {
@@ -19,24 +19,31 @@ function hexAt(id: string, i: number): number {
   return (c & 15) + (c >> 6) * 9;
 }
 
-/** 32-bit hash of an order id (any string; cheap for 36-character uuids). */
-export function orderIdHash(id: string): number {
+/**
+ * 32-bit hash of an order id (any string). A 36-character id is read as 8-digit
+ * words: the first and the last, and with `everyDigit` the two middle ones too
+ * (digits 9-12 with 14-17, 19-22 with 24-27). Each word's term is a bijection of
+ * it, so ids that differ in one hashed word only never share a hash.
+ */
+export function orderIdHash(id: string, everyDigit = false): number {
   let h: number;
   if (id.length === 36) {
-    // Words of 8 digits: 0-7 | 9-12 and 14-17 | 19-22 and 24-27 | 28-35 (dashes at 8, 13, 18, 23).
     let a = 0;
-    let m = 0;
-    let n = 0;
     let b = 0;
     for (let i = 0; i < 8; i++) {
       a = (a << 4) | hexAt(id, i);
       b = (b << 4) | hexAt(id, 28 + i);
     }
-    for (let i = 0; i < 4; i++) {
-      m = (m << 8) | (hexAt(id, 9 + i) << 4) | hexAt(id, 14 + i);
-      n = (n << 8) | (hexAt(id, 19 + i) << 4) | hexAt(id, 24 + i);
+    h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b ^ (b >>> 15), 0x85ebca77);
+    if (everyDigit) {
+      let m = 0;
+      let n = 0;
+      for (let i = 0; i < 4; i++) {
+        m = (m << 8) | (hexAt(id, 9 + i) << 4) | hexAt(id, 14 + i);
+        n = (n << 8) | (hexAt(id, 19 + i) << 4) | hexAt(id, 24 + i);
+      }
+      h ^= Math.imul(m ^ (m >>> 13), 0xc2b2ae3d) ^ Math.imul(n ^ (n >>> 16), 0x27d4eb2f);
     }
-    h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b ^ (b >>> 15), 0x85ebca77) ^ Math.imul(m ^ (m >>> 13), 0xc2b2ae3d) ^ Math.imul(n ^ (n >>> 16), 0x27d4eb2f);
   } else {
     h = 0x811c9dc5;
     for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
@@ -46,6 +53,9 @@ export function orderIdHash(id: string): number {
   h ^= h >>> 15;
   return h | 0;
 }
+
+/** Probes one insert may take before the index hashes every digit (random ids: ~1-2). */
+const LONG_PROBE = 64;
 
 const INITIAL_CAPACITY = 1024; // slots; always a power of two, kept at most half full
 
@@ -67,6 +77,14 @@ export class OrderIndex<T extends { readonly id: string }> {
   private missKey: string | null = null;
   private missTag = 0;
   private missSlot = 0;
+  /** Probes the last find() took. */
+  private probes = 0;
+  private everyDigit = false;
+
+  /** True once long probes made the index hash every digit of an id (see orderIdHash). */
+  get hashesEveryDigit(): boolean {
+    return this.everyDigit;
+  }
 
   get size(): number {
     return this.records.length;
@@ -76,24 +94,29 @@ export class OrderIndex<T extends { readonly id: string }> {
   private find(id: string, tag: number): number {
     const table = this.table;
     const mask = this.mask;
-    for (let s = tag & mask; ; s = (s + 1) & mask) {
+    for (let s = tag & mask, probes = 1; ; s = (s + 1) & mask, probes++) {
       const h = table[2 * s]!;
       if (h === 0) {
         this.missKey = id;
         this.missTag = tag;
         this.missSlot = s;
+        this.probes = probes;
         return -s - 1;
       }
       if (table[2 * s + 1] === tag && this.records[h - 1]!.id === id) return s;
     }
   }
 
+  private hash(id: string): number {
+    return orderIdHash(id, this.everyDigit);
+  }
+
   has(id: string): boolean {
-    return this.find(id, orderIdHash(id)) >= 0;
+    return this.find(id, this.hash(id)) >= 0;
   }
 
   get(id: string): T | undefined {
-    const s = this.find(id, orderIdHash(id));
+    const s = this.find(id, this.hash(id));
     return s >= 0 ? this.records[this.table[2 * s]! - 1] : undefined;
   }
 
@@ -107,7 +130,7 @@ export class OrderIndex<T extends { readonly id: string }> {
       tag = this.missTag;
       empty = this.missSlot;
     } else {
-      tag = orderIdHash(id);
+      tag = this.hash(id);
       const s = this.find(id, tag);
       if (s >= 0) {
         this.records[this.table[2 * s]! - 1] = record;
@@ -120,6 +143,7 @@ export class OrderIndex<T extends { readonly id: string }> {
     this.table[2 * empty] = this.records.length;
     this.table[2 * empty + 1] = tag;
     if (this.records.length * 2 > this.mask + 1) this.grow();
+    else if (this.probes > LONG_PROBE && !this.everyDigit) this.hashEveryDigit();
     return this;
   }
 
@@ -132,6 +156,7 @@ export class OrderIndex<T extends { readonly id: string }> {
     return this.records.values();
   }
 
+  /** Twice the slots; every entry keeps its tag. */
   private grow(): void {
     const old = this.table;
     const capacity = (this.mask + 1) * 2;
@@ -148,6 +173,22 @@ export class OrderIndex<T extends { readonly id: string }> {
     }
     this.table = table;
     this.mask = mask;
+    this.missKey = null;
+  }
+
+  /** From now on hash every digit: a new table of the same size, every tag recomputed. */
+  private hashEveryDigit(): void {
+    this.everyDigit = true;
+    const table = new Int32Array(this.table.length);
+    const mask = this.mask;
+    for (let k = 0; k < this.records.length; k++) {
+      const tag = this.hash(this.records[k]!.id);
+      let t = tag & mask;
+      while (table[2 * t] !== 0) t = (t + 1) & mask;
+      table[2 * t] = k + 1;
+      table[2 * t + 1] = tag;
+    }
+    this.table = table;
     this.missKey = null;
   }
 }

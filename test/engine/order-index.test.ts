@@ -47,7 +47,7 @@ describe("OrderIndex (order id → record)", () => {
     for (const id of ids) expect(idx.get(id)?.id).toBe(id);
   });
 
-  it("ids that differ only in one middle group spread too (no collision cliff)", () => {
+  it("ids that differ only in one middle group: every digit is hashed once probes run long, and all resolve", () => {
     const hex = (i: number, w: number) => i.toString(16).padStart(w, "0");
     const families = [
       (i: number) => `aaaaaaaa-${hex(i, 4)}-4aaa-8aaa-aaaaaaaaaaaa`,
@@ -57,10 +57,29 @@ describe("OrderIndex (order id → record)", () => {
     ];
     for (const make of families) {
       const ids = Array.from({ length: 4096 }, (_, i) => make(i));
-      // Within a family only one word changes, and its term is a bijection: every tag differs.
-      expect(new Set(ids.map(orderIdHash)).size).toBe(ids.length);
-      expect(new Set(ids.map((id) => orderIdHash(id) & 4095)).size).toBeGreaterThan(2000);
+      // The sampled digits (first and last 8) are the same for the whole family.
+      expect(new Set(ids.map((id) => orderIdHash(id))).size).toBe(1);
+      // Every digit: only one word changes, and its term is a bijection, so every tag differs.
+      expect(new Set(ids.map((id) => orderIdHash(id, true))).size).toBe(ids.length);
+      expect(new Set(ids.map((id) => orderIdHash(id, true) & 4095)).size).toBeGreaterThan(2000);
+      const idx = new OrderIndex<{ id: string }>();
+      for (const id of ids) idx.set(id, { id });
+      expect(idx.hashesEveryDigit).toBe(true);
+      expect(idx.size).toBe(ids.length);
+      for (const id of ids) expect(idx.get(id)?.id).toBe(id);
+      expect(idx.has(make(5000))).toBe(false);
+      expect([...idx.values()].map((r) => r.id)).toEqual(ids);
     }
+  });
+
+  it("random uuids keep the sampled hash (probes stay short)", () => {
+    const idx = new OrderIndex<{ id: string }>();
+    const rng = new Rng("order-index-random");
+    for (let i = 0; i < 20_000; i++) {
+      const id = rng.uuid4();
+      idx.set(id, { id });
+    }
+    expect(idx.hashesEveryDigit).toBe(false);
   });
 
   it("colliding tags fall back to the id comparison", () => {
