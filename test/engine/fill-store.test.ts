@@ -3,6 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { FillStore, type FillOrder } from "../../sim/core/fill-store.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../../sim/core/registry.ts";
+import { decodeLossless, encodeLossless } from "../../fixtures/lossless-json.ts";
 
 const market = new Registry(DEFAULT_REGISTRY_CONFIG).marketBySymbol("EURC/USDC")!;
 
@@ -175,6 +176,27 @@ describe("fill store", () => {
     expect(() => add(s, maker, taker, amounts(1n, { makerGive: 11_000n }), 0)).toThrow(/ask maker gives its base amount/);
     expect(() => add(s, maker, taker, amounts(1n, { spreadRaw: -1n }), 0)).toThrow(/negative spread/);
     expect(s.count).toBe(0);
+  });
+
+  test("a snapshot survives the state file's encoding: every column, wide amounts, spreads, hashes and reasons", () => {
+    const orders = Array.from({ length: 10 }, (_, i) => order(`p${i}`, i % 2 === 0 ? "ask" : "bid"));
+    const s = storeOf(...orders);
+    for (let i = 1; i <= 150; i++) {
+      const wide = i % 37 === 0 ? { quoteRaw: 10n ** 24n + BigInt(i), takerGive: 10n ** 24n + BigInt(i) } : {};
+      add(s, orders[i % 10]!, orders[(i + 3) % 10]!, amounts(BigInt(i), { spreadRaw: i % 11 === 0 ? BigInt(i) : 0n, ...wide }), 1_000 * i);
+    }
+    for (let id = 1; id <= 40; id++) {
+      s.setStatus(id, "confirming", 5);
+      s.setBroadcast(id, `0x${id.toString(16).padStart(64, "0")}`, 1 + (id >> 4));
+      s.setStatus(id, id % 9 === 0 ? "reverted" : "settled", 9);
+      if (id % 9 === 0) s.setRevertReason(id, "ORDER_EXPIRED");
+    }
+    const before = s.records();
+    const decoded = decodeLossless(encodeLossless(s.snapshot())) as ReturnType<FillStore["snapshot"]>;
+    const back = storeOf(...orders);
+    back.restore(decoded);
+    expect(back.records()).toEqual(before);
+    expect(orders.map((o) => back.idsOf(o))).toEqual(orders.map((o) => s.idsOf(o)));
   });
 
   test("a state whose columns do not match its count is refused", () => {
