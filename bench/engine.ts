@@ -11,7 +11,7 @@ import { VirtualClock } from "../sim/core/clock.ts";
 import { Engine, type OrderBody, type ParsedOrder } from "../sim/core/engine.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../sim/core/registry.ts";
 import { Rng } from "../sim/core/rng.ts";
-import { standaloneUuidInt } from "../sim/core/uuid-int.ts";
+import { limitOrderBody } from "../sim/core/order-body.ts";
 import { formatUnits } from "../sim/core/amounts.ts";
 import { MemoryChain } from "../sim/chain/memory.ts";
 import { setFlagsFromString } from "node:v8";
@@ -82,18 +82,18 @@ function engineInput(stream: StreamOrder[]): OrderBody[] {
   const registry = new Registry(DEFAULT_REGISTRY_CONFIG);
   const m = registry.marketBySymbol(SYMBOL)!;
   const expiration = new VirtualClock().nowSec() + 86_400;
-  return stream.map((o) => ({
-    owner_address: ownerAddress(o.side, o.owner),
-    side: o.side,
-    amount: formatUnits(BigInt(o.lots), m.quantityPrecision),
-    price: formatUnits(BigInt(o.ticks), m.tickPrecision),
-    order_type: "limit",
-    from_address: m.base,
-    to_address: m.quote,
-    order_id: o.id,
-    uuid_int: standaloneUuidInt(o.id, EXECUTOR_ID).toString(),
-    expiration,
-  }));
+  return stream.map((o) =>
+    limitOrderBody({
+      owner: ownerAddress(o.side, o.owner),
+      side: o.side,
+      amount: formatUnits(BigInt(o.lots), m.quantityPrecision),
+      price: formatUnits(BigInt(o.ticks), m.tickPrecision),
+      market: m,
+      orderId: o.id,
+      executorId: EXECUTOR_ID,
+      expiration,
+    }),
+  );
 }
 
 type BookInput = LimitOrderOptions[];

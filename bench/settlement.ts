@@ -25,7 +25,7 @@ import { validateOrderFields } from "../sim/core/preview.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../sim/core/registry.ts";
 import { Rng } from "../sim/core/rng.ts";
 import { ORDER_TYPE, type Address } from "../sim/core/typed-data.ts";
-import { standaloneUuidInt } from "../sim/core/uuid-int.ts";
+import { limitOrderBody } from "../sim/core/order-body.ts";
 
 const FILLS = Number(process.env["FILLS"] ?? 4000);
 const PER_TAKER = 20;
@@ -71,18 +71,16 @@ async function main(): Promise<void> {
     const ids = new Rng("bench-settlement");
     const sign = async (who: PrivateKeyAccount, side: "bid" | "ask", amount: string, price: string): Promise<OrderBody> => {
       const orderId = ids.uuid4();
-      const body: OrderBody = {
-        owner_address: who.address.toLowerCase(),
+      const body: OrderBody = limitOrderBody({
+        owner: who.address.toLowerCase(),
         side,
         amount,
         price,
-        order_type: "limit",
-        from_address: m.base,
-        to_address: m.quote,
-        order_id: orderId,
-        uuid_int: standaloneUuidInt(orderId, EXECUTOR_ID).toString(),
+        market: m,
+        orderId,
+        executorId: EXECUTOR_ID,
         expiration: clock.nowSec() + 86_400,
-      };
+      });
       const { message } = validateOrderFields(body, { registry, nowSec: clock.nowSec(), executorId: EXECUTOR_ID });
       const signature = await who.signTypedData({
         domain: port.domain,

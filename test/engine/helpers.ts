@@ -4,7 +4,8 @@ import { VirtualClock } from "../../sim/core/clock.ts";
 import { Engine, type EngineOptions, type OrderBody } from "../../sim/core/engine.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry, type MarketInfo } from "../../sim/core/registry.ts";
 import { Rng } from "../../sim/core/rng.ts";
-import { standaloneUuidInt, encodeUuidInt, groupIdOf } from "../../sim/core/uuid-int.ts";
+import { limitOrderBody } from "../../sim/core/order-body.ts";
+import { encodeUuidInt, groupIdOf } from "../../sim/core/uuid-int.ts";
 import { MemoryChain } from "../../sim/chain/memory.ts";
 import type { Address } from "../../sim/core/typed-data.ts";
 
@@ -57,19 +58,8 @@ export interface BodyOpts {
 export function body(env: Env, o: BodyOpts): OrderBody {
   const m = market(env, o.symbol);
   const orderId = o.orderId ?? env.ids.uuid4();
-  return {
-    owner_address: o.owner,
-    side: o.side,
-    amount: o.amount,
-    price: o.price,
-    order_type: "limit",
-    from_address: m.base,
-    to_address: m.quote,
-    order_id: orderId,
-    uuid_int: o.uuidInt ?? standaloneUuidInt(orderId, EXECUTOR_ID).toString(),
-    expiration: o.expiration ?? env.clock.nowSec() + 3600,
-    signature: "0x1234",
-  };
+  const expiration = o.expiration ?? env.clock.nowSec() + 3600;
+  return { ...limitOrderBody({ ...o, market: m, orderId, executorId: EXECUTOR_ID, expiration }), signature: "0x1234" };
 }
 
 /** VL legs: leg 0's order id fixes the group; leg ids follow array order. */

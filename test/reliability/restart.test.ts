@@ -12,7 +12,7 @@ import { createPublicClient, createWalletClient, erc20Abi, http, type Address, t
 import { privateKeyToAccount } from "viem/accounts";
 import { Exchange } from "../../sim/chain/artifacts.ts";
 import { exchangeDomain } from "../../sim/core/typed-data.ts";
-import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
+import { limitOrderBody } from "../../sim/core/order-body.ts";
 import { createSigners } from "../../fixtures/signing.ts";
 import { STATE_FILE } from "../../fixtures/state-dir.ts";
 import { killFakexAfterEach, runFakex, untilReady, type FakexProcess } from "../fixtures/cli-process.ts";
@@ -95,18 +95,20 @@ async function market(c: Client): Promise<{ symbol: string; base: Address; quote
 /** preview → sign → POST /orders; returns the answer. */
 async function place(c: Client, i: number, side: "bid" | "ask", amount: string, price: string, orderId: string) {
   const m = await market(c);
-  const preview = await c.api("POST", "/orders/preview", {
-    owner_address: c.info.accounts[i]!.address.toLowerCase(),
-    side,
-    amount,
-    price,
-    order_type: "limit",
-    from_address: m.base,
-    to_address: m.quote,
-    order_id: orderId,
-    uuid_int: standaloneUuidInt(orderId, c.info.executor_id).toString(),
-    expiration: (await c.now()) + 3600,
-  });
+  const preview = await c.api(
+    "POST",
+    "/orders/preview",
+    limitOrderBody({
+      owner: c.info.accounts[i]!.address.toLowerCase(),
+      side,
+      amount,
+      price,
+      market: m,
+      orderId,
+      executorId: c.info.executor_id,
+      expiration: (await c.now()) + 3600,
+    }),
+  );
   expect(preview.status, JSON.stringify(preview.body)).toBe(200);
   const { body } = await c.signers.signOrder(c.info.accounts[i]!.private_key, preview.body);
   return c.api("POST", "/orders", body);

@@ -7,7 +7,7 @@ import type { QuoteWire, SwapSubmission } from "../../sim/core/quotes.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../../sim/core/registry.ts";
 import { Rng } from "../../sim/core/rng.ts";
 import type { Address } from "../../sim/core/typed-data.ts";
-import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
+import { limitOrderBody } from "../../sim/core/order-body.ts";
 import { MemoryChain } from "../../sim/chain/memory.ts";
 
 export const TAKER = "0x1111111111111111111111111111111111111111" as Address;
@@ -51,16 +51,7 @@ export function rest(env: SwapEnv, owner: Address, symbol: string, side: "bid" |
   const m = env.registry.marketBySymbol(symbol)!;
   const orderId = env.ids.uuid4();
   env.engine.placeOrder({
-    owner_address: owner,
-    side,
-    amount,
-    price,
-    order_type: "limit",
-    from_address: m.base,
-    to_address: m.quote,
-    order_id: orderId,
-    uuid_int: standaloneUuidInt(orderId, EXECUTOR_ID).toString(),
-    expiration: env.clock.nowSec() + 86_400,
+    ...limitOrderBody({ owner, side, amount, price, market: m, orderId, executorId: EXECUTOR_ID, expiration: env.clock.nowSec() + 86_400 }),
     signature: "0x1234",
   });
   return orderId;
