@@ -12,12 +12,12 @@ export interface LimitOrderBodyOptions {
   price: string;
   /** The market's base and quote token addresses (from_address / to_address). */
   market: { readonly base: string; readonly quote: string };
-  /** A uuid4; uuid_int is its standalone encoding for `executorId` unless `uuidInt` is given. */
+  /** A uuid4; uuid_int is `uuidInt` when given, else its standalone encoding for `executorId`. */
   orderId: string;
-  executorId: number;
+  executorId?: number;
+  uuidInt?: string;
   /** Unix seconds. */
   expiration: number;
-  uuidInt?: string;
 }
 
 export interface LimitOrderBody {
@@ -34,6 +34,7 @@ export interface LimitOrderBody {
 }
 
 export function limitOrderBody(o: LimitOrderBodyOptions): LimitOrderBody {
+  if (o.uuidInt === undefined && o.executorId === undefined) throw new TypeError("limitOrderBody needs uuidInt or the executorId to encode it with");
   return {
     owner_address: o.owner,
     side: o.side,
@@ -43,7 +44,7 @@ export function limitOrderBody(o: LimitOrderBodyOptions): LimitOrderBody {
     from_address: o.market.base,
     to_address: o.market.quote,
     order_id: o.orderId,
-    uuid_int: o.uuidInt ?? standaloneUuidInt(o.orderId, o.executorId).toString(),
+    uuid_int: o.uuidInt ?? standaloneUuidInt(o.orderId, o.executorId!).toString(),
     expiration: o.expiration,
   };
 }

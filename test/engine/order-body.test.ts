@@ -23,6 +23,7 @@ describe("limitOrderBody", () => {
       expiration: 1_800_000_000,
     });
     expect(limitOrderBody({ owner: "0x1", side: "ask", amount: "1", price: "1", market: m, orderId, executorId: 3, expiration: 1, uuidInt: "7" }).uuid_int).toBe("7");
+    expect(() => limitOrderBody({ owner: "0x1", side: "bid", amount: "1", price: "1", market: m, orderId, expiration: 1 })).toThrow(/needs uuidInt or the executorId/);
   });
 
   it("is a body the engine places as is", () => {
