@@ -16,6 +16,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Application } from "express";
+import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { startChain, type RunningChain } from "../../fixtures/chain.ts";
 import { localChain } from "../../fixtures/deploy.ts";
@@ -222,6 +223,29 @@ export function signWithdrawIntent(c: FundsChain, signer: PrivateKeyAccount, i: 
  * One funds chain for the test file (handed to `use` once it is up), every test on a
  * fresh snapshot that is reverted after it.
  */
+/** POST /api/v1{path} on the app, with an Authorization header when one is given. */
+export function postApi(app: Application, path: string, body: unknown, bearer?: string) {
+  const r = request(app).post(`/api/v1${path}`);
+  if (bearer) r.set("Authorization", bearer);
+  return r.send(body as object);
+}
+
+/** Sign a transaction a route built (/approve, /deposit, /withdraw/build) as `signer` and POST it as raw_tx to `path`. */
+export async function postSignedTx(app: Application, signer: PrivateKeyAccount, path: string, tx: unknown, bearer?: string) {
+  return postApi(app, path, { raw_tx: await signTx(signer, tx as never) }, bearer);
+}
+
+/** Trader 0 approves the vault and deposits `amount` of `token` through HTTP; each send answers 200. */
+export async function depositThroughApi(env: FundsApp, c: FundsChain, token: Address, amount: bigint): Promise<void> {
+  const trader = c.traders[0]!;
+  const owner = trader.address.toLowerCase();
+  const bearer = env.bearer[0];
+  const approve = await postApi(env.app, "/approve", { token, owner, spender: c.vault, amount: amount.toString() }, bearer);
+  expect((await postSignedTx(env.app, trader, "/tx/send", approve.body.tx, bearer)).status).toBe(200);
+  const deposit = await postApi(env.app, "/deposit", { token, owner, amount: amount.toString() }, bearer);
+  expect((await postSignedTx(env.app, trader, "/tx/send", deposit.body.tx, bearer)).status).toBe(200);
+}
+
 export function useFundsChain(use: (c: FundsChain) => void): void {
   let chain: FundsChain | undefined;
   let id: Hex | undefined;

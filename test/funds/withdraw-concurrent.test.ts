@@ -11,6 +11,9 @@ import request from "supertest";
 import type { Address, Hex } from "../../sim/core/typed-data.ts";
 import {
   buildApp,
+  depositThroughApi,
+  postApi,
+  postSignedTx,
   erc20Balance,
   signTx,
   signWithdrawIntent,
@@ -39,22 +42,9 @@ const alice = () => c.traders[0]!;
 const ALICE = () => alice().address.toLowerCase() as Address;
 const EURC = () => c.tokens.EURC!;
 
-function post(path: string, body: unknown, bearer?: string) {
-  const r = request(env.app).post(`${V1}${path}`);
-  if (bearer) r.set("Authorization", bearer);
-  return r.send(body as object);
-}
-
-async function sendSigned(path: string, tx: unknown, bearer?: string) {
-  return post(path, { raw_tx: await signTx(alice(), tx as never) }, bearer);
-}
-
-async function deposit(amount: bigint) {
-  const a = await post("/approve", { token: EURC(), owner: ALICE(), spender: c.vault, amount: amount.toString() }, env.bearer[0]);
-  expect((await sendSigned("/tx/send", a.body.tx, env.bearer[0])).status).toBe(200);
-  const d = await post("/deposit", { token: EURC(), owner: ALICE(), amount: amount.toString() }, env.bearer[0]);
-  expect((await sendSigned("/tx/send", d.body.tx, env.bearer[0])).status).toBe(200);
-}
+const post = (path: string, body: unknown, bearer?: string) => postApi(env.app, path, body, bearer);
+const sendSigned = (path: string, tx: unknown, bearer?: string) => postSignedTx(env.app, alice(), path, tx, bearer);
+const deposit = (amount: bigint) => depositThroughApi(env, c, EURC(), amount);
 
 function intent(uuid: string, amount: bigint): WireIntent {
   return { user: alice().address, tokens: [EURC()], amounts: [amount.toString()], recipient: ALICE(), deadline: String(env.clock.nowSec() + 3600), uuid };

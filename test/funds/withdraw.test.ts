@@ -8,6 +8,9 @@ import { ANVIL_ADDRESSES } from "../../fixtures/accounts.ts";
 import { WITHDRAW_INTENT_TYPE, type Address, type Hex } from "../../sim/core/typed-data.ts";
 import {
   buildApp,
+  depositThroughApi,
+  postApi,
+  postSignedTx,
   erc20Balance,
   signTx,
   signWithdrawIntent,
@@ -35,23 +38,9 @@ const BOB = () => c.traders[1]!.address.toLowerCase() as Address;
 const EURC = () => c.tokens.EURC!;
 const EXECUTOR = ANVIL_ADDRESSES[1];
 
-function post(path: string, body: unknown, bearer?: string) {
-  const r = request(env.app).post(`${V1}${path}`);
-  if (bearer) r.set("Authorization", bearer);
-  return r.send(body as object);
-}
-
-async function send(path: string, tx: unknown, bearer?: string, trader = 0) {
-  const raw = await signTx(c.traders[trader]!, tx as never);
-  return post(path, { raw_tx: raw }, bearer);
-}
-
-async function deposit(amount: bigint) {
-  const a = await post("/approve", { token: EURC(), owner: ALICE(), spender: c.vault, amount: amount.toString() }, env.bearer[0]);
-  expect((await send("/tx/send", a.body.tx, env.bearer[0])).status).toBe(200);
-  const d = await post("/deposit", { token: EURC(), owner: ALICE(), amount: amount.toString() }, env.bearer[0]);
-  expect((await send("/tx/send", d.body.tx, env.bearer[0])).status).toBe(200);
-}
+const post = (path: string, body: unknown, bearer?: string) => postApi(env.app, path, body, bearer);
+const send = (path: string, tx: unknown, bearer?: string, trader = 0) => postSignedTx(env.app, c.traders[trader]!, path, tx, bearer);
+const deposit = (amount: bigint) => depositThroughApi(env, c, EURC(), amount);
 
 function intent(o: Partial<WireIntent> = {}): WireIntent {
   return {
