@@ -22,6 +22,7 @@ export * from "./core/settlement.ts";
 export * from "./core/vl.ts";
 export * from "./core/views.ts";
 export * from "./core/order-intake.ts";
+export * from "./core/order-body.ts";
 export * from "./core/engine.ts";
 export * from "./chain/port.ts";
 export * from "./chain/memory.ts";

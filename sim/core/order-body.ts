@@ -20,7 +20,8 @@ export interface LimitOrderBodyOptions {
   expiration: number;
 }
 
-export interface LimitOrderBody {
+/** (A type alias, so it is assignable to Record<string, unknown> where callers expect a JSON body.) */
+export type LimitOrderBody = {
   owner_address: string;
   side: "bid" | "ask";
   amount: string;
@@ -31,7 +32,7 @@ export interface LimitOrderBody {
   order_id: string;
   uuid_int: string;
   expiration: number;
-}
+};
 
 export function limitOrderBody(o: LimitOrderBodyOptions): LimitOrderBody {
   if (o.uuidInt === undefined && o.executorId === undefined) throw new TypeError("limitOrderBody needs uuidInt or the executorId to encode it with");
