@@ -40,13 +40,13 @@ import {
 import { balanceRows, type BalanceRowWire, type BalancesEnvelope } from "./balance-rows.ts";
 import { VirtualClock, isoOf, type ClockState } from "./clock.ts";
 import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
-import { EventLog, type EventLogState, type EventValue } from "./event-log.ts";
+import { checkEventLogState, EventLog, type EventLogState, type EventValue } from "./event-log.ts";
 import { Ledger, type LedgerState } from "./ledger.ts";
 import { MarketBook } from "./book.ts";
 import { InstantSource, type Instant } from "./instant.ts";
 import { canTransition, cloneOrder, newOrderRecord, type OrderRecord, type OrderStatus } from "./orders.ts";
 import { canMoveFill, type FillRecord, type FillStatus } from "./fills.ts";
-import { FillStore, type FillStoreState } from "./fill-store.ts";
+import { checkFillStoreState, FillStore, type FillStoreState } from "./fill-store.ts";
 import { DEFAULT_SPREAD_SPLIT, matchMoves, minReceive, type MatchMoves, type SpreadSplit } from "./economics.ts";
 import type { BatchFaults, FaultPlan } from "./faults.ts";
 import { parseFaultPlan } from "./faults.ts";
@@ -1384,6 +1384,14 @@ export class Engine {
 
   /** Restore a snapshot; books are rebuilt from the resting orders in time priority. */
   restore(s: EngineSnapshot): void {
+    // Checked before anything changes, so a refused snapshot leaves the engine as it was.
+    const copies = s.orders.map(cloneOrder).sort((a, b) => a.seq - b.seq);
+    // Fills name orders by seq, resolved by position in the index (see `fills`).
+    copies.forEach((o, i) => {
+      if (o.seq !== i + 1) throw new Error(`snapshot orders are not numbered 1..${copies.length}: position ${i} has seq ${o.seq}`);
+    });
+    checkFillStoreState(s.fills);
+    checkEventLogState(s.log);
     this.clock.restore(s.clock);
     this.rng.restore(s.rng);
     this.log.restore(s.log);
@@ -1392,11 +1400,6 @@ export class Engine {
     this.ordersByOwner = new Map();
     this.ownersIndexedUpTo = 0;
     for (const m of this.registry.markets()) this.books.set(m.symbol, new MarketBook());
-    const copies = s.orders.map(cloneOrder).sort((a, b) => a.seq - b.seq);
-    // Fills name orders by seq, resolved by position in the index (see `fills`).
-    copies.forEach((o, i) => {
-      if (o.seq !== i + 1) throw new Error(`snapshot orders are not numbered 1..${copies.length}: position ${i} has seq ${o.seq}`);
-    });
     for (const o of copies) {
       this.orders.set(o.id, o);
       if (o.inBook) this.books.get(o.market.symbol)!.restingSide(o.side).add(o);

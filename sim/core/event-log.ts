@@ -150,7 +150,7 @@ export class EventLog<RefType extends string = never> {
   }
 
   restore(state: EventLogState): void {
-    if (state.ats.length !== state.types.length || state.datas.length !== state.types.length) throw new RangeError("event log state: columns of different lengths");
+    checkEventLogState(state);
     this.typeChunks = [];
     this.atChunks = [];
     this.dataChunks = [];
@@ -159,4 +159,9 @@ export class EventLog<RefType extends string = never> {
     this.hashedUpTo = state.hashedUpTo;
     this.chainHash = state.hash;
   }
+}
+
+/** A state whose columns disagree in length would misplace every later event. */
+export function checkEventLogState(state: EventLogState): void {
+  if (state.ats.length !== state.types.length || state.datas.length !== state.types.length) throw new RangeError("event log state: columns of different lengths");
 }

@@ -270,7 +270,7 @@ export class FillStore {
   }
 
   restore(s: FillStoreState): void {
-    checkState(s);
+    checkFillStoreState(s);
     this.n = s.count;
     this.capacity = Math.max(INITIAL_CAPACITY, s.count);
     this.cols = allocColumns(this.capacity, s);
@@ -296,7 +296,7 @@ function fits(x: bigint): boolean {
 }
 
 /** A state whose columns disagree with its count would corrupt every later read (a damaged or foreign snapshot). */
-function checkState(s: FillStoreState): void {
+export function checkFillStoreState(s: FillStoreState): void {
   const n = s.count;
   const ok = Number.isInteger(n) && n >= 0 && COLUMN_NAMES.every((name) => s[name]?.length === COLUMNS[name].width * n);
   if (!ok || s.txHashes.length > n) throw new RangeError(`fill store state does not hold ${n} fills in every column`);

@@ -98,6 +98,22 @@ describe("determinism, invariants, snapshots", () => {
     log.restore(snap);
     expect(log.hash()).toBe(h1);
     expect(log.since()).toEqual([{ seq: 1, at: 5, type: "t", data: { v: 1n } }]);
+    expect(() => log.at(1)).toThrow(RangeError);
+    expect(() => log.at(-1)).toThrow(RangeError);
+    expect(() => log.restore({ ...snap, ats: [] })).toThrow(/columns of different lengths/);
+    expect(log.hash()).toBe(h1);
+  });
+
+  it("the log keeps every event across its 4,096-entry chunks, in snapshots too", () => {
+    const log = new EventLog();
+    for (let i = 0; i < 10_000; i++) log.append(i % 2 === 0 ? "even" : "odd", i, { i });
+    const snap = log.snapshot();
+    expect(snap.types).toHaveLength(10_000);
+    for (const i of [0, 4095, 4096, 8191, 8192, 9999]) expect(log.at(i)).toEqual({ seq: i + 1, at: i, type: i % 2 === 0 ? "even" : "odd", data: { i } });
+    const back = new EventLog();
+    back.restore(snap);
+    expect(back.hash()).toBe(log.hash());
+    expect(back.since(9999)).toEqual([{ seq: 10_000, at: 9999, type: "odd", data: { i: 9999 } }]);
   });
 
   it("same seed + same commands → same event-log hash; invariants hold throughout", async () => {
@@ -141,6 +157,26 @@ describe("determinism, invariants, snapshots", () => {
     await run(a, cmds);
     await run(b, cmds);
     expect(a.engine.eventHash()).not.toBe(b.engine.eventHash());
+  });
+
+  it("a snapshot whose orders are not numbered 1..n is refused (fills name orders by seq), leaving the engine as it was", () => {
+    const env = setup();
+    fund(env, ALICE, "EURC", 100_000000n);
+    fund(env, BOB, "USDC", 100_000000n);
+    env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" }));
+    env.engine.placeOrder(body(env, { owner: BOB, side: "bid", amount: "10", price: "1.1" }));
+    const snap = env.engine.snapshot();
+    const hash = env.engine.eventHash();
+    const gap = { ...snap, orders: snap.orders.map((o, i) => (i === 1 ? { ...o, seq: 3 } : o)) };
+    env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "5", price: "1.2" }));
+    const later = env.engine.eventHash();
+    expect(() => env.engine.restore(gap)).toThrow(/not numbered 1\.\.2: position 1 has seq 3/);
+    expect(() => env.engine.restore({ ...snap, fills: { ...snap.fills, count: 2 } })).toThrow(/does not hold 2 fills/);
+    expect(env.engine.eventHash()).toBe(later);
+    expect(env.engine.listOrders(ALICE)).toHaveLength(2);
+    env.engine.restore(snap);
+    expect(env.engine.eventHash()).toBe(hash);
+    expect(env.engine.fillRecords().map((f) => f.lots)).toEqual([1000n]);
   });
 
   it("snapshot/restore of the whole engine with 10k resting orders", async () => {
