@@ -301,7 +301,8 @@ export function marketView(m: MarketInfo): Record<string, unknown> {
  * A stablecoin FX deployment in miniature: USD, EUR, GBP, CHF and JPY tokens with
  * the decimals real ones use (6, 18, 2), mixed permit support, one token without
  * a trade floor, and one inactive market. Tokens are listed bases first so the
- * placeholder addresses keep every market in the orientation written here.
+ * placeholder addresses keep every market in the orientation written here (deployments
+ * keep it too: fixtures/token-addresses.ts chooses the token addresses).
  */
 export const DEFAULT_REGISTRY_CONFIG: RegistryConfig = {
   tokens: [
@@ -322,7 +323,7 @@ export const DEFAULT_REGISTRY_CONFIG: RegistryConfig = {
     // price ~1.13 USDC per XCHF
     { base: "XCHF", quote: "USDC", tick_precision: 5, quantity_precision: 2, min_ask_amount_raw: "5000000000000000000", min_bid_quote_amount_raw: "5000000" },
     // price ~152.35 JPYS per USDC: quote token has 2 decimals. Tick precision 6 so the
-    // market stays tradable when deployed addresses reorient it to JPYS/USDC (~0.00656).
+    // market stays tradable if a registry with fixed addresses reorients it to JPYS/USDC (~0.00656).
     { base: "USDC", quote: "JPYS", tick_precision: 6, quantity_precision: 2, min_ask_amount_raw: "5000000", min_bid_quote_amount_raw: "75000" },
     // price ~0.85 GBPT per EURC
     { base: "EURC", quote: "GBPT", tick_precision: 5, quantity_precision: 2, min_ask_amount_raw: "5000000", min_bid_quote_amount_raw: "5000000000000000000" },
