@@ -4,6 +4,7 @@
 
 import { keccak256, stringToBytes } from "viem";
 import { formatRaw } from "./amounts.ts";
+import { baseBeforeQuoteOrder } from "./market-orientation.ts";
 import type { Address } from "./typed-data.ts";
 
 export interface TokenInfo {
@@ -77,11 +78,12 @@ const CURRENCY = /^[A-Za-z]{3}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
- * Placeholder address for a token with no deployed address: 2 bytes of its index
- * in the config (so config order decides canonical orientation, and the default
- * set lists bases before quotes) followed by 18 bytes of keccak256 of the symbol
- * (so the address is stable and unique). Deployment replaces these with the real
- * addresses through the constructor's `addresses` map.
+ * Placeholder address for a token with no deployed address: 2 bytes of its rank
+ * (its place in the markets' base-before-quote order, so every market keeps the
+ * orientation the config writes; config order when the markets loop) followed by
+ * 18 bytes of keccak256 of the symbol (so the address is stable and unique).
+ * Deployment replaces these with the real addresses through the constructor's
+ * `addresses` map.
  */
 export function placeholderTokenAddress(symbol: string, index: number): Address {
   const hash = keccak256(stringToBytes(`fakex-token:${symbol}`)).slice(2);
@@ -120,7 +122,8 @@ export class Registry {
       }
     }
 
-    this.tokenList = config.tokens.map((t, i) => this.buildToken(t, i, addresses));
+    const rank = placeholderRanks(config);
+    this.tokenList = config.tokens.map((t, i) => this.buildToken(t, i, addresses, rank.get(t?.symbol) ?? i));
     for (const t of this.tokenList) {
       this.tokensBySymbol.set(t.symbol, t);
       this.tokensByAddress.set(t.address, t);
@@ -133,7 +136,7 @@ export class Registry {
     }
   }
 
-  private buildToken(t: TokenConfig, i: number, addresses: Record<string, Address>): TokenInfo {
+  private buildToken(t: TokenConfig, i: number, addresses: Record<string, Address>, rank: number): TokenInfo {
     const at = `tokens[${i}]`;
     if (t === null || typeof t !== "object") throw new RegistryConfigError(`${at} must be an object`);
     if (typeof t.symbol !== "string" || !SYMBOL.test(t.symbol)) {
@@ -150,7 +153,7 @@ export class Registry {
     if (t.permit !== undefined && typeof t.permit !== "boolean") {
       throw new RegistryConfigError(`${at}.permit must be true or false`);
     }
-    const rawAddress: string = addresses[t.symbol] ?? t.address ?? placeholderTokenAddress(t.symbol, i);
+    const rawAddress: string = addresses[t.symbol] ?? t.address ?? placeholderTokenAddress(t.symbol, rank);
     if (typeof rawAddress !== "string" || !ADDRESS.test(rawAddress)) {
       throw new RegistryConfigError(`${at}: address of ${t.symbol} must be 0x plus 40 hex digits, got ${JSON.stringify(rawAddress)}`);
     }
@@ -252,6 +255,20 @@ export class Registry {
   /** By "BASE/QUOTE" in canonical orientation. */
   marketBySymbol(symbol: string): MarketInfo | undefined {
     return this.marketsBySymbol.get(symbol);
+  }
+}
+
+/** Symbol → rank in the markets' base-before-quote order; empty (config order) when they loop or are malformed. */
+function placeholderRanks(config: RegistryConfig): Map<string, number> {
+  try {
+    const { order } = baseBeforeQuoteOrder(
+      config.tokens.map((t) => t.symbol),
+      config.markets.map((m) => ({ base: m.base, quote: m.quote })),
+    );
+    return new Map((order ?? []).map((s, k) => [s, k]));
+  } catch {
+    // Entries the constructor rejects with a precise message further on.
+    return new Map();
   }
 }
 
