@@ -37,9 +37,9 @@
 
 import { Router, type Response } from "express";
 import { z } from "zod";
-import type { Engine } from "../../core/engine.ts";
+import type { Engine, OrderBody } from "../../core/engine.ts";
 import { ExchangeError } from "../../core/errors.ts";
-import { OrderIntake, type IntakeOrder } from "../../core/order-intake.ts";
+import type { IntakeOrder } from "../../core/order-intake.ts";
 import { UNACCEPTED_ORDER_FIELDS } from "../../core/preview.ts";
 import type { Registry } from "../../core/registry.ts";
 import { CANCEL_ORDER_TYPE, ORDER_TYPE, ZERO_ADDRESS, type Address, type Hex } from "../../core/typed-data.ts";
@@ -54,7 +54,10 @@ import { parseInput } from "../validate.ts";
 import { listOrdersHandler } from "./orders-list.ts";
 
 /** What the order routes call on the engine. */
-export type OrdersEngine = Pick<Engine, "placeOrder" | "cancelOrder" | "cancelAll" | "getOrder" | "listOrders" | "orderRecord" | "executorId" | "registry">;
+export type OrdersEngine = Pick<
+  Engine,
+  "validateOrder" | "placeParsed" | "placeOrder" | "cancelOrder" | "cancelAll" | "getOrder" | "listOrders" | "orderRecord" | "executorId" | "registry" | "clock"
+>;
 
 // Module constants, so the verifier's type-hash cache (keyed by identity) hits.
 export const ORDER_TYPES = { Order: ORDER_TYPE } as const;
@@ -126,9 +129,6 @@ const CancelAllQuery = z.object({ owner_address: z.string({ error: "is required"
 export function ordersRouter(ctx: HttpContext, engine: OrdersEngine): Router {
   const router = Router();
   const registry: Registry = engine.registry;
-  // The router's own intake (same rules and results as the engine's): the Order to
-  // verify needs the validated amounts before the engine sees the body.
-  const intake = new OrderIntake(registry);
 
   router
     .route("/orders")
@@ -137,7 +137,12 @@ export function ordersRouter(ctx: HttpContext, engine: OrdersEngine): Router {
       const body = requireObjectBody(req.body);
       refuseUnacceptedFields(body);
       const signature = signatureField(body);
-      const v = intake.intake(body, { registry, nowSec: ctx.clock.nowSec(), executorId: engine.executorId });
+      // Validated once, by the engine: the Order to verify needs its amounts, and the
+      // same result is placed below unless what validation read (the clock's second,
+      // the executor id) moved while the signature was checked.
+      const nowSec = engine.clock.nowSec();
+      const executorId = engine.executorId;
+      const v = engine.validateOrder(body as unknown as OrderBody);
       await requireTypedSignature(ctx, {
         domain: signingDomain(ctx),
         types: ORDER_TYPES,
@@ -147,7 +152,15 @@ export function ordersRouter(ctx: HttpContext, engine: OrdersEngine): Router {
         expected: v.owner,
       }, "Invalid signature: Order must be signed by owner_address");
       hitRateLimit(ctx, v.owner, "trade");
-      const placed = engine.placeOrder({ ...(body as unknown as Parameters<OrdersEngine["placeOrder"]>[0]), signature: toContractSignature(signature as Hex) });
+      // A verified signature is hex (ECDSA or EIP-1271), so it is stored as is, lowercased.
+      const contractSignature = toContractSignature(signature as Hex);
+      let placed;
+      if (engine.clock.nowSec() === nowSec && engine.executorId === executorId) {
+        v.signature = contractSignature;
+        placed = engine.placeParsed(v);
+      } else {
+        placed = engine.placeOrder({ ...(body as unknown as OrderBody), signature: contractSignature });
+      }
       res.status(201).json({ order_id: placed.orderId });
     })
     .all(methodNotAllowed("GET", "POST"));
