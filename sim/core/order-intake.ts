@@ -99,6 +99,7 @@ function gridUnitsLong(s: string, precision: number): bigint | null {
 }
 
 const HEX_DIGITS = "0123456789abcdef";
+const UINT256_LIMIT = 1n << 256n;
 
 export class OrderIntake {
   private readonly registry: Registry;
@@ -217,7 +218,7 @@ export class OrderIntake {
     if (uuidInt.toString(16).padStart(64, "0") !== HEX_DIGITS[executor]! + uuidHex + uuidHex.slice(0, 28) + "000") return null;
     const quoteRaw = quoteExact / g.gridScale;
     // Legs beyond uint256 cannot be signed: the full validator rejects them (400).
-    if (baseRaw >= 1n << 256n || quoteRaw >= 1n << 256n) return null;
+    if (baseRaw >= UINT256_LIMIT || quoteRaw >= UINT256_LIMIT) return null;
     return {
       owner,
       side,

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ExchangeError } from "../../sim/core/errors.ts";
 import { OrderIntake } from "../../sim/core/order-intake.ts";
 import { validateOrderFields } from "../../sim/core/preview.ts";
-import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
+import { isUuid4, standaloneUuidInt } from "../../sim/core/uuid-int.ts";
 import { ALICE, BOB, EXECUTOR_ID, body, fund, market, setup, type Env } from "./helpers.ts";
 
 function codeOf(fn: () => unknown): { code: string; status: number } {
@@ -108,7 +108,22 @@ describe("order intake fast path", () => {
     order_type: fc.constantFrom("limit", "limit", "limit", "limit", "market"),
     from_address: fc.constantFrom(m.base, m.base, m.base, m.base.toUpperCase().replace("0X", "0x"), m.quote),
     to_address: fc.constantFrom(m.quote, m.quote, m.quote, m.base),
-    order_id: fc.constantFrom("6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5c", "6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5c", "6B1F8A0E-3C1D-4F2A-9B7C-0D1E2F3A4B5C", "6b1f8a0e-3c1d-1f2a-9b7c-0d1e2f3a4b5c"),
+    order_id: fc.oneof(
+      { arbitrary: fc.constantFrom("6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5c", "6B1F8A0E-3C1D-4F2A-9B7C-0D1E2F3A4B5C", "6b1f8a0e-3c1d-4F2A-Ab7c-0d1e2f3a4b5c"), weight: 6 },
+      {
+        // The intake scans ids by hand: every way of missing the uuid4 shape.
+        arbitrary: fc.constantFrom(
+          "6b1f8a0e-3c1d-1f2a-9b7c-0d1e2f3a4b5c", // version 1
+          "6b1f8a0e-3c1d-4f2a-cb7c-0d1e2f3a4b5c", // variant c
+          "6b1f8a0e-3c1d-4f2a-7b7c-0d1e2f3a4b5c", // variant 7
+          "6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5g", // not hex
+          "6b1f8a0e3c1d-4f2a-9b7c-0d1e2f3a4b5c0", // dash misplaced
+          "6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5", // short
+          "6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5c ", // trailing space
+        ),
+        weight: 2,
+      },
+    ),
     uuid_mode: fc.constantFrom("ok", "ok", "ok", "bad", "other-exec"),
     expiration: fc.constantFrom(3600, 3600, 3600, 0, -5, 365 * 86400, 1.5),
   });
@@ -118,7 +133,7 @@ describe("order intake fast path", () => {
     fc.assert(
       fc.property(bodies, (b) => {
         const id = b.order_id.toLowerCase();
-        const uuidOk = b.order_id.charAt(14) === "4";
+        const uuidOk = isUuid4(b.order_id);
         const uuid_int =
           b.uuid_mode === "ok" && uuidOk
             ? standaloneUuidInt(id, EXECUTOR_ID).toString()
