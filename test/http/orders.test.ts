@@ -163,6 +163,48 @@ describe("POST /orders: accepted", () => {
   });
 });
 
+describe("POST /orders: validated once, re-validated when its inputs move", () => {
+  // The route validates the body before the signature check and places that result;
+  // a clock or executor change during an (asynchronous) EIP-1271 check must still be
+  // judged on the state at placement, as before.
+  const wallet = "0x00000000000000000000000000000000000c0ffe";
+  function slowWallet(during: (ex: Ex) => void): Ex {
+    let ex: Ex | undefined;
+    ex = exchange({
+      contractSignatures: {
+        isContract: (a) => a === wallet,
+        isValidSignature: async () => {
+          during(ex!);
+          return true;
+        },
+      },
+    });
+    ex.fund(wallet, "EURC", 100_000_000n);
+    return ex;
+  }
+
+  it("the clock passing the expiration during the check → 400 EXPIRATION_INVALID, nothing placed", async () => {
+    const ex = slowWallet((e) => e.clock.advanceSec(2));
+    const body = orderBody(ex, alice, { owner: wallet, expiration: ex.clock.nowSec() + 1 });
+    const res = await postOrder(ex, { ...body, signature: "0xc0ffee" });
+    expect(res.status).toBe(400);
+    expect(res.body.detail.error_code).toBe("EXPIRATION_INVALID");
+    expect(ex.engine.listOrders(wallet)).toEqual([]);
+  });
+
+  it("an executor rotation during the check → 400 UUID_INT_MISMATCH; unchanged inputs → 201", async () => {
+    const rotating = slowWallet((e) => e.engine.setExecutorId((EXECUTOR + 1) % 16));
+    const res = await postOrder(rotating, { ...orderBody(rotating, alice, { owner: wallet }), signature: "0xc0ffee" });
+    expect(res.status).toBe(400);
+    expect(res.body.detail.error_code).toBe("UUID_INT_MISMATCH");
+    expect(rotating.engine.listOrders(wallet)).toEqual([]);
+    const steady = slowWallet(() => {});
+    const ok = await postOrder(steady, { ...orderBody(steady, alice, { owner: wallet }), signature: "0xC0FFEE" });
+    expect(ok.status).toBe(201);
+    expect(steady.engine.orderRecord(String(ok.body.order_id)).signature).toBe("0xc0ffee");
+  });
+});
+
 describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
   it("400 SIGNATURE_INVALID: another key, another Order, junk bytes", async () => {
     const ex = exchange();
