@@ -67,9 +67,16 @@ function keccakHex(hexNoPrefix: string): string {
   return keccakHexOf(Buffer.from(hexNoPrefix, "hex"));
 }
 
-/** Whether every member of the primary type is something we encode ourselves (no nested structs). */
+const flatCache = new WeakMap<readonly TypedField[], boolean>();
+
+/** Whether every member of the primary type is something we encode ourselves (no nested structs); cached per type list. */
 function isFlat(fields: readonly TypedField[]): boolean {
-  return fields.every((f) => ATOMIC_TYPE.test(f.type.replace(/(\[\d*\])+$/, "")));
+  let flat = flatCache.get(fields);
+  if (flat === undefined) {
+    flat = fields.every((f) => ATOMIC_TYPE.test(f.type.replace(/(\[\d*\])+$/, "")));
+    flatCache.set(fields, flat);
+  }
+  return flat;
 }
 
 // Keyed by the fields array itself: the exchange's type lists are module constants,
@@ -92,6 +99,20 @@ function toBigInt(value: unknown, type: string): bigint {
   if (typeof value === "string" && /^-?\d+$/.test(value)) return BigInt(value);
   if (typeof value === "string" && /^0x[0-9a-fA-F]+$/.test(value)) return BigInt(value);
   throw new TypeError(`EIP-712: ${type} value ${String(value)} is not an integer`);
+}
+
+// The bounds of each intN / uintN type seen, so a request builds no bigints for them.
+const intRanges = new Map<string, { min: bigint; max: bigint }>();
+
+function intRange(type: string): { min: bigint; max: bigint } {
+  let r = intRanges.get(type);
+  if (r === undefined) {
+    const signed = type.startsWith("int");
+    const bits = BigInt(type.slice(signed ? 3 : 4) || "256");
+    r = signed ? { min: -(1n << (bits - 1n)), max: (1n << (bits - 1n)) - 1n } : { min: 0n, max: (1n << bits) - 1n };
+    intRanges.set(type, r); // bounded: encodeValue only gets here for ATOMIC_TYPE-shaped names
+  }
+  return r;
 }
 
 /** One 32-byte word (64 hex chars, no prefix) per EIP-712 encodeData rules. */
@@ -130,11 +151,8 @@ function encodeValue(type: string, value: unknown): string {
     return value.slice(2).toLowerCase().padEnd(64, "0");
   }
   // uintN / intN
-  const signed = type.startsWith("int");
-  const bits = BigInt(type.slice(signed ? 3 : 4) || "256");
   const v = toBigInt(value, type);
-  const min = signed ? -(1n << (bits - 1n)) : 0n;
-  const max = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+  const { min, max } = intRange(type);
   if (v < min || v > max) throw new RangeError(`EIP-712: ${v} out of range for ${type}`);
   return (v < 0n ? (1n << 256n) + v : v).toString(16).padStart(64, "0");
 }
