@@ -4,6 +4,7 @@
 // `max` when given, and every draw by MAX_FAULT_LATENCY_MS (60 s), so a heavy
 // tail never holds a request for minutes.
 import { ExchangeError } from "../core/errors.ts";
+import { standardNormal } from "../core/distributions.ts";
 import type { Rng } from "../core/rng.ts";
 
 export const MAX_FAULT_LATENCY_MS = 60_000;
@@ -66,10 +67,7 @@ export function isZeroLatency(spec: LatencySpec | undefined): boolean {
 export function drawLatency(spec: LatencySpec, rng: Rng): number {
   if (typeof spec === "number") return spec;
   if (spec.dist === "uniform") return spec.min + rng.int(spec.max - spec.min + 1);
-  // Box–Muller: two uniforms, one standard normal; 1 - float() is in (0, 1], so log is finite.
-  const u1 = 1 - rng.float();
-  const u2 = rng.float();
-  const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+  const z = standardNormal(rng);
   const mu = spec.mu ?? Math.log(spec.median!);
   const cap = Math.min(spec.max ?? MAX_FAULT_LATENCY_MS, MAX_FAULT_LATENCY_MS);
   return Math.min(cap, Math.max(0, Math.round(Math.exp(mu + spec.sigma * z))));
