@@ -171,6 +171,42 @@ describe("route faults: ambiguous outcomes on POST /swap", () => {
   }
 });
 
+describe("route faults: ambiguous outcomes on POST /withdraw", () => {
+  test("reset after_commit: the co-signature was given (the uuid is bound); the same intent again gets the same signature, another intent under the uuid is refused", async () => {
+    const me = ex.accounts[0]!;
+    const intent = {
+      user: me.address,
+      tokens: [ex.contracts.tokens.USDC!],
+      amounts: ["5000000"],
+      recipient: me.address,
+      deadline: String(ex.control.now().now + 600),
+      uuid: "4242",
+    };
+    const body = { intent, user_signature: await ex.signWithdrawIntent(me, intent) };
+    ex.control.setRouteFaults([{ method: "POST", path: "/withdraw", fail: "reset", after_commit: true, times: 1 }]);
+    expect(await attempt("POST", "/withdraw", body)).toEqual({ kind: "no-answer", error: "TypeError" });
+    const again = await api("POST", "/withdraw", body, { authorization: bearer });
+    expect(again.status).toBe(200);
+    expect(again.body.success).toBe(true);
+    const other = { ...intent, amounts: ["6000000"] };
+    const refused = await api("POST", "/withdraw", { intent: other, user_signature: await ex.signWithdrawIntent(me, other) }, { authorization: bearer });
+    expect(refused.body).toMatchObject({ success: false });
+    expect(refused.body.error).toContain("already used");
+  });
+});
+
+describe("route faults: control validation", () => {
+  test("a bad rule is 400 over HTTP and leaves the rules as they were", async () => {
+    ex.control.setRouteFaults([{ path: "/tokens", fail: 503 }]);
+    for (const rules of [[{ path: "/orders", fail: "explode" }], [{ path: "/orders", after_commit: true }], [{ path: "/orders", fail: 503, fraction: 2 }]]) {
+      const res = await fetch(`${ex.controlUrl}/routes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ rules }) });
+      expect(res.status).toBe(400);
+      expect(typeof ((await res.json()) as { detail: string }).detail).toBe("string");
+    }
+    expect(ex.control.routeFaults()).toEqual([{ path: "/tokens", fail: 503 }]);
+  });
+});
+
 describe("route faults: seeded fraction, matching, and a held request at shutdown", () => {
   test("fraction picks requests from the seeded Rng: the same seed picks the same ones after a restore", async () => {
     const run = async () => {
