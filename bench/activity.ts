@@ -15,7 +15,7 @@ const STEPS = envInt("STEPS", 60, 2);
 async function main(): Promise<void> {
   const ex = await createFakeExchange({ seed: 1, startTime: "2026-01-01T00:00:00Z" });
   try {
-    await ex.control.startActivity!({});
+    await ex.control.startActivity({});
     const ms: number[] = [];
     const fills0 = ex.parts.engine.fillCount();
     for (let i = 0; i < STEPS; i++) {

@@ -14,7 +14,7 @@ describe("market activity with a state directory", () => {
     let saved: { view: ActivityView; hash: string; orders: number };
     try {
       await first.control.advanceClock(95);
-      saved = { view: first.control.activity!() as ActivityView, hash: first.control.eventHash(), orders: first.parts.engine.depth("USDT/USDC", "bid").length };
+      saved = { view: first.control.activity() as ActivityView, hash: first.control.eventHash(), orders: first.parts.engine.depth("USDT/USDC", "bid").length };
       expect(saved.view.steps).toBe(3);
     } finally {
       await first.close();
@@ -22,12 +22,12 @@ describe("market activity with a state directory", () => {
     const second = await createFakeExchange({ stateDir: dir });
     try {
       expect(second.persistence?.resumed).toBe(true);
-      expect(second.control.activity!()).toEqual(saved.view);
+      expect(second.control.activity()).toEqual(saved.view);
       expect(second.control.eventHash()).toBe(saved.hash);
       expect(second.parts.engine.depth("USDT/USDC", "bid")).toHaveLength(saved.orders);
       const fills = second.parts.engine.fillCount();
       await second.control.advanceClock(300);
-      const after = second.control.activity!() as ActivityView;
+      const after = second.control.activity() as ActivityView;
       expect(after.steps).toBe(13);
       expect(after.markets["USDT/USDC"]!.mid).not.toBe(saved.view.markets["USDT/USDC"]!.mid);
       expect(second.parts.engine.fillCount()).toBeGreaterThan(fills);
