@@ -14,8 +14,15 @@ async function market(c: CliClient): Promise<Record<string, string>> {
   const views: Record<string, string> = {};
   for (let i = 0; i < 6; i++) expect((await c.control("POST", "/clock/advance", { seconds: 45 })).status).toBe(200);
   expect((await c.control("POST", "/settle")).status).toBe(200);
-  const markets = (await c.api("GET", "/markets")).body.markets as { symbol: string }[];
-  for (const m of markets) views[m.symbol] = (await c.api("GET", `/orderbook?symbol=${encodeURIComponent(m.symbol)}`)).text;
+  // The books as a client sees them: a quote through each market, both ways.
+  const owner = c.info.accounts[0]!.address.toLowerCase();
+  const markets = (await c.api("GET", "/markets")).body.markets as { symbol: string; base_address: string; quote_address: string }[];
+  for (const m of markets) {
+    for (const [from, to] of [[m.base_address, m.quote_address], [m.quote_address, m.base_address]]) {
+      const q = await c.api("POST", "/swap/quote", { from_token: from, to_token: to, from_amount: "1000000", owner_address: owner, recipient: owner, expiration: (await c.now()) + 600 });
+      views[`${m.symbol} ${from}`] = q.text;
+    }
+  }
   views.activity = (await c.control("GET", "/activity")).text;
   views.events = (await c.control("GET", "/events?limit=1000")).text;
   views.hash = (await c.control("GET", "/events/hash")).text;
