@@ -154,3 +154,23 @@ describe("market activity", () => {
     expect(ex.control.stopActivity().running).toBe(false);
   });
 });
+
+describe("market activity: bounded work per advance", () => {
+  test("dueSteps stops at its cap and skipTo moves the schedule past the advance", async () => {
+    const { MarketActivity, MAX_STEPS_PER_ADVANCE } = await import("../../fixtures/activity.ts");
+    await ex.restore(clean);
+    await ex.control.startActivity({ markets: [SYMBOL], step_sec: 10 });
+    const now = ex.control.now().now;
+    const next = ex.control.activity().next_step!;
+    expect(next).toBe(now + 10);
+    // A year ahead: at most the cap of step times, the first of them the next step.
+    const probe = new MarketActivity({ engine: ex.parts.engine, registry: ex.registry, fx: ex.parts.fx, domain: () => ex.domain, makers: ex.makers, seed: 21, settleRound: async () => {} });
+    await probe.start({ markets: [SYMBOL], step_sec: 10 });
+    const due = probe.dueSteps(now, now + 365 * 86400);
+    expect(due).toHaveLength(MAX_STEPS_PER_ADVANCE);
+    expect(due[0]).toBe(now + 10);
+    probe.skipTo(now + 365 * 86400);
+    expect(probe.nextStep).toBe(now + 365 * 86400 + 10);
+    probe.stop();
+  });
+});
