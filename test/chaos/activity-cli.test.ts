@@ -44,6 +44,13 @@ describe("fakex serve --activity", () => {
     expect(types).toContain("order_cancel");
   }, 120_000);
 
+  test("--activity with --no-liquidity exits 2 naming both flags", async () => {
+    const p = runFakex(["serve", "--activity", "--no-liquidity"]);
+    expect(await p.exited).toBe(2);
+    expect(p.err()).toContain("--activity");
+    expect(p.err()).toContain("--no-liquidity");
+  });
+
   test("wall clock: the agents step in real time with no request moving the clock", async () => {
     const p = runFakex(["serve", "--activity", "--users", "1", "--seed", "8"]);
     await untilReady(p);
