@@ -217,6 +217,8 @@ export class ConformanceRun {
       must(isObj(d) && typeof d.name === "string" && d.version === "1", "eip712_domain {name, version: 1}");
       must(d.chainId === b.chain_id, "eip712_domain.chainId = chain_id");
       must(typeof d.verifyingContract === "string" && d.verifyingContract.toLowerCase() === String(b.exchange_address).toLowerCase(), "verifyingContract = exchange_address");
+      // The live service's name for the exchange contract (FACTS); when served, it must agree.
+      if ("sera_address" in b) must(String(b.sera_address).toLowerCase() === String(b.exchange_address).toLowerCase(), "sera_address = exchange_address");
       const vl = isObj(b.limits) ? b.limits.vl_batch : undefined;
       must(isObj(vl) && isInt(vl.min) && isInt(vl.max) && vl.min <= vl.max, "limits.vl_batch {min, max}");
       this.config = b;
@@ -226,7 +228,7 @@ export class ConformanceRun {
     await this.check("read", "GET /fx/rate shape, same-currency rule and 400s", async () => {
       const same = await this.call("GET", "/fx/rate?base=usd&quote=USD");
       this.expectStatus(same, 200, "fx usd/USD");
-      must(isObj(same.body) && sameDecimal(String(same.body.rate), "1") && sameDecimal(String(same.body.rate_24h_ago), "1") && Number(same.body.change_pct) === 0, "base = quote gives rate 1, rate_24h_ago 1, change_pct 0");
+      must(isObj(same.body) && sameDecimal(String(same.body.rate), "1") && sameDecimal(String(same.body.rate_24h_ago), "1") && same.body.change_pct === "0.0000", "base = quote gives rate 1, rate_24h_ago 1, change_pct \"0.0000\"");
       must(typeof same.body.pair === "string", "pair string");
       const missing = await this.call("GET", "/fx/rate?base=EUR");
       this.expectStatus(missing, 400, "fx without quote");
@@ -241,6 +243,8 @@ export class ConformanceRun {
       must(typeof b.rate === "string" && DECIMAL.test(b.rate), "rate decimal string");
       must(typeof b.as_of === "number", "as_of number");
       for (const k of ["rate_24h_ago", "as_of_24h_ago", "change_pct"]) must(k in b, `${k} present (nullable)`);
+      // "signed with 4 decimal places": a string keeps them (FACTS: clients type it string | null).
+      must(b.change_pct === null || (typeof b.change_pct === "string" && CHANGE_PCT.test(b.change_pct)), `change_pct null or a 4-place decimal string, got ${JSON.stringify(b.change_pct)}`);
       return `EUR/USD ${b.rate}`;
     });
 
