@@ -43,6 +43,8 @@ function must(cond: unknown, what: string): asserts cond {
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const RAW = /^(0|[1-9][0-9]*)$/;
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+/** GET /fx/rate change_pct: signed, exactly 4 decimal places. */
+const CHANGE_PCT = /^-?(0|[1-9][0-9]*)\.[0-9]{4}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 

@@ -125,6 +125,22 @@ export function checkStandaloneUuidInt(orderId: string, uuidInt: bigint, executo
   checkParts(orderId, uuidInt, executorId, groupIdOf(orderId), 0);
 }
 
+/**
+ * POST /orders/preview: the body is one order, so a VL sibling's group_id (derived
+ * from leg 0's order_id, which the body does not carry) cannot be checked. Accepted:
+ * the standalone encoding (which is also leg 0's), or a VL leg encoding with
+ * leg_id >= 1 whose executor_id is the current one and whose uuid128 is this
+ * order_id; its group_id is taken as given. UUID_INT_MISMATCH (400) otherwise.
+ */
+export function checkPreviewUuidInt(orderId: string, uuidInt: bigint, executorId: number): void {
+  const legId = uuidInt >= 0n && uuidInt < UINT256_LIMIT ? decodeUuidInt(uuidInt).legId : 0;
+  if (legId === 0) {
+    checkStandaloneUuidInt(orderId, uuidInt, executorId);
+    return;
+  }
+  checkParts(orderId, uuidInt, executorId, decodeUuidInt(uuidInt).groupId, legId);
+}
+
 /** A VL leg: the batch's shared group_id and this leg's position. UUID_INT_MISMATCH (400) otherwise. */
 export function checkVlLegUuidInt(
   orderId: string,
