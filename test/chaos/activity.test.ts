@@ -13,6 +13,8 @@ import type { Address } from "../../sim/core/typed-data.ts";
 let ex: FakeExchange;
 let clean: string;
 const SYMBOL = "USDT/USDC";
+/** The EURC-USDC market, in whichever orientation the deployed addresses give it. */
+const eurUsdc = () => ex.registry.markets().find((m) => [m.baseSymbol, m.quoteSymbol].sort().join("/") === "EURC/USDC")!.symbol;
 
 async function ctl(method: string, path: string, body?: unknown) {
   const res = await fetch(`${ex.controlUrl}${path}`, {
@@ -75,7 +77,7 @@ describe("market activity", () => {
     expect(Number(bids[0]!.price)).toBeLessThan(mid);
     expect(Number(asks[0]!.price)).toBeGreaterThan(mid);
     // Other markets keep the seeded ladder untouched.
-    expect(ex.parts.engine.depth("USDC/EURC", "bid")).toHaveLength(3);
+    expect(ex.parts.engine.depth(eurUsdc(), "bid")).toHaveLength(3);
   });
 
   test("takers cross: real fills between the agents settle on chain, the agents' balances (plus fees) are conserved", async () => {
@@ -140,7 +142,7 @@ describe("market activity", () => {
     // Retune one market; the others keep their settings.
     const tuned = await ctl("POST", "/activity", { markets: [SYMBOL], takers_per_min: 30, volatility: 0.004 });
     expect(tuned.body.markets[SYMBOL]).toMatchObject({ takers_per_min: 30, volatility: 0.004 });
-    expect(tuned.body.markets["USDC/EURC"]).toMatchObject({ takers_per_min: 6, volatility: 0.001 });
+    expect(tuned.body.markets[eurUsdc()]).toMatchObject({ takers_per_min: 6, volatility: 0.001 });
     const partly = await ctl("DELETE", "/activity", { markets: [SYMBOL] });
     expect(Object.keys(partly.body.markets)).not.toContain(SYMBOL);
     const stopped = await ctl("DELETE", "/activity");
@@ -148,6 +150,10 @@ describe("market activity", () => {
     const events = ex.parts.engine.log.length;
     await ctl("POST", "/clock/advance", { seconds: 300 });
     expect(ex.parts.engine.log.length).toBe(events);
+    // A market named the other way round is the same market.
+    const reversed = await ctl("POST", "/activity", { markets: ["USDC/USDT"] });
+    expect(Object.keys(reversed.body.markets)).toEqual([SYMBOL]);
+    await ctl("DELETE", "/activity");
     // ex.control carries the same operations.
     const v = await ex.control.startActivity({ markets: [SYMBOL] });
     expect(v.running).toBe(true);
