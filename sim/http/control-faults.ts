@@ -155,11 +155,13 @@ export class RouteFaults {
       const rule = this.take(req.method, req.path);
       if (!rule) return next();
       const kind = failKind(rule);
+      // Headers the middleware in front set (CORS): a fault's answer keeps them.
+      const edge = { ...res.getHeaders() };
       const act = () => {
         if (kind === null) return next();
-        if (!rule.after_commit) return answerWithFault(res, kind, null);
+        if (!rule.after_commit) return answerWithFault(res, kind, null, edge);
         swallowResponse(res, (committed) => {
-          const lose = () => answerWithFault(res, kind, committed);
+          const lose = () => answerWithFault(res, kind, committed, edge);
           if (beforeLoss) beforeLoss().then(lose, lose);
           else lose();
         });

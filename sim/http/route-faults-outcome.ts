@@ -28,11 +28,17 @@ export interface CommittedResponse {
 
 const UNAVAILABLE_BODY = Buffer.from(JSON.stringify({ detail: SERVICE_UNAVAILABLE_DETAIL }));
 
-/** Carry out a fault on `res`; `committed` is the swallowed answer of an after_commit rule. */
-export function answerWithFault(res: Response, kind: FailKind, committed: CommittedResponse | null): void {
+/** Response headers as they stand (those the middleware in front set, e.g. CORS). */
+export type HeaderSnapshot = CommittedResponse["headers"];
+
+/**
+ * Carry out a fault on `res`; `committed` is the swallowed answer of an after_commit rule,
+ * `edge` the headers set before the route ran (kept on a 503 that replaces its answer).
+ */
+export function answerWithFault(res: Response, kind: FailKind, committed: CommittedResponse | null, edge: HeaderSnapshot = {}): void {
   switch (kind) {
     case 503:
-      clearHeaders(res);
+      if (committed) resetHeaders(res, edge);
       res.status(503).set("Retry-After", "1").json({ detail: SERVICE_UNAVAILABLE_DETAIL });
       return;
     case "reset":
@@ -45,9 +51,8 @@ export function answerWithFault(res: Response, kind: FailKind, committed: Commit
       return;
     }
     case "truncate": {
-      const answer = committed ?? { status: 503, headers: { "content-type": "application/json; charset=utf-8", "retry-after": "1" }, body: UNAVAILABLE_BODY };
-      clearHeaders(res);
-      for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined) res.setHeader(k, v);
+      const answer = committed ?? { status: 503, headers: { ...edge, "content-type": "application/json; charset=utf-8", "retry-after": "1" }, body: UNAVAILABLE_BODY };
+      resetHeaders(res, answer.headers);
       res.setHeader("Content-Length", String(answer.body.length));
       res.writeHead(answer.status);
       const half = answer.body.subarray(0, Math.floor(answer.body.length / 2));
@@ -57,8 +62,10 @@ export function answerWithFault(res: Response, kind: FailKind, committed: Commit
   }
 }
 
-function clearHeaders(res: Response): void {
+/** Exactly these headers: the route's own go, the edge's stay. */
+function resetHeaders(res: Response, headers: HeaderSnapshot): void {
   for (const h of res.getHeaderNames()) res.removeHeader(h);
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) res.setHeader(k, v);
 }
 
 /**

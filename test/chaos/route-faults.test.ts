@@ -195,6 +195,22 @@ describe("route faults: ambiguous outcomes on POST /withdraw", () => {
   });
 });
 
+describe("route faults: headers", () => {
+  test("a fault's answer keeps the headers set in front of the routes (CORS), and drops the route's own", async () => {
+    const origin = "https://dapp.example";
+    const allowed = (await fetch(`${ex.baseUrl}/tokens`, { headers: { origin } })).headers.get("access-control-allow-origin");
+    expect(allowed).not.toBeNull();
+    for (const after_commit of [false, true]) {
+      ex.control.setRouteFaults([{ method: "GET", path: "/tokens", fail: 503, after_commit, times: 1 }]);
+      const res = await fetch(`${ex.baseUrl}/tokens`, { headers: { origin } });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("access-control-allow-origin")).toBe(allowed);
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(await res.json()).toEqual({ detail: expect.any(String) });
+    }
+  });
+});
+
 describe("route faults: control validation", () => {
   test("a bad rule is 400 over HTTP and leaves the rules as they were", async () => {
     ex.control.setRouteFaults([{ path: "/tokens", fail: 503 }]);
