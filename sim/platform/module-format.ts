@@ -1,8 +1,7 @@
 // The three things that differ between an ES module and a CommonJS module: where the
 // running file is, how to require, and how to import a module chosen at run time.
-// This is the only module that uses import.meta: the CommonJS build puts its twin,
-// module-format.cjs, in place of the compiled file (tools/build.mjs), so everything
-// else compiles unchanged to both formats.
+// This is the only module that uses import.meta: the CommonJS build compiles its twin,
+// module-format.cjs.ts, in its place, so everything else compiles unchanged to both.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
