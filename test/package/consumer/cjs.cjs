@@ -6,7 +6,6 @@ const { placeAndSettle } = require("./flow.cjs");
   const exchange = await createFakeExchange({ liquidity: false });
   try {
     console.log(`settled ${await placeAndSettle(exchange)}`);
-    console.log(`rpc ${exchange.rpcUrl}`);
   } finally {
     await exchange.close();
   }

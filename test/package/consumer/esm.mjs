@@ -5,7 +5,6 @@ import { placeAndSettle } from "./flow.cjs";
 const exchange = await createFakeExchange({ liquidity: false });
 try {
   console.log(`settled ${await placeAndSettle(exchange)}`);
-  console.log(`rpc ${exchange.rpcUrl}`);
 } finally {
   await exchange.close();
 }

@@ -1,12 +1,15 @@
 // One order placed and settled, written once (CommonJS, so the ES module consumers import
 // it too): fund two users' vaults, an ask and a crossing bid through /api/v1 (preview,
-// sign, POST /orders), then settle through the control API.
+// sign, POST /orders), then settle through the control API. The exchange's RPC URL is
+// appended to $FAKEX_RPC_LOG, so the test can check that no Anvil outlives the run.
+const { appendFileSync } = require("node:fs");
 async function post(exchange, path, body) {
   const res = await fetch(`${exchange.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
 
 exports.placeAndSettle = async function placeAndSettle(exchange) {
+  if (process.env.FAKEX_RPC_LOG) appendFileSync(process.env.FAKEX_RPC_LOG, `${exchange.rpcUrl}\n`);
   const [alice, bob] = exchange.accounts;
   const market = exchange.registry.markets().find((m) => m.baseSymbol === "USDT");
   await exchange.control.fund({ address: alice.address, token: market.base, amount: 100000000n, vault: true });

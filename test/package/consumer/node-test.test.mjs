@@ -9,5 +9,4 @@ after(() => exchange.close());
 
 test("an ask and a crossing bid settle", async () => {
   assert.equal(await placeAndSettle(exchange), 1);
-  console.log(`rpc ${exchange.rpcUrl}`);
 });

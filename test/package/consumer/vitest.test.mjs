@@ -7,5 +7,4 @@ const test = createExchangeTest({ liquidity: false });
 
 test("an ask and a crossing bid settle", async ({ exchange }) => {
   expect(await placeAndSettle(exchange)).toBe(1);
-  console.log(`rpc ${exchange.rpcUrl}`);
 });
