@@ -1,6 +1,6 @@
 // fakex as a user gets it: `npm pack` (prepack builds dist/), the tarball installed into
 // an empty project, then every way of consuming it, with no tsx and no compiler at run
-// time: plain Node ESM and CommonJS scripts, a node:test file and a vitest file (each
+// time: plain Node ESM and CommonJS scripts, a node:test, a vitest and a jest file (each
 // starts an exchange, places and settles one order, closes, and leaves no Anvil),
 // `npx fakex serve` until /health answers 200, `npx fakex conformance` against it, and
 // `tsc --noEmit` on consumer files with moduleResolution nodenext and bundler.
@@ -19,7 +19,8 @@ const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const CONSUMER_FILES = fileURLToPath(new URL("./consumer", import.meta.url));
 // Same versions as this repo's own, so the install is served from npm's cache.
 const repoPkg = JSON.parse(await readFile(path.join(REPO, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
-const CONSUMER_DEV_DEPS = ["vitest", "typescript", "@types/node"].map((d) => `${d}@${repoPkg.devDependencies[d]}`);
+// jest is not one of ours: a pinned version, installed in the same single install.
+const CONSUMER_DEV_DEPS = [...["vitest", "typescript", "@types/node"].map((d) => `${d}@${repoPkg.devDependencies[d]}`), "jest@30.5.2"];
 
 let work: string;
 let project: string;
@@ -68,7 +69,8 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe("the packed tarball, installed into a fresh project", () => {
+// Each case runs whole processes (an exchange start, a tsc run) on a shared machine.
+describe("the packed tarball, installed into a fresh project", { timeout: 300_000 }, () => {
   test("holds the build, the bin, README and the interface reference, and no tests, benches, tools or sources", () => {
     expect(packed).toEqual(expect.arrayContaining(["dist/esm/index.js", "dist/cjs/index.js", "dist/types/index.d.ts", "dist/cjs/package.json", "bin/fakex.js", "README.md", "docs/interface.md"]));
     const unwanted = packed.filter((f) => /(^|\/)(test|tests|bench|tools|examples)\//.test(f) || /\.test\.|\.spec\./.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)));
@@ -100,6 +102,11 @@ describe("the packed tarball, installed into a fresh project", () => {
   test("vitest through fakex/vitest", async () => {
     const out = await consumer(["node_modules/vitest/vitest.mjs", "run", "vitest.test.mjs"]);
     expect(out).toMatch(/Tests\s+1 passed/);
+  });
+
+  test("jest, CommonJS (--experimental-vm-modules: @viem/anvil imports execa, an ES module, at run time)", async () => {
+    const out = await consumer(["--experimental-vm-modules", "node_modules/jest/bin/jest.js", "jest.test.cjs"]);
+    expect(out).toMatch(/Tests:\s+1 passed, 1 total/);
   });
 
   test("TypeScript: nodenext and bundler resolution", async () => {
