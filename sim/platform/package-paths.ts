@@ -17,6 +17,13 @@ export const PACKAGE_ROOT: string =
     ? path.resolve(CODE_ROOT, "..", "..")
     : CODE_ROOT;
 
+/**
+ * The tree a state file's build stamp hashes: the ES module build's (CODE_ROOT from
+ * sources or dist/esm, dist/esm from dist/cjs), so both builds of one release stamp alike.
+ */
+export const STAMPED_CODE_ROOT: string =
+  path.basename(CODE_ROOT) === "cjs" && path.basename(path.dirname(CODE_ROOT)) === "dist" ? path.join(path.dirname(CODE_ROOT), "esm") : CODE_ROOT;
+
 /** Absolute path of one of the package's modules, e.g. codeFile("fixtures/scenarios"). */
 export function codeFile(modulePath: string): string {
   return path.join(CODE_ROOT, `${modulePath}${CODE_EXT}`);
