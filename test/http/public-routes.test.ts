@@ -7,7 +7,7 @@ import { Health } from "../../sim/core/health.ts";
 import { exchangeDomain } from "../../sim/core/typed-data.ts";
 import { createApp } from "../../sim/http/app.ts";
 import type { HttpContext } from "../../sim/http/context.ts";
-import { domainSeparator } from "../../sim/http/signatures.ts";
+import { domainSeparator } from "../../sim/signing/signatures.ts";
 
 const START = Date.UTC(2026, 2, 14, 9, 30, 0, 250);
 const UNAVAILABLE = { detail: "Service temporarily unavailable; please retry" };

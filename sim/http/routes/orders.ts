@@ -52,7 +52,7 @@ import { signingDomain, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 import { zAddress, zHex, zUint256 as zUint256Field, zUuid4 } from "../fields.ts";
 import { requireTypedSignature } from "../signed.ts";
-import { toContractSignature } from "../signatures.ts";
+import { toContractSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
 import { listOrdersHandler } from "./orders-list.ts";
 

@@ -42,7 +42,7 @@ import { jsonBody } from "../body.ts";
 import { signingDomain, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 import { requireTypedSignature } from "../signed.ts";
-import { toContractSignature } from "../signatures.ts";
+import { toContractSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
 import { zAddress, zUint256 } from "../fields.ts";
 import { zSignature } from "./orders.ts";
