@@ -195,16 +195,16 @@ function Home({ tick }) {
   </section>`;
 }
 
-function FillsTable({ fills }) {
+function FillsTable({ fills, compact }) {
   if (!fills.length) return html`<p class="muted">No fills.</p>`;
   return html`<table class="fills">
-    <thead><tr><th>Fill</th><th>Maker</th><th>Taker</th><th>Price</th><th>Quantity</th><th>Status</th><th>Batch</th><th>Tx hash</th><th>Revert reason</th></tr></thead>
+    <thead><tr><th>Fill</th><th>Maker</th><th>Taker</th>${compact ? html`<th>When</th>` : html`<th>Price</th><th>Quantity</th>`}<th>Status</th><th>Batch</th><th>Tx hash</th><th>Revert reason</th></tr></thead>
     <tbody>${fills.map(
       (f) => html`<tr data-fill-id=${f.fill_id}>
         <td>${f.fill_id}</td>
         <td><${Link} to=${`/orders/${f.maker_order_id}`}><code>${short(f.maker_order_id)}</code><//></td>
         <td><${Link} to=${`/orders/${f.taker_order_id}`}><code>${short(f.taker_order_id)}</code><//></td>
-        <td class="num">${f.price}</td><td class="num">${f.quantity}</td>
+        ${compact ? html`<td>${f.during_request ? "during the request" : "later"}</td>` : html`<td class="num">${f.price}</td><td class="num">${f.quantity}</td>`}
         <td><${Status} s=${f.status} /></td><td>${f.settlement_id ?? "—"}</td>
         <td><${Hash} v=${f.tx_hash} /></td><td>${f.revert_reason ?? ""}</td>
       </tr>`,
@@ -276,7 +276,7 @@ function MarketCard({ m }) {
     title: `${m.symbol} depth`,
     height: 200,
     scales: { x: { time: false } },
-    axes: [{ label: `price (${m.quote})` }, { label: `cumulative ${m.base}` }],
+    axes: [{ label: `price (${m.quote})`, values: (_u, vals) => vals.map((v) => String(Number(v.toPrecision(6)))) }, { label: `cumulative ${m.base}`, size: 60 }],
     series: [
       {},
       { label: "bids", stroke: "#1a7f37", fill: "rgba(26,127,55,0.15)", paths: uPlot.paths.stepped({ align: -1 }), spanGaps: false },
@@ -362,7 +362,7 @@ function RequestView({ id, tick }) {
         ${e.links.vl_batches.map((b) => html`<li>VL batch <code>${b}</code></li>`)}
         ${e.links.revert_reasons.map((r) => html`<li class="bad">reverted on chain: <code>${r}</code></li>`)}
       </ul>
-      ${e.links.fills.length ? html`<h4>Fills</h4><${FillsTable} fills=${e.links.fills.map((f) => ({ ...f, price: "", quantity: "" }))} />` : null}
+      ${e.links.fills.length ? html`<h4>Fills</h4><${FillsTable} fills=${e.links.fills} compact=${true} />` : null}
       ${e.links.settlement_batches.length ? html`<h4>Settlement batches</h4><${BatchesTable} batches=${e.links.settlement_batches} />` : null}
       <div class="two"><div><h3>Request body</h3><${Body} copy=${e.request_body} /></div><div><h3>Response body</h3><${Body} copy=${e.response_body} /></div></div>`}<//>
   </section>`;
@@ -395,6 +395,8 @@ function TimelineView({ tick }) {
       }
       const opts = {
         height: 240,
+        // Events at one virtual instant: widen the axis to a minute either side.
+        scales: { x: { auto: false, range: xs[0] === xs[xs.length - 1] ? [xs[0] - 60, xs[0] + 60] : [xs[0], xs[xs.length - 1]] } },
         axes: [{}, { label: "cumulative count" }],
         series: [{}, ...TIMELINE_SERIES.map(([, label, stroke]) => ({ label, stroke, paths: uPlot.paths.stepped({ align: 1 }) }))],
       };
