@@ -355,6 +355,7 @@ function RequestView({ id, tick }) {
         ${e.rejection.fields.length ? html`<p>Fields: ${e.rejection.fields.map((f) => html`<code>${f}</code> `)}</p>` : null}
         ${e.rejection.signature ? html`<p>Expected signer <code>${e.rejection.signature.expected_signer}</code>, the signature recovers to <code>${e.rejection.signature.recovered_signer ?? "nobody"}</code>.</p><h4>Typed data the server checked</h4><${Json} v=${e.rejection.signature.typed_data} />` : null}</div>` : null}
       <h3>What it caused</h3>
+      ${summary(e.links) || e.links.vl_batches.length ? null : html`<p class="muted">Nothing in the engine: no order, cancel, fill or quote.</p>`}
       <ul class="links">
         ${e.links.orders_created.map((o) => html`<li>created order <${Link} to=${`/orders/${o.order_id}`}><code>${o.order_id}</code><//> <${Status} s=${o.status} /></li>`)}
         ${e.links.orders_cancelled.map((o) => html`<li>cancelled order <${Link} to=${`/orders/${o.order_id}`}><code>${o.order_id}</code><//> <${Status} s=${o.status} /></li>`)}
@@ -462,4 +463,6 @@ function App() {
     <main><${RunPanel} tick=${tick} bump=${bump} />${viewFor(route, tick)}</main>`;
 }
 
-render(html`<${App} />`, document.getElementById("app"));
+const root = document.getElementById("app");
+root.textContent = ""; // the "Loading…" placeholder: render adds to what is there
+render(html`<${App} />`, root);
