@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { main } from "../../fixtures/cli.ts";
 import { createFakeExchange } from "../../fixtures/fake-exchange.ts";
+import { assertWithReplay, PropertyFailure } from "../../properties/replay.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fakex-report-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -78,5 +79,27 @@ describe("fakex report", () => {
     expect(await main(["report", "--from", "http://127.0.0.1:9/__fakex", "--state-dir", dir])).toBe(2);
     expect(await main(["report", "--colour", "red"])).toBe(2);
     expect(await main(["report", "--from", "http://127.0.0.1:9/__fakex", "--out", join(dir, "y.html")])).toBe(1);
+  });
+
+  test("a failing property with reportFrom writes the run report beside its replay bundle", async () => {
+    const ex = await createFakeExchange({ seed: 31, liquidity: false });
+    try {
+      await fetch(`${ex.baseUrl}/markets`);
+      const replays = join(dir, "replays");
+      const failure = await assertWithReplay(
+        { module: new URL("../properties/toy-properties.ts", import.meta.url).href, export: "sumStaysSmall" },
+        { numRuns: 50 },
+        { dir: replays, reportFrom: ex.controlUrl },
+      ).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(PropertyFailure);
+      const bundle = (failure as PropertyFailure).bundlePath;
+      const html = bundle.replace(/\.json$/, ".html");
+      expect((failure as PropertyFailure).message).toContain(`run report: ${html}`);
+      const r = reportData(html);
+      expect(r.source).toBe(ex.controlUrl);
+      expect(r.data["/requests"].entries.map((e: { path: string }) => e.path)).toContain("/api/v1/markets");
+    } finally {
+      await ex.close();
+    }
   });
 });
