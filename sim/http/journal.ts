@@ -18,7 +18,7 @@ import { withRequestNote, type RequestNote, type SignatureNearMiss } from "./jou
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
 /** Bytes of each body kept in an entry. */
-export const DEFAULT_JOURNAL_BODY_BYTES = 16 * 1024;
+export const DEFAULT_JOURNAL_BODY_BYTES = 4 * 1024;
 export const MAX_JOURNAL_PAGE = 1000;
 
 export interface BodyCopy {
@@ -149,7 +149,9 @@ export class RequestJournal {
   readonly size: number;
   readonly bodyBytes: number;
   private seq = 0;
+  // A ring: `entries` grows to `size`, then `head` marks the oldest entry to overwrite next.
   private entries: JournalEntry[] = [];
+  private head = 0;
 
   constructor(
     private readonly source: JournalSource,
@@ -162,6 +164,11 @@ export class RequestJournal {
 
   get length(): number {
     return this.entries.length;
+  }
+
+  /** Entries oldest first. */
+  private ordered(): JournalEntry[] {
+    return this.head === 0 ? this.entries : [...this.entries.slice(this.head), ...this.entries.slice(0, this.head)];
   }
 
   /** Mount on /api/v1 ahead of everything else, so every answer carries its id. */
@@ -209,8 +216,12 @@ export class RequestJournal {
 
   private append(e: JournalEntry): void {
     if (this.size === 0) return;
-    this.entries.push(e);
-    if (this.entries.length > this.size) this.entries.splice(0, this.entries.length - this.size);
+    if (this.entries.length < this.size) {
+      this.entries.push(e);
+      return;
+    }
+    this.entries[this.head] = e;
+    this.head = (this.head + 1) % this.size;
   }
 
   /**
@@ -280,23 +291,25 @@ export class RequestJournal {
 
   /** The raw entries, oldest first (the report and tests that want every field as recorded). */
   all(): readonly JournalEntry[] {
-    return this.entries;
+    return this.ordered();
   }
 
   clear(): number {
     const n = this.entries.length;
     this.entries = [];
+    this.head = 0;
     return n;
   }
 
   snapshot(): JournalState {
-    return { seq: this.seq, entries: this.entries.slice() };
+    return { seq: this.seq, entries: this.ordered().slice() };
   }
 
   /** Entries come back; the counter never goes back, so an id printed earlier stays unique. */
   restore(s: JournalState): void {
     if (!Array.isArray(s.entries) || !Number.isInteger(s.seq)) throw new RangeError("journal state: entries and seq expected");
     this.entries = this.size === 0 ? [] : s.entries.slice(-this.size);
+    this.head = 0;
     this.seq = Math.max(this.seq, s.seq);
   }
 
@@ -306,8 +319,9 @@ export class RequestJournal {
     const status = f.status === undefined ? undefined : statusMatcher(String(f.status));
     const owner = f.owner?.toLowerCase();
     const out: JournalEntry[] = [];
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      const e = this.entries[i]!;
+    const all = this.ordered();
+    for (let i = all.length - 1; i >= 0; i--) {
+      const e = all[i]!;
       if (method !== undefined && e.method !== method) continue;
       if (path !== undefined && !path(e.path)) continue;
       if (status !== undefined && !status(e.status)) continue;
