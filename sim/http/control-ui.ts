@@ -6,15 +6,13 @@
 //   /ui, /ui/<anything> index.html; the page's router picks the view from the path,
 //                       so /__fakex/ui/orders/{id} is a link a failing test can print
 import { readFileSync, readdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Router } from "express";
+import { nodeRequire } from "../platform/module-format.ts";
+import { PACKAGE_ROOT } from "../platform/package-paths.ts";
 
-const require = createRequire(import.meta.url);
-
-/** The ui/ folder beside sim/ (in the repository and in the installed package alike). */
-export const UI_DIR = fileURLToPath(new URL("../../ui/", import.meta.url));
+/** The ui/ folder at the package root (the repository, or the installed package). */
+export const UI_DIR = join(PACKAGE_ROOT, "ui");
 
 /** Vendored file → [package, path inside it]. The import map in index.html names these. */
 const VENDOR: Readonly<Record<string, readonly [string, string]>> = {
@@ -27,7 +25,7 @@ const VENDOR: Readonly<Record<string, readonly [string, string]>> = {
 
 /** An installed package's folder, found from its resolved entry (some export no package.json). */
 function packageDir(name: string): string {
-  let dir = dirname(require.resolve(name));
+  let dir = dirname(nodeRequire.resolve(name));
   for (;;) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string };
