@@ -79,6 +79,17 @@ describe("request journal", () => {
     expect(nf.rejection).toMatchObject({ detail: "Not Found" });
   });
 
+  test("a forced 503 (route fault) is journaled too, with its id", async () => {
+    expect((await control("POST", "/routes", { rules: [{ method: "GET", path: "/markets", fail: true, times: 1 }] })).status).toBe(200);
+    const r = await api("GET", "/markets");
+    expect(r.status).toBe(503);
+    expect(r.id).toMatch(/^r\d+$/);
+    const e = (await control("GET", `/requests/${r.id}`)).body;
+    expect(e).toMatchObject({ method: "GET", path: "/api/v1/markets", status: 503 });
+    expect(e.rejection).not.toBeNull();
+    expect((await control("GET", "/requests/count?status=503")).body).toEqual({ count: 1 });
+  });
+
   test("crossing orders: each POST /orders links its order; the taker's its fill; after settle both lead to the batch and its tx hash", async () => {
     const [a, b] = await fundBoth();
     const ask = await place(a, "ask");
