@@ -33,14 +33,41 @@ function page(req: Request, def = 50): { limit: number; offset: number } {
   return { limit, offset };
 }
 
-/** Order ids newest first, read back from the engine's event log (the engine keeps no global list). */
-export function recentOrderIds(engine: Engine): string[] {
-  const ids: string[] = [];
-  for (let i = engine.log.length - 1; i >= 0; i--) {
-    const ev = engine.log.at(i);
-    if (ev.type === "order_placed") ids.push(String(ev.data["order_id"]));
+/**
+ * Order ids in placement order, read from the engine's event log (the engine keeps no
+ * global list). The viewer polls: only events appended since the last read are scanned,
+ * unless a restore replaced the log (shorter now, or the last order event read is no
+ * longer there), which starts the scan over.
+ */
+export class OrderIdIndex {
+  private ids: string[] = [];
+  private scanned = 0;
+  private last: { index: number; id: string } | null = null;
+
+  constructor(private readonly engine: Pick<Engine, "log">) {}
+
+  /** Every order id, oldest first (the array is the index's own: do not change it). */
+  all(): readonly string[] {
+    const log = this.engine.log;
+    if (log.length < this.scanned || (this.last && !this.still(this.last))) {
+      this.ids = [];
+      this.scanned = 0;
+      this.last = null;
+    }
+    for (; this.scanned < log.length; this.scanned++) {
+      const ev = log.at(this.scanned);
+      if (ev.type !== "order_placed") continue;
+      const id = String(ev.data["order_id"]);
+      this.ids.push(id);
+      this.last = { index: this.scanned, id };
+    }
+    return this.ids;
   }
-  return ids;
+
+  private still(l: { index: number; id: string }): boolean {
+    const ev = this.engine.log.at(l.index);
+    return ev.type === "order_placed" && ev.data["order_id"] === l.id;
+  }
 }
 
 function fillRow(f: FillRecord, registry: Registry) {
@@ -63,6 +90,7 @@ function fillRow(f: FillRecord, registry: Registry) {
 
 export function runViewsRouter(p: RunViewParts): Router {
   const { engine, registry, control, journal } = p;
+  const orderIds = new OrderIdIndex(engine);
   const r = Router();
 
   r.get("/run", (_req, res) => {
@@ -73,7 +101,7 @@ export function runViewsRouter(p: RunViewParts): Router {
       route_faults: control.routeFaults(),
       health: control.health(),
       counts: {
-        orders: recentOrderIds(engine).length,
+        orders: orderIds.all().length,
         fills: engine.fillCount(),
         settlement_batches: engine.settlementBatches().length,
         events: engine.log.length,
@@ -85,8 +113,10 @@ export function runViewsRouter(p: RunViewParts): Router {
 
   r.get("/orders", (req, res) => {
     const { limit, offset } = page(req);
-    const ids = recentOrderIds(engine);
-    const orders = ids.slice(offset, offset + limit).map((id) => {
+    const all = orderIds.all();
+    const end = all.length - offset;
+    const ids = end <= 0 ? [] : all.slice(Math.max(0, end - limit), end).reverse();
+    const orders = ids.map((id) => {
       const o = engine.getOrder(id);
       return {
         order_id: id,
@@ -102,7 +132,7 @@ export function runViewsRouter(p: RunViewParts): Router {
         settlement_summary: o.settlement_summary,
       };
     });
-    res.json({ orders, total: ids.length, next_offset: offset + limit < ids.length ? offset + limit : null });
+    res.json({ orders, total: all.length, next_offset: offset + limit < all.length ? offset + limit : null });
   });
 
   r.get("/orders/:id", (req, res) => {

@@ -250,3 +250,28 @@ describe("request journal", () => {
     expect(Number(third.id!.slice(1))).toBeGreaterThan(Number(second.id!.slice(1)));
   });
 });
+
+describe("run views", () => {
+  test("/orders lists the newest first and pages; after a restore it shows the restored run's orders", async () => {
+    const [a] = await fundBoth();
+    const before = (await control("GET", "/orders?limit=500")).body;
+    const snap = await ex.snapshot();
+    const placed = await place(a, "ask", "1.0005");
+    const after = (await control("GET", "/orders?limit=2")).body;
+    expect(after.total).toBe(before.total + 1);
+    expect(after.orders[0]).toMatchObject({ order_id: placed.body.order_id, owner: a.address, status: "pending" });
+    expect(after.orders[1].order_id).toBe(before.orders[0].order_id);
+    const page2 = (await control("GET", `/orders?limit=2&offset=${after.next_offset}`)).body;
+    expect(page2.orders.map((o: any) => o.order_id)).toEqual(before.orders.slice(1, 3).map((o: any) => o.order_id));
+    expect((await control("GET", `/orders?offset=${after.total + 5}`)).body.orders).toEqual([]);
+    const detail = (await control("GET", `/orders/${placed.body.order_id}`)).body;
+    expect(detail.requests).toEqual([expect.objectContaining({ id: placed.id, method: "POST", path: "/api/v1/orders", status: 201 })]);
+
+    await ex.restore(snap);
+    const restored = (await control("GET", "/orders?limit=500")).body;
+    expect(restored.total).toBe(before.total);
+    expect(restored.orders.map((o: any) => o.order_id)).toEqual(before.orders.map((o: any) => o.order_id));
+    expect((await control("GET", `/orders/${placed.body.order_id}`)).status).toBe(404);
+    expect((await control("GET", "/orders?limit=0")).status).toBe(400);
+  });
+});
