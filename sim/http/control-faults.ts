@@ -20,6 +20,7 @@ import { ExchangeError } from "../core/errors.ts";
 import { Rng, type RngState } from "../core/rng.ts";
 import { drawLatency, isZeroLatency, parseLatency, type LatencySpec } from "./route-faults-latency.ts";
 import { FAIL_KINDS, answerWithFault, swallowResponse, type FailKind } from "./route-faults-outcome.ts";
+import { noteFault } from "./journal-notes.ts";
 
 export { MAX_FAULT_LATENCY_MS } from "./route-faults-latency.ts";
 
@@ -159,8 +160,12 @@ export class RouteFaults {
       const edge = { ...res.getHeaders() };
       const act = () => {
         if (kind === null) return next();
-        if (!rule.after_commit) return answerWithFault(res, kind, null, edge);
+        if (!rule.after_commit) {
+          noteFault({ kind: String(kind), after_commit: false, committed_status: null });
+          return answerWithFault(res, kind, null, edge);
+        }
         swallowResponse(res, (committed) => {
+          noteFault({ kind: String(kind), after_commit: true, committed_status: committed.status });
           const lose = () => answerWithFault(res, kind, committed, edge);
           if (beforeLoss) beforeLoss().then(lose, lose);
           else lose();

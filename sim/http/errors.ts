@@ -7,6 +7,7 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
 import { ExchangeError, isExchangeError } from "../core/errors.ts";
 import { TYPED_QUOTE_CODES } from "../core/quotes.ts";
+import { noteError } from "./journal-notes.ts";
 import { requiredWireCode, wireCodeOf } from "./wire-codes.ts";
 
 /**
@@ -179,10 +180,12 @@ export function errorHandler(logger: HttpLogger = stderrLogger): ErrorRequestHan
     if (res.headersSent) return next(err);
     const known = requestError(err);
     if (known) {
+      noteError(known.code, known.detail);
       if (known.status >= 500) logger.error("service unavailable", { method: req.method, path: req.originalUrl, code: known.code, detail: known.detail });
       send(res, errorResponse(known, envelopeOf(req, res), routeKeyOf(req)));
       return;
     }
+    noteError("UNEXPECTED", err instanceof Error ? err.message : String(err));
     logger.error("unexpected error", {
       method: req.method,
       path: req.originalUrl,

@@ -66,6 +66,19 @@ async function signedSwap() {
   return (await ex.signIntent(me, quote.body)).body;
 }
 
+/**
+ * The journal's entry for the POST /orders a fault hit (polling: a held request is
+ * journaled when its socket closes). Each test starts from a restored journal.
+ */
+async function journaledFault() {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const entry = ex.control.requests({ method: "POST", path: "/api/v1/orders" }).entries.find((e) => e.fault !== null);
+    if (entry || Date.now() > deadline) return entry;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
 const placedEvents = (orderId: string) => ex.parts.engine.log.since(0).filter((e) => e.type === "order_placed" && e.data["order_id"] === orderId).length;
 
 /** The order as its owner sees it (polling: a timed-out request may still be running server-side). */
@@ -126,6 +139,10 @@ describe("route faults: ambiguous outcomes on POST /orders", () => {
       expectSeen(kind, true, await attempt("POST", "/orders", body), 201);
       expect(await orderView(body.order_id, true)).toBe(200);
       expect(placedEvents(body.order_id)).toBe(1);
+      // The journal holds the committed effect and the answer the client lost.
+      const journaled = await journaledFault();
+      expect(journaled?.fault).toEqual({ kind: String(kind), after_commit: true, committed_status: 201 });
+      expect(journaled?.links.orders_created.map((o) => o.order_id)).toEqual([body.order_id]);
       // The bot retries the same signed body blindly: the rule is spent, the exchange refuses the duplicate.
       const retry = await api("POST", "/orders", body);
       expect(retry.status).toBe(409);
@@ -143,6 +160,9 @@ describe("route faults: ambiguous outcomes on POST /orders", () => {
       expectSeen(kind, false, await attempt("POST", "/orders", body), 201);
       expect(await orderView(body.order_id, false)).toBe(404);
       expect(placedEvents(body.order_id)).toBe(0);
+      const journaled = await journaledFault();
+      expect(journaled?.fault).toEqual({ kind: String(kind), after_commit: false, committed_status: null });
+      expect(journaled?.links.orders_created).toEqual([]);
       expect((await api("POST", "/orders", body)).status).toBe(201);
       expect(placedEvents(body.order_id)).toBe(1);
     });
