@@ -16,7 +16,7 @@
 import { performance } from "node:perf_hooks";
 import { startAnvil } from "../fixtures/anvil.ts";
 import { createFakeExchangePool } from "../fixtures/fake-exchange.ts";
-import { childAnvilPids, residentBytes } from "../fixtures/pool/anvils.ts";
+import { childAnvilPids, residentBytes } from "../fixtures/pool/processes.ts";
 import { conformanceCommand } from "../properties/conformance.ts";
 import { describe, envInt, machine, median } from "./stats.ts";
 

@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { importModule } from "../sim/platform/module-format.ts";
 
 export const REPLAY_BUNDLE_VERSION = 1;
 export const DEFAULT_REPLAY_DIR = ".fakex/replays";
@@ -136,7 +137,7 @@ export async function assertWithReplay(ref: PropertyRef, params: fc.Parameters<u
 
 async function loadFactory(module: string, name: string): Promise<PropertyFactory> {
   const url = module.startsWith("file:") ? module : pathToFileURL(resolve(module)).href;
-  const mod = (await import(url)) as Record<string, unknown>;
+  const mod = (await importModule(url)) as Record<string, unknown>;
   const f = mod[name];
   if (typeof f !== "function") throw new Error(`replay: ${module} has no exported property factory ${name}`);
   return f as PropertyFactory;

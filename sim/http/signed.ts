@@ -4,7 +4,7 @@
 
 import { ExchangeError } from "../core/errors.ts";
 import type { HttpContext } from "./context.ts";
-import { verifyTypedSignature, type VerifyTypedSignatureArgs, type VerifyTypedSignatureResult } from "./signatures.ts";
+import { verifyTypedSignature, type VerifyTypedSignatureArgs, type VerifyTypedSignatureResult } from "../signing/signatures.ts";
 
 export type SignedPayload = Omit<VerifyTypedSignatureArgs, "isContract" | "isValidSignature">;
 
