@@ -7,5 +7,7 @@ export default defineConfig({
     globalSetup: ["examples/pool/node/global-setup.ts"],
     pool: "forks",
     maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });
