@@ -13,7 +13,7 @@ import { Rng } from "../sim/core/rng.ts";
 import { privateKeyToAccount } from "viem/accounts";
 import { nativeSecp256k1 } from "../sim/crypto/secp256k1.ts";
 import { createMemoryExchange, MEMORY_EXCHANGE_DEFAULTS } from "../sim/http/exchange-app.ts";
-import { hashTyped } from "../sim/http/signatures.ts";
+import { hashTyped } from "../sim/signing/signatures.ts";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);

@@ -4,6 +4,8 @@
 //   Ir(--orders N) - Ir(--orders 0)
 // (the second run pays the same start-up and warm-up). Prints the event-log hash,
 // which must not change with any optimisation.
+// --path sign / verify: N signed Orders (native secp256k1) hashed and recovered
+// the way POST /orders checks them; verify - sign is the verification's count.
 // Usage: valgrind --tool=cachegrind --cache-sim=no node --single-threaded \
 //          --hash-seed=1 --random-seed=1 --import tsx bench/instructions.ts --path e2e|place|validate|book --orders 20000
 import { OrderBook, Side } from "nodejs-order-book";
@@ -75,6 +77,33 @@ function run(from: number, to: number): string {
   }
   return engine.log.hash();
 }
-run(0, WARM);
-const hash = run(WARM, WARM + N);
+/** Sign N Orders (both paths), then verify them (verify only); returns how many verified. */
+async function signatures(): Promise<string> {
+  const { nativeSecp256k1: secp } = await import("../sim/crypto/secp256k1.ts");
+  const { verifyTypedSignature, hashTyped } = await import("../sim/signing/signatures.ts");
+  const { ORDER_TYPE, ZERO_ADDRESS } = await import("../sim/core/typed-data.ts");
+  const { privateKeyToAccount } = await import("viem/accounts");
+  if (!secp) throw new Error("native secp256k1 is needed");
+  const types = { Order: ORDER_TYPE } as const;
+  const domain = { name: "fakex", version: "1", chainId: 31337, verifyingContract: "0x5fbdb2315678afecb367f032d93f642f64180aa3" };
+  const key = Buffer.from("11".repeat(32), "hex");
+  const user = privateKeyToAccount(`0x${key.toString("hex")}`).address.toLowerCase();
+  const signed = stream.map((o, i) => {
+    const message = { user, expiration: BigInt(expiration), feeBps: 10n, recipient: ZERO_ADDRESS, fromToken: m.base, toToken: m.quote, fromAmount: BigInt(o.lots) * 10_000n, toAmount: BigInt(o.lots * o.ticks), initialDepositAmount: 0n, uuid: BigInt(i + 1) };
+    const s = secp.ecdsaSign(Buffer.from(hashTyped(domain, types, "Order", message).slice(2), "hex"), key);
+    return { message, signature: `0x${Buffer.from(s.signature).toString("hex")}${(27 + s.recid).toString(16)}` };
+  });
+  if (PATH === "sign") return "-";
+  let ok = 0;
+  for (const s of signed) if ((await verifyTypedSignature({ domain, types, primaryType: "Order", message: s.message, signature: s.signature, expected: user })).valid) ok++;
+  if (ok !== signed.length) throw new Error(`${signed.length - ok} signatures did not verify`);
+  return `${ok} verified`;
+}
+
+let hash: string;
+if (PATH === "sign" || PATH === "verify") hash = await signatures();
+else {
+  run(0, WARM);
+  hash = run(WARM, WARM + N);
+}
 process.stdout.write(`path ${PATH} orders ${N} log hash ${hash}\n`);

@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { keccak256 as viemKeccak256 } from "viem";
+import { nodeRequire } from "../platform/module-format.ts";
 
 /** The package's native sponge (what its stream wrapper drives). */
 interface KeccakSponge {
@@ -21,7 +22,7 @@ function loadNative(): KeccakSponge | null {
     // wrapper: that builds a Transform stream per hash, which costs more than
     // hashing an Order. The package main would silently fall back to its own JS,
     // hiding a broken prebuild.
-    const dir = dirname(createRequire(import.meta.url).resolve("keccak/bindings"));
+    const dir = dirname(nodeRequire.resolve("keccak/bindings"));
     const Sponge = createRequire(join(dir, "bindings.js"))("node-gyp-build")(dir) as unknown;
     if (typeof Sponge !== "function") return null;
     const sponge = new (Sponge as new () => KeccakSponge)();
