@@ -183,20 +183,21 @@ describe("POST /orders: validated once, re-validated when its inputs move", () =
     return ex;
   }
 
-  it("the clock passing the expiration during the check → 400 EXPIRATION_INVALID, nothing placed", async () => {
+  // Both causes answer 400 QUOTE_STALE on the wire (the live service's code for them).
+  it("the clock passing the expiration during the check → 400 QUOTE_STALE, nothing placed", async () => {
     const ex = slowWallet((e) => e.clock.advanceSec(2));
     const body = orderBody(ex, alice, { owner: wallet, expiration: ex.clock.nowSec() + 1 });
     const res = await postOrder(ex, { ...body, signature: "0xc0ffee" });
     expect(res.status).toBe(400);
-    expect(res.body.detail.error_code).toBe("EXPIRATION_INVALID");
+    expect(res.body.detail.error_code).toBe("QUOTE_STALE");
     expect(ex.engine.listOrders(wallet)).toEqual([]);
   });
 
-  it("an executor rotation during the check → 400 UUID_INT_MISMATCH; unchanged inputs → 201", async () => {
+  it("an executor rotation during the check → 400 QUOTE_STALE; unchanged inputs → 201", async () => {
     const rotating = slowWallet((e) => e.engine.setExecutorId((EXECUTOR + 1) % 16));
     const res = await postOrder(rotating, { ...orderBody(rotating, alice, { owner: wallet }), signature: "0xc0ffee" });
     expect(res.status).toBe(400);
-    expect(res.body.detail.error_code).toBe("UUID_INT_MISMATCH");
+    expect(res.body.detail.error_code).toBe("QUOTE_STALE");
     expect(rotating.engine.listOrders(wallet)).toEqual([]);
     const steady = slowWallet(() => {});
     const ok = await postOrder(steady, { ...orderBody(steady, alice, { owner: wallet }), signature: "0xC0FFEE" });
