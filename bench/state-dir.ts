@@ -23,7 +23,7 @@ import { describe, envInt, machine, median } from "./stats.ts";
 
 const ORDERS = envInt("ORDERS", 200, 20);
 const RUNS = envInt("RUNS", 1, 1);
-const SIZES = [1_000, 50_000];
+const SIZES = (process.env["SIZES"] ?? "1000,50000").split(",").map(Number);
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -92,11 +92,15 @@ async function oneRun(run: number): Promise<RunResult> {
     }
     for (const [si, size] of SIZES.entries()) {
       for (const [label, ex] of [["without", plain], ["with", persisted]] as const) {
+        const t0 = performance.now();
         restOrders(ex, size);
+        const t1 = performance.now();
         // The directory holds the bulk: a checkpoint of it, then the log starts afresh.
         await ex.persistence?.persist();
+        if (process.env["VERBOSE"]) console.log(`${label}@${size}: bulk ${(t1 - t0).toFixed(0)} ms, checkpoint ${(performance.now() - t1).toFixed(0)} ms`);
         const bodies = await signedOrders(ex, ORDERS, si * 2);
         p50[`${label}@${size}`] = median(await timed(ex, bodies));
+        if (process.env["VERBOSE"]) console.log(`${label}@${size}: p50 ${p50[`${label}@${size}`]!.toFixed(2)} ms`);
       }
     }
     const stats = persisted.persistence!.stats;

@@ -1,0 +1,14 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createFakeExchange } from "../fixtures/fake-exchange.ts";
+const dir = mkdtempSync(path.join(tmpdir(), "wal-dbg-"));
+const t = () => new Date().toISOString().slice(11, 19);
+const ex = await createFakeExchange({ stateDir: dir, users: 1, liquidity: false, rateLimits: false });
+console.log(t(), "up");
+await ex.control.fund({ address: ex.accounts[0]!.address, token: "USDT", amount: 10n ** 18n, vault: true });
+console.log(t(), "funded");
+await ex.persistence!.persist();
+console.log(t(), "checkpoint", ex.persistence!.stats);
+await ex.close();
+process.exit(0);
