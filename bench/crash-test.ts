@@ -247,7 +247,11 @@ export async function runCrashTest(o: CrashTestOptions): Promise<CrashTestResult
         await kill9(a);
         s = await serve(dir, o.clock);
         const eb = await recoveredEvents(s, killedAtMs);
-        if (ea !== eb) failures.push(`point ${point}: two replays of the same directory differ (${ea.length} vs ${eb.length} bytes of events)`);
+        if (ea !== eb) {
+          const [xa, xb] = [JSON.parse(ea) as unknown[], JSON.parse(eb) as unknown[]];
+          const at = xa.findIndex((e, i) => JSON.stringify(e) !== JSON.stringify(xb[i]));
+          failures.push(`point ${point}: two replays of the same directory differ (${xa.length} vs ${xb.length} events; first difference: ${JSON.stringify(xa[at])} vs ${JSON.stringify(xb[at])})`);
+        }
         rmSync(copy, { recursive: true, force: true });
       } else s = await serve(dir, o.clock);
       failures.push(...(await check(s, l, `point ${point}`)));
