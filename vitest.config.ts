@@ -1,6 +1,20 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+/** The package's entry points as sources: in-repo, "fakex/..." imports run the .ts files, not dist/. */
+const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const ENTRY_POINTS: Record<string, string> = {
+  fakex: source("./index.ts"),
+  "fakex/sim": source("./sim/index.ts"),
+  "fakex/fixtures": source("./fixtures/index.ts"),
+  "fakex/vitest": source("./fixtures/vitest.ts"),
+  "fakex/properties": source("./properties/index.ts"),
+};
+
 export default defineConfig({
+  resolve: {
+    alias: Object.entries(ENTRY_POINTS).map(([name, file]) => ({ find: new RegExp(`^${name}$`), replacement: file })),
+  },
   test: {
     // examples/ is the downstream-style suite (it imports "fakex/vitest" like a user would).
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],

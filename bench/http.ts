@@ -19,7 +19,7 @@ import { ORDER_TYPE, ZERO_ADDRESS, type Address, type Hex } from "../sim/core/ty
 import { standaloneUuidInt } from "../sim/core/uuid-int.ts";
 import { Rng } from "../sim/core/rng.ts";
 import { createMemoryExchange, MEMORY_EXCHANGE_DEFAULTS } from "../sim/http/exchange-app.ts";
-import { hashTyped } from "../sim/http/signatures.ts";
+import { hashTyped } from "../sim/signing/signatures.ts";
 import { exchangeDomain } from "../sim/core/typed-data.ts";
 
 const ORDERS = Number(process.env["ORDERS"] ?? 20_000);

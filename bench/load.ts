@@ -57,7 +57,7 @@ const TOKENS = ["USDC", "USDT", "EURC"] as const;
 const CLOCK_STEP_SEC = 301;
 /** Blocks per eth_getLogs request when reading MatchSettled back. */
 const LOG_WINDOW = 50n;
-const MARKETS = ["USDT/USDC", "USDC/EURC"] as const;
+const MARKETS = ["USDT/USDC", "EURC/USDC"] as const;
 
 interface Market {
   symbol: string;

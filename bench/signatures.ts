@@ -11,7 +11,7 @@ import {
   recoverDigestSigner,
   useSignatureBackend,
   verifyTypedSignature,
-} from "../sim/http/signatures.ts";
+} from "../sim/signing/signatures.ts";
 
 const RUNS = Number(process.env["RUNS"] ?? 5);
 const SECONDS = Number(process.env["SECONDS"] ?? 1);

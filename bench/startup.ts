@@ -11,14 +11,22 @@
 //   npm run bench:startup              # 7 runs of each
 //   RUNS=11 npm run bench:startup
 //   PROFILE=1 npm run bench:startup    # also time the phases of one fake start
+//   FAKEX_PROFILE=testnet npm run bench:startup   # the fake started with that --profile
 //
 // Last line: `ratio: <fakex median ÷ bare median>` (goal: at most 5).
 import { performance } from "node:perf_hooks";
 import { startAnvil } from "../fixtures/anvil.ts";
 import { createFakeExchange } from "../fixtures/fake-exchange.ts";
+import { PROFILE_NAMES, isProfileName, type ProfileName } from "../fixtures/profiles.ts";
 import { describe, envInt, machine, median } from "./stats.ts";
 
 const RUNS = envInt("RUNS", 7, 1);
+const FAKEX_PROFILE: ProfileName = profileFromEnv(process.env["FAKEX_PROFILE"] ?? "local");
+
+function profileFromEnv(name: string): ProfileName {
+  if (!isProfileName(name)) throw new Error(`FAKEX_PROFILE must be one of ${PROFILE_NAMES.join(", ")}`);
+  return name;
+}
 
 async function bareOnce(): Promise<number> {
   const t0 = performance.now();
@@ -30,7 +38,7 @@ async function bareOnce(): Promise<number> {
 
 async function fakeOnce(stateCache = true): Promise<number> {
   const t0 = performance.now();
-  const ex = await createFakeExchange({ stateCache });
+  const ex = await createFakeExchange({ stateCache, profile: FAKEX_PROFILE });
   const ms = performance.now() - t0;
   await ex.close();
   return ms;
@@ -48,6 +56,7 @@ async function main(): Promise<void> {
     seeded.push(await fakeOnce(false));
   }
   console.log(machine());
+  console.log(`profile: ${FAKEX_PROFILE}`);
   console.log(describe("bare anvil start", bare));
   console.log(describe("createFakeExchange ready (seeded chain from the state cache, default)", fake));
   console.log(describe("createFakeExchange ready (seeding by transactions, stateCache: false)", seeded));

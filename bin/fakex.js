@@ -1,8 +1,16 @@
 #!/usr/bin/env node
-// The fakex command. The toolkit ships TypeScript sources; tsx runs them
-// directly so that `npx fakex` needs no build step.
-import { register } from "tsx/esm/api";
+// The fakex command. An installed package runs the compiled CLI (dist/, built by
+// `npm run build` at pack time); a checkout, which has the TypeScript sources and
+// tsx among its devDependencies, runs the sources so that it never needs a build.
+import { existsSync } from "node:fs";
 
-register();
-const { main } = await import("../fixtures/cli.ts");
-process.exitCode = await main(process.argv.slice(2));
+const source = new URL("../fixtures/cli.ts", import.meta.url);
+let cli;
+if (existsSync(source)) {
+  const { register } = await import("tsx/esm/api");
+  register();
+  cli = await import(source.href);
+} else {
+  cli = await import("../dist/esm/fixtures/cli.js");
+}
+process.exitCode = await cli.main(process.argv.slice(2));

@@ -162,7 +162,11 @@ export const validOrderBody = (registry: Registry, ctx: OrderContext, o: OrderSp
     .chain((m) => fc.tuple(validOrderSpec(m, o), uuid4()))
     .map(([spec, id]) => ({ spec, body: orderBodyOf(spec, id, ctx) }));
 
-/** The order-entry rules a mutation breaks, each with the status and error_code the spec requires. */
+/**
+ * The order-entry rules a mutation breaks, each with the status and the error_code
+ * the wire shows (the spec's vocabulary; TRANSIENT_SETTLEMENT_FAILURE is its catch-all
+ * where no listed code fits: README "Error codes on the wire").
+ */
 export const ORDER_RULES = {
   amount_format: { status: 400, code: "INVALID_DECIMAL_FORMAT" },
   price_format: { status: 400, code: "INVALID_DECIMAL_FORMAT" },
@@ -171,14 +175,17 @@ export const ORDER_RULES = {
   below_floor: { status: 400, code: "AMOUNT_BELOW_MIN" },
   inactive_pair: { status: 400, code: "PAIR_INACTIVE" },
   reversed_pair: { status: 400, code: "PAIR_INACTIVE" },
-  expiration_past: { status: 400, code: "EXPIRATION_INVALID" },
-  expiration_far: { status: 400, code: "EXPIRATION_INVALID" },
-  uuid_int_mismatch: { status: 400, code: "UUID_INT_MISMATCH" },
-  same_tokens: { status: 400, code: "VALIDATION" },
-  bad_side: { status: 400, code: "VALIDATION" },
-  bad_order_type: { status: 400, code: "VALIDATION" },
-  client_id: { status: 400, code: "VALIDATION" },
-  fee_bps: { status: 400, code: "VALIDATION" },
+  expiration_past: { status: 400, code: "QUOTE_STALE" },
+  expiration_far: { status: 400, code: "TRANSIENT_SETTLEMENT_FAILURE" },
+  /** uuid_int built with another executor id (a rotation since): build a fresh order. */
+  uuid_int_executor: { status: 400, code: "QUOTE_STALE" },
+  /** uuid_int with the wrong order id, group or leg. */
+  uuid_int_mismatch: { status: 400, code: "TRANSIENT_SETTLEMENT_FAILURE" },
+  same_tokens: { status: 400, code: "TRANSIENT_SETTLEMENT_FAILURE" },
+  bad_side: { status: 400, code: "TRANSIENT_SETTLEMENT_FAILURE" },
+  bad_order_type: { status: 400, code: "TRANSIENT_SETTLEMENT_FAILURE" },
+  client_id: { status: 400, code: "TRANSIENT_SETTLEMENT_FAILURE" },
+  fee_bps: { status: 400, code: "TRANSIENT_SETTLEMENT_FAILURE" },
 } as const;
 export type OrderRule = keyof typeof ORDER_RULES;
 
@@ -218,11 +225,10 @@ export const invalidOrderBody = (registry: Registry, ctx: OrderContext): fc.Arbi
     mutate("same_tokens", (b) => ({ ...b, to_address: b.from_address })),
     mutate("expiration_past", (b) => ({ ...b, expiration: ctx.nowSec - 1 })),
     mutate("expiration_far", (b) => ({ ...b, expiration: ctx.nowSec + MAX_EXPIRATION_WINDOW_SEC + 1 })),
-    fc.tuple(validOrderBody(registry, ctx), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 4095 })).map(([{ body }, field, delta]) => ({
-      rule: "uuid_int_mismatch" as const,
-      body: { ...body, uuid_int: mutateUuidIntField(BigInt(body.uuid_int as string), field, delta).toString() },
-      expect: { ...ORDER_RULES.uuid_int_mismatch },
-    })),
+    fc.tuple(validOrderBody(registry, ctx), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 4095 })).map(([{ body }, field, delta]) => {
+      const rule = field === 0 ? ("uuid_int_executor" as const) : ("uuid_int_mismatch" as const);
+      return { rule, body: { ...body, uuid_int: mutateUuidIntField(BigInt(body.uuid_int as string), field, delta).toString() }, expect: { ...ORDER_RULES[rule] } };
+    }),
     mutate("bad_side", (b) => ({ ...b, side: "buy" })),
     mutate("bad_order_type", (b) => ({ ...b, order_type: "market" })),
     mutate("client_id", (b) => ({ ...b, client_id: "x" })),

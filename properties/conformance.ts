@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { MANAGE_API_KEY_TYPE, ORDER_TYPE, CANCEL_ORDER_TYPE, type Address, type Hex } from "../sim/core/typed-data.ts";
+import { strayWireCodes } from "./wire-vocabulary.ts";
 
 export type CheckStatus = "pass" | "fail" | "skip";
 
@@ -43,6 +44,8 @@ function must(cond: unknown, what: string): asserts cond {
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const RAW = /^(0|[1-9][0-9]*)$/;
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+/** GET /fx/rate change_pct: signed, exactly 4 decimal places. */
+const CHANGE_PCT = /^-?(0|[1-9][0-9]*)\.[0-9]{4}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -82,6 +85,9 @@ export class ConformanceRun {
   private config: Obj | undefined;
   private markets: Obj[] = [];
   private serverTime: number | undefined;
+  /** Every response seen, and the codes outside the spec's vocabulary among them. */
+  private responsesSeen = 0;
+  private readonly strays: string[] = [];
 
   constructor(private readonly o: ConformanceOptions) {
     this.base = o.baseUrl.replace(/\/+$/, "");
@@ -107,6 +113,8 @@ export class ConformanceRun {
     } catch {
       // non-JSON body stays text; checks that need JSON fail on it
     }
+    this.responsesSeen++;
+    for (const s of strayWireCodes(parsed)) this.strays.push(`${method} ${path} → ${res.status} ${s.path} = ${JSON.stringify(s.value)}`);
     return { status: res.status, body: parsed, headers: res.headers };
   }
 
@@ -127,7 +135,20 @@ export class ConformanceRun {
   async run(): Promise<CheckResult[]> {
     await this.readChecks();
     if (this.o.privateKey && !this.o.readOnly) await this.writeChecks(privateKeyToAccount(this.o.privateKey));
+    await this.vocabularyCheck();
     return this.results;
+  }
+
+  /**
+   * Last: no response of the whole run carried an error_code / code outside the spec's
+   * vocabulary (its table plus CANCEL_COOLDOWN, seen live) or a rejectionCategory
+   * outside the batch-quote list.
+   */
+  private async vocabularyCheck(): Promise<void> {
+    await this.check("read", "error codes only from the spec's vocabulary (every response above)", async () => {
+      must(this.strays.length === 0, `${this.strays.length} out-of-vocabulary code(s): ${this.strays.slice(0, 5).join("; ")}`);
+      return `${this.responsesSeen} responses`;
+    });
   }
 
   // ------------------------------------------------------------------ read-only
@@ -217,6 +238,8 @@ export class ConformanceRun {
       must(isObj(d) && typeof d.name === "string" && d.version === "1", "eip712_domain {name, version: 1}");
       must(d.chainId === b.chain_id, "eip712_domain.chainId = chain_id");
       must(typeof d.verifyingContract === "string" && d.verifyingContract.toLowerCase() === String(b.exchange_address).toLowerCase(), "verifyingContract = exchange_address");
+      // The live service's name for the exchange contract (FACTS); when served, it must agree.
+      if ("sera_address" in b) must(String(b.sera_address).toLowerCase() === String(b.exchange_address).toLowerCase(), "sera_address = exchange_address");
       const vl = isObj(b.limits) ? b.limits.vl_batch : undefined;
       must(isObj(vl) && isInt(vl.min) && isInt(vl.max) && vl.min <= vl.max, "limits.vl_batch {min, max}");
       this.config = b;
@@ -226,7 +249,7 @@ export class ConformanceRun {
     await this.check("read", "GET /fx/rate shape, same-currency rule and 400s", async () => {
       const same = await this.call("GET", "/fx/rate?base=usd&quote=USD");
       this.expectStatus(same, 200, "fx usd/USD");
-      must(isObj(same.body) && sameDecimal(String(same.body.rate), "1") && sameDecimal(String(same.body.rate_24h_ago), "1") && Number(same.body.change_pct) === 0, "base = quote gives rate 1, rate_24h_ago 1, change_pct 0");
+      must(isObj(same.body) && sameDecimal(String(same.body.rate), "1") && sameDecimal(String(same.body.rate_24h_ago), "1") && same.body.change_pct === "0.0000", "base = quote gives rate 1, rate_24h_ago 1, change_pct \"0.0000\"");
       must(typeof same.body.pair === "string", "pair string");
       const missing = await this.call("GET", "/fx/rate?base=EUR");
       this.expectStatus(missing, 400, "fx without quote");
@@ -241,6 +264,8 @@ export class ConformanceRun {
       must(typeof b.rate === "string" && DECIMAL.test(b.rate), "rate decimal string");
       must(typeof b.as_of === "number", "as_of number");
       for (const k of ["rate_24h_ago", "as_of_24h_ago", "change_pct"]) must(k in b, `${k} present (nullable)`);
+      // "signed with 4 decimal places": a string keeps them (FACTS: clients type it string | null).
+      must(b.change_pct === null || (typeof b.change_pct === "string" && CHANGE_PCT.test(b.change_pct)), `change_pct null or a 4-place decimal string, got ${JSON.stringify(b.change_pct)}`);
       return `EUR/USD ${b.rate}`;
     });
 

@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { importModule } from "../sim/platform/module-format.ts";
 
 export const REPLAY_BUNDLE_VERSION = 1;
 export const DEFAULT_REPLAY_DIR = ".fakex/replays";
@@ -63,6 +64,8 @@ export interface ReplayOptions {
   dir?: string;
   /** Called on failure to capture the chain, e.g. anvilDumpState(rpcUrl). */
   chainDump?: () => Promise<string | undefined>;
+  /** A running fakex's control URL: on failure, its run report is written beside the bundle (same name, .html). */
+  reportFrom?: string;
 }
 
 export class PropertyFailure extends Error {
@@ -126,17 +129,30 @@ export async function assertWithReplay(ref: PropertyRef, params: fc.Parameters<u
   await mkdir(dir, { recursive: true });
   const file = join(dir, `${name.replace(/[^A-Za-z0-9_.-]+/g, "_")}-${details.seed}.json`);
   await writeFile(file, JSON.stringify(bundle, null, 2) + "\n");
+  const report = o.reportFrom === undefined ? "" : await reportBeside(file, o.reportFrom);
   throw new PropertyFailure(
     `property ${name} failed (seed ${bundle.seed}, path ${bundle.path}): ${bundle.error}\n` +
-      `counterexample: ${bundle.commands}\nreplay bundle: ${file}\nreproduce: npx fakex replay ${file}`,
+      `counterexample: ${bundle.commands}\nreplay bundle: ${file}\nreproduce: npx fakex replay ${file}${report}`,
     file,
     bundle,
   );
 }
 
+/** The run report (fixtures/report.ts) beside the bundle; a line for the failure message either way. */
+async function reportBeside(bundleFile: string, controlUrl: string): Promise<string> {
+  const out = bundleFile.replace(/\.json$/, ".html");
+  try {
+    const { writeReport } = await import("../fixtures/report.ts");
+    await writeReport(controlUrl, out);
+    return `\nrun report: ${out}`;
+  } catch (e) {
+    return `\nrun report not written: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
 async function loadFactory(module: string, name: string): Promise<PropertyFactory> {
   const url = module.startsWith("file:") ? module : pathToFileURL(resolve(module)).href;
-  const mod = (await import(url)) as Record<string, unknown>;
+  const mod = (await importModule(url)) as Record<string, unknown>;
   const f = mod[name];
   if (typeof f !== "function") throw new Error(`replay: ${module} has no exported property factory ${name}`);
   return f as PropertyFactory;

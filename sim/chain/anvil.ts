@@ -25,7 +25,7 @@ import {
   type RawLog,
   type RawReceipt,
 } from "./anvil-receipts.ts";
-import { hashTyped, toContractSignature } from "../http/signatures.ts";
+import { hashTyped, toContractSignature } from "../signing/signatures.ts";
 import { INTENT_TYPE, ORDER_TYPE, exchangeDomain, type Address, type ExchangeDomain, type Hex, type IntentMessage, type OrderMessage } from "../core/typed-data.ts";
 import type { ChainIntent } from "../core/swap-intent.ts";
 import type { PermitReader } from "../core/quotes.ts";

@@ -10,9 +10,10 @@
 // request, not a validation-shape failure (422 stays for the JSON schema).
 //
 // Pure: decoding and signer recovery need no chain; the route broadcasts afterwards.
+// The exchange's ABI comes in through the config (the core never reads contract
+// artifacts), so the selector check uses whatever build the deployment runs.
 
 import { decodeFunctionData, erc20Abi, parseTransaction, recoverTransactionAddress, type Abi, type TransactionSerialized } from "viem";
-import { Exchange } from "../chain/artifacts.ts";
 import { ExchangeError } from "./errors.ts";
 import type { Address, Hex } from "./typed-data.ts";
 
@@ -26,6 +27,8 @@ export interface BroadcastPolicyConfig {
   exchange: Address;
   vault: Address;
   router: Address;
+  /** The exchange contract's ABI; only the relayed functions are taken from it. */
+  exchangeAbi: Abi;
   /** Token addresses (lowercase) of the registry. */
   isRegistryToken(token: Address): boolean;
   /** EIP-7702 delegate contracts a type-4 transaction may authorise (lowercase). Default: none. */
@@ -44,10 +47,20 @@ export interface AcceptedBroadcast {
 }
 
 // Only the functions the helpers may relay; decoding against these lists is the selector
-// check. Taken from the one source of each ABI (viem's ERC-20, our generated artifacts).
+// check. Taken from the one source of each ABI (viem's ERC-20, the injected exchange ABI).
 const ERC20_ABI: Abi = erc20Abi.filter((f) => f.type === "function" && (f.name === "approve" || f.name === "transfer"));
 const RELAYED_EXCHANGE_CALLS = new Set(["depositFund", "depositFundWithPermit", "executeInstantWithdrawDualSig"]);
-const EXCHANGE_ABI: Abi = (Exchange.abi as Abi).filter((f) => f.type === "function" && RELAYED_EXCHANGE_CALLS.has(f.name));
+// Keyed by the injected ABI itself (a module constant in practice): filtered once.
+const relayedCache = new WeakMap<Abi, Abi>();
+
+function relayedExchangeAbi(exchangeAbi: Abi): Abi {
+  let abi = relayedCache.get(exchangeAbi);
+  if (abi === undefined) {
+    abi = exchangeAbi.filter((f) => f.type === "function" && RELAYED_EXCHANGE_CALLS.has(f.name));
+    relayedCache.set(exchangeAbi, abi);
+  }
+  return abi;
+}
 
 /** What each endpoint relays, for error texts. */
 const ALLOWED_TEXT: Record<BroadcastEndpoint, string> = {
@@ -110,7 +123,7 @@ export async function checkBroadcast(endpoint: BroadcastEndpoint, rawTx: string,
   let kind: BroadcastKind;
   let args: readonly unknown[];
   const tokenCall = decodeWith(ERC20_ABI, data);
-  const exchangeCall = tokenCall ? null : decodeWith(EXCHANGE_ABI, data);
+  const exchangeCall = tokenCall ? null : decodeWith(relayedExchangeAbi(cfg.exchangeAbi), data);
   if (endpoint === "tx") {
     if (tokenCall?.functionName === "approve") {
       if (!cfg.isRegistryToken(to)) throw reject(`approve target ${to} is not a listed token`);

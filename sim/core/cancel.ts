@@ -11,7 +11,7 @@ import type { VlBatchRecord } from "./vl.ts";
 export const DEFAULT_CANCEL_COOLDOWN_SEC = 300;
 
 /** Why an order was cancelled (the order_cancel event's reason). */
-export type CancelReason = "user" | "cancel_all" | "vl_cancel" | "quota_exceeded";
+export type CancelReason = "user" | "cancel_all" | "vl_cancel" | "quota_exceeded" | "agent_requote";
 
 export interface CancelAllResult {
   cancelled: string[];

@@ -1,6 +1,8 @@
 // GET /config. The endpoint must answer during partial start-up: whatever is not
 // known yet (chain id before the RPC answers, addresses before deployment) is
 // null, and so is anything derived from it (the domain separator).
+// `sera_address` repeats `exchange_address`: the live service names the exchange
+// contract so, and its clients read that name (FACTS); the spec's name stays.
 
 import { domainSeparator } from "viem";
 import type { Address, Hex } from "./typed-data.ts";
@@ -18,6 +20,8 @@ export interface ConfigInputs {
 export interface ConfigResponse {
   chain_id: number | null;
   exchange_address: Address | null;
+  /** The live service's name for exchange_address; always equal to it. */
+  sera_address: Address | null;
   vault_address: Address | null;
   sor_address: Address | null;
   domain_separator: Hex | null;
@@ -48,6 +52,7 @@ export function configView(inputs: ConfigInputs): ConfigResponse {
   return {
     chain_id: chainId,
     exchange_address: exchange,
+    sera_address: exchange,
     vault_address: lowerAddress(inputs.vaultAddress),
     sor_address: lowerAddress(inputs.sorAddress),
     domain_separator: separator,

@@ -626,6 +626,17 @@ export class Engine {
     if (this.vaultDebt.size > 0) this.collectVaultDebts();
   }
 
+  /**
+   * Withdraw a seeded market agent's quote at once (fixtures/activity.ts re-quotes every
+   * step, inside the cancel cooldown users have). False when it is no longer pending.
+   */
+  cancelAgentOrder(orderId: string): boolean {
+    const o = this.orders.get(orderId);
+    if (!o || o.status !== "pending") return false;
+    this.cancelNow(o, "agent_requote");
+    return true;
+  }
+
   /** DELETE /orders/cancel-all. */
   cancelAll(owner: string): CancelAllResult {
     return cancelAll(this.cancelHost, owner);

@@ -18,10 +18,33 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** The subset the spec gives for POST /swap. */
+export const SWAP_ERROR_CODES = [
+  "ALLOWANCE_INSUFFICIENT",
+  "INTENT_DEADLINE_EXPIRED",
+  "SLIPPAGE_EXCEEDED",
+  "NO_LIQUIDITY",
+  "QUOTE_STALE",
+  "AMOUNT_BELOW_MIN",
+  "STP_BLOCKED",
+  "TRANSIENT_SETTLEMENT_FAILURE",
+] as const satisfies readonly ErrorCode[];
+
+/** Codes outside the spec's table that the live service is seen to send (FACTS: cancel inside the cooldown). */
+export const LIVE_WIRE_CODES = ["CANCEL_COOLDOWN"] as const;
+
+/** Every code that may appear on the wire (error_code, detail.code); nothing else ever does. */
+export const WIRE_ERROR_CODES = [...ERROR_CODES, ...LIVE_WIRE_CODES] as const;
+export type WireErrorCode = (typeof WIRE_ERROR_CODES)[number];
+
+export function isWireErrorCode(x: unknown): x is WireErrorCode {
+  return typeof x === "string" && (WIRE_ERROR_CODES as readonly string[]).includes(x);
+}
+
 /**
  * Codes that are not in the spec's typed vocabulary but name a rejection so that
- * tests and the HTTP mapper can branch on it. They never appear as `error_code`
- * on the wire unless the route's envelope is the typed one and the spec allows it.
+ * tests and the HTTP mapper can branch on it. They never appear on the wire:
+ * sim/http/wire-codes.ts maps each to a code of WIRE_ERROR_CODES or to none.
  */
 export type InternalCode =
   | "VALIDATION" // 400/422 field validation

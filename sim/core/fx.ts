@@ -22,7 +22,11 @@
 // pair, with rate = 1 / inverse quantised to 8 decimal places (half-even, fixed
 // 8 places), and the 24 h anchor taken from the inverse as well.
 // change_pct = (rate - rate_24h_ago) / rate_24h_ago * 100 on the returned
-// values, rounded half-even to 4 decimals, as a JSON number.
+// values, computed on bigints and rounded half to even (banker's rounding: a
+// remainder of exactly one half goes to the even last digit, so 0.00005 → "0.0000"
+// and 0.00015 → "0.0002") to 4 decimal places, sent as a string that keeps all
+// four ("0.1940", "-1.2500"): a JSON number cannot keep trailing zeros, and the
+// live service's clients type the field string | null.
 
 import type { Clock } from "./clock.ts";
 import { compareDecimal, formatDecimal, parseCanonicalDecimal, pow10, type Decimal } from "./amounts.ts";
@@ -50,7 +54,8 @@ export interface FxRateResponse {
   as_of: number;
   rate_24h_ago: string | null;
   as_of_24h_ago: number | null;
-  change_pct: number | null;
+  /** Signed percentage with exactly 4 decimal places, e.g. "0.1940"; null without a 24 h anchor. */
+  change_pct: string | null;
 }
 
 export interface FxState {
@@ -129,7 +134,7 @@ export class FxRates {
     const pair = `${b}/${q}`;
     const now = this.clock.nowSec();
     if (b === q) {
-      return { pair, rate: "1", as_of: now, rate_24h_ago: "1", as_of_24h_ago: now - DAY_SEC, change_pct: 0 };
+      return { pair, rate: "1", as_of: now, rate_24h_ago: "1", as_of_24h_ago: now - DAY_SEC, change_pct: fixedPlaces(0n, CHANGE_PCT_DECIMALS) };
     }
 
     const recent = [now - this.options.recencyWindowSec, now] as const;
@@ -255,13 +260,21 @@ function invert(d: Decimal): Decimal {
   return { units: divRoundHalfEven(pow10(INVERSE_DECIMALS + d.scale), d.units), scale: INVERSE_DECIMALS };
 }
 
-function changePct(rate: Decimal, rate24: Decimal): number {
+function changePct(rate: Decimal, rate24: Decimal): string {
   const scale = Math.max(rate.scale, rate24.scale);
   const a = rate.units * pow10(scale - rate.scale);
   const b = rate24.units * pow10(scale - rate24.scale);
   // (a - b) / b * 100, at 4 decimals: (a - b) * 100 * 10^4 / b
   const units = divRoundHalfEven((a - b) * 100n * pow10(CHANGE_PCT_DECIMALS), b);
-  return Number(formatDecimal({ units, scale: CHANGE_PCT_DECIMALS }));
+  return fixedPlaces(units, CHANGE_PCT_DECIMALS);
+}
+
+/** units / 10^places with every place kept ("0.1940", "-1.2500", "0.0000"); zero has no sign. */
+export function fixedPlaces(units: bigint, places: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(places + 1, "0");
+  const body = places === 0 ? digits : `${digits.slice(0, digits.length - places)}.${digits.slice(digits.length - places)}`;
+  return negative ? `-${body}` : body;
 }
 
 /** n / d rounded half to even; d > 0, n any sign. */

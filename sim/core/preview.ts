@@ -16,7 +16,7 @@ import { checkExpiration } from "./expiration.ts";
 import { buildOrderToSign, checkFloor, isSide, orderMessageToStrings, orderTerms, type OrderTerms, type Side } from "./order-terms.ts";
 import type { MarketInfo, Registry } from "./registry.ts";
 import { ORDER_TYPE, type Address, type OrderMessage } from "./typed-data.ts";
-import { checkStandaloneUuidInt, checkVlLegUuidInt, isUuid4, parseUint256 } from "./uuid-int.ts";
+import { checkPreviewUuidInt, checkStandaloneUuidInt, checkVlLegUuidInt, isUuid4, parseUint256 } from "./uuid-int.ts";
 
 export interface PreviewContext {
   registry: Registry;
@@ -47,6 +47,14 @@ export interface VlLegPosition {
   legId: number;
 }
 
+/**
+ * Which uuid_int encodings an order body may carry: a standalone order's (POST /orders,
+ * /verify-signature), a known VL position's (POST /orders/vl/batch), or, for
+ * POST /orders/preview, the standalone one or any VL leg >= 1 of this order_id
+ * (uuid-int.ts checkPreviewUuidInt).
+ */
+export type UuidIntRule = "standalone" | "preview" | VlLegPosition;
+
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** The spec: "client_id and fee_bps are not accepted" on POST /orders (and so on preview). */
@@ -76,9 +84,9 @@ function addressField(body: Record<string, unknown>, name: string): Address {
  *
  * A body carrying `client_id` or `fee_bps` is refused (VALIDATION) in the shape
  * step. Addresses are accepted in any letter case (checksums are not verified).
- * With `leg`, uuid_int is checked as that VL sibling instead of as a standalone id.
+ * `rule` says which uuid_int encodings are accepted (default: standalone).
  */
-export function validateOrderFields(body: unknown, ctx: PreviewContext, leg?: VlLegPosition): ValidatedOrder {
+export function validateOrderFields(body: unknown, ctx: PreviewContext, rule: UuidIntRule = "standalone"): ValidatedOrder {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw new ExchangeError("VALIDATION", 400, "request body must be a JSON object");
   }
@@ -127,8 +135,9 @@ export function validateOrderFields(body: unknown, ctx: PreviewContext, leg?: Vl
 
   // 6. composite id against the current executor id
   const uuidInt = parseUint256(b.uuid_int, "uuid_int");
-  if (leg) checkVlLegUuidInt(orderId, uuidInt, ctx.executorId, leg.groupId, leg.legId);
-  else checkStandaloneUuidInt(orderId, uuidInt, ctx.executorId);
+  if (rule === "standalone") checkStandaloneUuidInt(orderId, uuidInt, ctx.executorId);
+  else if (rule === "preview") checkPreviewUuidInt(orderId, uuidInt, ctx.executorId);
+  else checkVlLegUuidInt(orderId, uuidInt, ctx.executorId, rule.groupId, rule.legId);
 
   const terms = orderTerms(market, side, amount, price);
   // The signed Order carries both legs as uint256: a quantity or price so large that a
@@ -180,9 +189,13 @@ export interface PreviewResponse {
   eip712_types: { Order: { name: string; type: string }[] };
 }
 
-/** The 200 body of POST /orders/preview. Failures throw ExchangeError (mapped to {error_code, detail}). */
+/**
+ * The 200 body of POST /orders/preview. Failures throw ExchangeError (mapped to
+ * {error_code, detail}). A VL leg's own uuid_int (leg_id >= 1) is accepted as a client
+ * building a batch sends it, and eip712_order.uuid echoes it.
+ */
 export function previewOrder(body: unknown, ctx: PreviewContext): PreviewResponse {
-  const v = validateOrderFields(body, ctx);
+  const v = validateOrderFields(body, ctx, "preview");
   return {
     ok: true,
     symbol: v.market.symbol,

@@ -128,17 +128,20 @@ export interface QuoteWire {
   permit: PermitWire | null;
 }
 
-export type RejectionCategory =
-  | "AMOUNT_BELOW_MIN"
-  | "NO_LIQUIDITY"
-  | "SLIPPAGE_EXCEEDED"
-  | "INTENT_DEADLINE_EXPIRED"
-  | "QUOTE_STALE"
-  | "no_liquidity"
-  | "invalid_quote"
-  | "upstream_unavailable"
-  | "quote_timeout"
-  | "internal_error";
+/** The spec's batch-quote rejectionCategory values: typed codes forwarded verbatim, or its lowercase categories. */
+export const REJECTION_CATEGORIES = [
+  "AMOUNT_BELOW_MIN",
+  "NO_LIQUIDITY",
+  "SLIPPAGE_EXCEEDED",
+  "INTENT_DEADLINE_EXPIRED",
+  "QUOTE_STALE",
+  "no_liquidity",
+  "invalid_quote",
+  "upstream_unavailable",
+  "quote_timeout",
+  "internal_error",
+] as const;
+export type RejectionCategory = (typeof REJECTION_CATEGORIES)[number];
 
 export interface BatchItemWire {
   ok: boolean;
@@ -496,8 +499,9 @@ export class SwapDesk {
   prepare(sub: SwapSubmission): PreparedSwap {
     const rec = this.live(sub.uuid);
     const i = rec.intent;
+    // No route at that size: the spec's NO_LIQUIDITY ("reduce size or change pair").
     if (rec.informational) {
-      throw new ExchangeError("VALIDATION", 400, "quote is informational (minOutputAmount 0): no executable route at that size");
+      throw new ExchangeError("NO_LIQUIDITY", 400, "quote is informational (minOutputAmount 0): no executable route at that size");
     }
     if (typeof sub.signature !== "string" || !/^0x[0-9a-fA-F]+$/.test(sub.signature)) {
       throw new ExchangeError("VALIDATION", 400, "signature must be a 0x-prefixed hex string");
@@ -507,14 +511,16 @@ export class SwapDesk {
     }
     let permit: PreparedSwap["permit"] = null;
     if (rec.permit?.eip712 !== undefined) {
+      // A missing or unusable permit leaves the allowance short: ALLOWANCE_INSUFFICIENT
+      // ("including invalid or expired permit": re-permit).
       if (sub.permit_signature === undefined || sub.permit_signature === null || sub.permit_deadline === undefined || sub.permit_deadline === null) {
-        throw new ExchangeError("VALIDATION", 400, "permit_signature and permit_deadline are required when quote.permit is not null");
+        throw new ExchangeError("ALLOWANCE_INSUFFICIENT", 400, "permit_signature and permit_deadline are required when quote.permit is not null");
       }
       if (typeof sub.permit_signature !== "string" || !HEX_SIG.test(sub.permit_signature)) {
-        throw new ExchangeError("VALIDATION", 400, "permit_signature must be a 65-byte or 64-byte (compact) hex signature");
+        throw new ExchangeError("ALLOWANCE_INSUFFICIENT", 400, "permit_signature must be a 65-byte or 64-byte (compact) hex signature");
       }
       if (sub.permit_deadline !== rec.permit.eip712.message.deadline) {
-        throw new ExchangeError("VALIDATION", 400, "permit_deadline must equal quote.permit.eip712.message.deadline");
+        throw new ExchangeError("ALLOWANCE_INSUFFICIENT", 400, "permit_deadline must equal quote.permit.eip712.message.deadline");
       }
       permit = { value: i.initialDepositAmount, deadline: BigInt(rec.permit.eip712.message.deadline), signature: sub.permit_signature as Hex };
     }

@@ -4,6 +4,7 @@
 
 import { keccak256, stringToBytes } from "viem";
 import { formatRaw } from "./amounts.ts";
+import { baseBeforeQuoteOrder } from "./market-orientation.ts";
 import type { Address } from "./typed-data.ts";
 
 export interface TokenInfo {
@@ -77,11 +78,12 @@ const CURRENCY = /^[A-Za-z]{3}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
- * Placeholder address for a token with no deployed address: 2 bytes of its index
- * in the config (so config order decides canonical orientation, and the default
- * set lists bases before quotes) followed by 18 bytes of keccak256 of the symbol
- * (so the address is stable and unique). Deployment replaces these with the real
- * addresses through the constructor's `addresses` map.
+ * Placeholder address for a token with no deployed address: 2 bytes of its rank
+ * (its place in the markets' base-before-quote order, so every market keeps the
+ * orientation the config writes; config order when the markets loop) followed by
+ * 18 bytes of keccak256 of the symbol (so the address is stable and unique).
+ * Deployment replaces these with the real addresses through the constructor's
+ * `addresses` map.
  */
 export function placeholderTokenAddress(symbol: string, index: number): Address {
   const hash = keccak256(stringToBytes(`fakex-token:${symbol}`)).slice(2);
@@ -120,7 +122,8 @@ export class Registry {
       }
     }
 
-    this.tokenList = config.tokens.map((t, i) => this.buildToken(t, i, addresses));
+    const rank = placeholderRanks(config);
+    this.tokenList = config.tokens.map((t, i) => this.buildToken(t, i, addresses, rank.get(t?.symbol) ?? i));
     for (const t of this.tokenList) {
       this.tokensBySymbol.set(t.symbol, t);
       this.tokensByAddress.set(t.address, t);
@@ -133,7 +136,7 @@ export class Registry {
     }
   }
 
-  private buildToken(t: TokenConfig, i: number, addresses: Record<string, Address>): TokenInfo {
+  private buildToken(t: TokenConfig, i: number, addresses: Record<string, Address>, rank: number): TokenInfo {
     const at = `tokens[${i}]`;
     if (t === null || typeof t !== "object") throw new RegistryConfigError(`${at} must be an object`);
     if (typeof t.symbol !== "string" || !SYMBOL.test(t.symbol)) {
@@ -150,7 +153,7 @@ export class Registry {
     if (t.permit !== undefined && typeof t.permit !== "boolean") {
       throw new RegistryConfigError(`${at}.permit must be true or false`);
     }
-    const rawAddress: string = addresses[t.symbol] ?? t.address ?? placeholderTokenAddress(t.symbol, i);
+    const rawAddress: string = addresses[t.symbol] ?? t.address ?? placeholderTokenAddress(t.symbol, rank);
     if (typeof rawAddress !== "string" || !ADDRESS.test(rawAddress)) {
       throw new RegistryConfigError(`${at}: address of ${t.symbol} must be 0x plus 40 hex digits, got ${JSON.stringify(rawAddress)}`);
     }
@@ -255,6 +258,20 @@ export class Registry {
   }
 }
 
+/** Symbol → rank in the markets' base-before-quote order; empty (config order) when they loop or are malformed. */
+function placeholderRanks(config: RegistryConfig): Map<string, number> {
+  try {
+    const { order } = baseBeforeQuoteOrder(
+      config.tokens.map((t) => t.symbol),
+      config.markets.map((m) => ({ base: m.base, quote: m.quote })),
+    );
+    return new Map((order ?? []).map((s, k) => [s, k]));
+  } catch {
+    // Entries the constructor rejects with a precise message further on.
+    return new Map();
+  }
+}
+
 function pairKey(a: string, b: string): string {
   return a < b ? `${a}|${b}` : `${b}|${a}`;
 }
@@ -301,7 +318,8 @@ export function marketView(m: MarketInfo): Record<string, unknown> {
  * A stablecoin FX deployment in miniature: USD, EUR, GBP, CHF and JPY tokens with
  * the decimals real ones use (6, 18, 2), mixed permit support, one token without
  * a trade floor, and one inactive market. Tokens are listed bases first so the
- * placeholder addresses keep every market in the orientation written here.
+ * placeholder addresses keep every market in the orientation written here (deployments
+ * keep it too: fixtures/token-addresses.ts chooses the token addresses).
  */
 export const DEFAULT_REGISTRY_CONFIG: RegistryConfig = {
   tokens: [
@@ -322,7 +340,7 @@ export const DEFAULT_REGISTRY_CONFIG: RegistryConfig = {
     // price ~1.13 USDC per XCHF
     { base: "XCHF", quote: "USDC", tick_precision: 5, quantity_precision: 2, min_ask_amount_raw: "5000000000000000000", min_bid_quote_amount_raw: "5000000" },
     // price ~152.35 JPYS per USDC: quote token has 2 decimals. Tick precision 6 so the
-    // market stays tradable when deployed addresses reorient it to JPYS/USDC (~0.00656).
+    // market stays tradable if a registry with fixed addresses reorients it to JPYS/USDC (~0.00656).
     { base: "USDC", quote: "JPYS", tick_precision: 6, quantity_precision: 2, min_ask_amount_raw: "5000000", min_bid_quote_amount_raw: "75000" },
     // price ~0.85 GBPT per EURC
     { base: "EURC", quote: "GBPT", tick_precision: 5, quantity_precision: 2, min_ask_amount_raw: "5000000", min_bid_quote_amount_raw: "5000000000000000000" },

@@ -97,8 +97,11 @@ export function parseUint256(s: unknown, field: string): bigint {
   return v;
 }
 
-function mismatch(detail: string): ExchangeError {
-  return new ExchangeError("UUID_INT_MISMATCH", 400, detail);
+/** Which part of uuid_int is wrong; carried in `extra.reason` so the wire mapping can tell a rotated executor id apart. */
+export type UuidIntProblem = "range" | "executor_id" | "order_id" | "group_id" | "leg_id";
+
+function mismatch(reason: UuidIntProblem, detail: string): ExchangeError {
+  return new ExchangeError("UUID_INT_MISMATCH", 400, detail, { reason });
 }
 
 /** Shared part of both checks; names the first field that disagrees so a client can fix it. */
@@ -110,19 +113,36 @@ function checkParts(
   legId: number,
 ): void {
   checkExecutorId(executorId);
-  if (uuidInt < 0n || uuidInt >= UINT256_LIMIT) throw mismatch("uuid_int must be a uint256");
+  if (uuidInt < 0n || uuidInt >= UINT256_LIMIT) throw mismatch("range", "uuid_int must be a uint256");
   const d = decodeUuidInt(uuidInt);
+  // order_id first: only an id built for this order with an older executor id reads as a rotation.
+  if (d.uuid128 !== uuidToBigInt(orderId)) throw mismatch("order_id", "uuid_int does not embed order_id");
   if (d.executorId !== executorId) {
-    throw mismatch(`uuid_int carries executor_id ${d.executorId} but the current executor_id is ${executorId} (see GET /health)`);
+    throw mismatch("executor_id", `uuid_int carries executor_id ${d.executorId} but the current executor_id is ${executorId} (see GET /health)`);
   }
-  if (d.uuid128 !== uuidToBigInt(orderId)) throw mismatch("uuid_int does not embed order_id");
-  if (d.groupId !== groupId) throw mismatch("uuid_int carries the wrong group_id");
-  if (d.legId !== legId) throw mismatch(`uuid_int carries leg_id ${d.legId}, expected ${legId}`);
+  if (d.groupId !== groupId) throw mismatch("group_id", "uuid_int carries the wrong group_id");
+  if (d.legId !== legId) throw mismatch("leg_id", `uuid_int carries leg_id ${d.legId}, expected ${legId}`);
 }
 
 /** A standalone order: group_id from its own order_id, leg_id 0. UUID_INT_MISMATCH (400) otherwise. */
 export function checkStandaloneUuidInt(orderId: string, uuidInt: bigint, executorId: number): void {
   checkParts(orderId, uuidInt, executorId, groupIdOf(orderId), 0);
+}
+
+/**
+ * POST /orders/preview: the body is one order, so a VL sibling's group_id (derived
+ * from leg 0's order_id, which the body does not carry) cannot be checked. Accepted:
+ * the standalone encoding (which is also leg 0's), or a VL leg encoding with
+ * leg_id >= 1 whose executor_id is the current one and whose uuid128 is this
+ * order_id; its group_id is taken as given. UUID_INT_MISMATCH (400) otherwise.
+ */
+export function checkPreviewUuidInt(orderId: string, uuidInt: bigint, executorId: number): void {
+  const legId = uuidInt >= 0n && uuidInt < UINT256_LIMIT ? decodeUuidInt(uuidInt).legId : 0;
+  if (legId === 0) {
+    checkStandaloneUuidInt(orderId, uuidInt, executorId);
+    return;
+  }
+  checkParts(orderId, uuidInt, executorId, decodeUuidInt(uuidInt).groupId, legId);
 }
 
 /** A VL leg: the batch's shared group_id and this leg's position. UUID_INT_MISMATCH (400) otherwise. */

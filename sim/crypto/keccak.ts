@@ -3,8 +3,8 @@
 // costs ~75 µs per Order encoding; the native binding of the `keccak` package (it
 // ships prebuilt N-API binaries) a fraction of that. When the binding cannot load,
 // viem's implementation is the fallback.
-import { createRequire } from "node:module";
 import { keccak256 as viemKeccak256 } from "viem";
+import { nodeRequire } from "../platform/module-format.ts";
 
 type KeccakFactory = (algorithm: "keccak256") => { update(data: Buffer): { digest(): Buffer } };
 
@@ -13,7 +13,7 @@ function loadNative(): KeccakFactory | null {
   try {
     // "keccak/bindings" is the native addon only; the package main silently falls back
     // to its own JS, which would hide a broken prebuild.
-    const factory = createRequire(import.meta.url)("keccak/bindings") as KeccakFactory;
+    const factory = nodeRequire("keccak/bindings") as KeccakFactory;
     return typeof factory === "function" ? factory : null;
   } catch {
     return null;

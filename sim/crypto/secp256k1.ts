@@ -3,7 +3,7 @@
 // addon only: the package main silently falls back to elliptic.js, which would hide a
 // broken prebuild behind a slow path. Callers fall back to @noble/curves when this is
 // null; FAKEX_SIGNATURES=js forces that path.
-import { createRequire } from "node:module";
+import { nodeRequire } from "../platform/module-format.ts";
 
 /** The part of the `secp256k1` package's native wrapper we use. */
 export interface NativeSecp256k1 {
@@ -14,7 +14,7 @@ export interface NativeSecp256k1 {
 function load(): NativeSecp256k1 | null {
   if (process.env["FAKEX_SIGNATURES"] === "js") return null;
   try {
-    const mod = createRequire(import.meta.url)("secp256k1/bindings") as NativeSecp256k1;
+    const mod = nodeRequire("secp256k1/bindings") as NativeSecp256k1;
     return typeof mod.ecdsaRecover === "function" && typeof mod.ecdsaSign === "function" ? mod : null;
   } catch {
     return null;

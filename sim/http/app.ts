@@ -11,6 +11,7 @@
 
 import express, { type Application, Router } from "express";
 import type { HttpContext } from "./context.ts";
+import { corsMiddleware } from "./cors.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { apiKeysRouter } from "./routes/api-keys.ts";
 import { balancesRouter } from "./routes/balances.ts";
@@ -75,6 +76,8 @@ export function createApp(ctx: HttpContext): Application {
     v1.use(broadcastRouter(ctx, ctx.registry, ctx.funds));
     v1.use(withdrawRouter(ctx, ctx.registry, ctx.funds));
   }
+  // CORS first, so every /api/v1 answer (errors and 404s included) carries it.
+  if (ctx.cors !== null) app.use(API_PREFIX, corsMiddleware(ctx.cors ?? { kind: "any" }));
   app.use(API_PREFIX, v1);
 
   app.use(notFoundHandler);

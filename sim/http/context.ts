@@ -13,6 +13,7 @@ import type { Health } from "../core/health.ts";
 import type { Registry } from "../core/registry.ts";
 import { exchangeDomain, type Address, type ExchangeDomain, type Hex } from "../core/typed-data.ts";
 import type { ApiKeyAuthenticator, WalletRateLimiter } from "./auth.ts";
+import type { CorsPolicy } from "./cors.ts";
 import type { FundsServices } from "./funds-services.ts";
 import type { HttpLogger } from "./errors.ts";
 
@@ -66,6 +67,11 @@ export interface HttpContext {
    * routes are not mounted. Its registry must be `registry`.
    */
   engine?: Engine;
+  /**
+   * CORS on /api/v1 (cors.ts); absent: any origin. null: not mounted by this app,
+   * because the caller mounts it in front of its own /api/v1 middleware.
+   */
+  cors?: CorsPolicy | null;
 }
 
 /**

@@ -1,31 +1,62 @@
 // Forced failures and latency on chosen /api/v1 routes, set through the control
-// API: a middleware in front of the exchange app. A rule matches a method (or
+// API: one middleware in front of the exchange app. A rule matches a method (or
 // any) and a path under /api/v1 (exact, or a prefix when it ends in "*"); it
 // delays the request by `latency_ms` of real time (this is the HTTP edge, not the
-// simulator: the virtual clock does not move) and/or answers 503 with the
-// spec's envelope. `times` limits how many requests a rule affects.
+// simulator: the virtual clock does not move) and/or fails it with `fail`:
+// 503 (true is 503), "timeout", "reset" or "truncate" (route-faults-outcome.ts).
+//
+// `after_commit: true` is the ambiguous outcome: the request is served in full
+// (orders placed, quotes consumed, withdrawals co-signed, all in the event log)
+// and only then is its answer lost to the fault. Without it the fault comes
+// before any effect.
+//
+// `times` limits how many requests a rule affects; `fraction` affects each
+// matching request with that probability, drawn from a seeded Rng (the same
+// seed and request sequence pick the same requests), as are latency
+// distributions (route-faults-latency.ts). A request the fraction spares does
+// not count against `times`.
 import type { RequestHandler } from "express";
 import { ExchangeError } from "../core/errors.ts";
-import { SERVICE_UNAVAILABLE_DETAIL } from "./errors.ts";
+import { Rng, type RngState } from "../core/rng.ts";
+import { drawLatency, isZeroLatency, parseLatency, type LatencySpec } from "./route-faults-latency.ts";
+import { FAIL_KINDS, answerWithFault, swallowResponse, type FailKind } from "./route-faults-outcome.ts";
+import { noteFault } from "./journal-notes.ts";
+
+export { MAX_FAULT_LATENCY_MS } from "./route-faults-latency.ts";
 
 export interface RouteFaultRule {
   /** HTTP method, upper case; absent = any. */
   method?: string;
   /** Path under /api/v1 ("/orders", "/swap/quote"); a trailing "*" makes it a prefix ("/orders*"). */
   path: string;
-  /** Answer 503 (Retry-After: 1) instead of serving the request. */
-  fail?: boolean;
-  /** Real delay before the request is served (or failed), ms. */
-  latency_ms?: number;
+  /** How the request fails: true or 503 (Retry-After: 1), "timeout", "reset", "truncate"; false/absent: it does not. */
+  fail?: boolean | FailKind;
+  /** Fail after the request took full effect (its committed answer is lost), not before. */
+  after_commit?: boolean;
+  /** Real delay before the request is served (or failed): ms, or a seeded distribution. */
+  latency_ms?: LatencySpec;
   /** How many matching requests the rule applies to; absent = until cleared. */
   times?: number;
+  /** Probability (0-1] that a matching request is affected, drawn from the seeded Rng; absent = 1. */
+  fraction?: number;
 }
 
-export const MAX_FAULT_LATENCY_MS = 60_000;
+export interface RouteFaultsState {
+  rules: RouteFaultRule[];
+  rng: RngState;
+}
+
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
+const KEYS = ["method", "path", "fail", "after_commit", "latency_ms", "times", "fraction"];
 
 function invalid(detail: string): ExchangeError {
   return new ExchangeError("VALIDATION", 400, `route faults: ${detail}`);
+}
+
+/** The failure a rule asks for, or null. */
+export function failKind(rule: RouteFaultRule): FailKind | null {
+  if (rule.fail === undefined || rule.fail === false) return null;
+  return rule.fail === true ? 503 : rule.fail;
 }
 
 /** Validate a list of rules from JSON; returns normalised copies. */
@@ -34,7 +65,7 @@ export function parseRouteFaultRules(input: unknown): RouteFaultRule[] {
   return input.map((r: unknown, i) => {
     if (r === null || typeof r !== "object" || Array.isArray(r)) throw invalid(`rules[${i}] must be an object`);
     const o = r as Record<string, unknown>;
-    for (const k of Object.keys(o)) if (!["method", "path", "fail", "latency_ms", "times"].includes(k)) throw invalid(`rules[${i}]: unknown key ${k}`);
+    for (const k of Object.keys(o)) if (!KEYS.includes(k)) throw invalid(`rules[${i}]: unknown key ${k}`);
     if (typeof o.path !== "string" || !o.path.startsWith("/") || o.path.length > 200) throw invalid(`rules[${i}].path must be a path starting with "/"`);
     const rule: RouteFaultRule = { path: o.path };
     if (o.method !== undefined) {
@@ -42,26 +73,35 @@ export function parseRouteFaultRules(input: unknown): RouteFaultRule[] {
       rule.method = o.method.toUpperCase();
     }
     if (o.fail !== undefined) {
-      if (typeof o.fail !== "boolean") throw invalid(`rules[${i}].fail must be true or false`);
-      rule.fail = o.fail;
-    }
-    if (o.latency_ms !== undefined) {
-      if (!Number.isInteger(o.latency_ms) || (o.latency_ms as number) < 0 || (o.latency_ms as number) > MAX_FAULT_LATENCY_MS) {
-        throw invalid(`rules[${i}].latency_ms must be an integer 0-${MAX_FAULT_LATENCY_MS}`);
+      if (typeof o.fail !== "boolean" && !FAIL_KINDS.includes(o.fail as FailKind)) {
+        throw invalid(`rules[${i}].fail must be true, false, 503, "timeout", "reset" or "truncate"`);
       }
-      rule.latency_ms = o.latency_ms as number;
+      rule.fail = o.fail as RouteFaultRule["fail"];
     }
+    if (o.after_commit !== undefined) {
+      if (typeof o.after_commit !== "boolean") throw invalid(`rules[${i}].after_commit must be true or false`);
+      if (o.after_commit && failKind(rule) === null) throw invalid(`rules[${i}].after_commit needs a fail`);
+      rule.after_commit = o.after_commit;
+    }
+    if (o.latency_ms !== undefined) rule.latency_ms = parseLatency(o.latency_ms, `rules[${i}].latency_ms`);
     if (o.times !== undefined) {
       if (!Number.isInteger(o.times) || (o.times as number) < 1) throw invalid(`rules[${i}].times must be an integer >= 1`);
       rule.times = o.times as number;
     }
-    if (!rule.fail && !rule.latency_ms) throw invalid(`rules[${i}] needs fail: true or a positive latency_ms`);
+    if (o.fraction !== undefined) {
+      if (typeof o.fraction !== "number" || !(o.fraction > 0) || o.fraction > 1) throw invalid(`rules[${i}].fraction must be a number in (0, 1]`);
+      rule.fraction = o.fraction;
+    }
+    if (failKind(rule) === null && isZeroLatency(rule.latency_ms)) throw invalid(`rules[${i}] needs fail (true, 503, "timeout", "reset" or "truncate") or a positive latency_ms`);
     return rule;
   });
 }
 
 export class RouteFaults {
   private rules: RouteFaultRule[] = [];
+
+  /** `rng` draws fractions and latencies: seed it (createFakeExchange does, from its seed). */
+  constructor(private readonly rng: Rng = new Rng("route-faults")) {}
 
   set(rules: readonly RouteFaultRule[]): void {
     this.rules = rules.map((r) => ({ ...r }));
@@ -75,19 +115,24 @@ export class RouteFaults {
     return this.rules.map((r) => ({ ...r }));
   }
 
-  snapshot(): RouteFaultRule[] {
-    return this.list();
+  snapshot(): RouteFaultsState {
+    return { rules: this.list(), rng: this.rng.snapshot() };
   }
 
-  restore(rules: readonly RouteFaultRule[]): void {
-    this.set(rules);
+  /** Also takes the bare rule list older snapshots and state files hold. */
+  restore(state: RouteFaultsState | readonly RouteFaultRule[]): void {
+    if (Array.isArray(state)) return this.set(state as readonly RouteFaultRule[]);
+    const s = state as RouteFaultsState;
+    this.set(s.rules);
+    this.rng.restore(s.rng);
   }
 
-  /** The rule for this request, counting it against `times`. */
+  /** The rule for this request (first match, if its fraction picks it), counting it against `times`. */
   take(method: string, path: string): RouteFaultRule | undefined {
     const i = this.rules.findIndex((r) => (r.method === undefined || r.method === method) && matches(r.path, path));
     if (i < 0) return undefined;
     const rule = this.rules[i]!;
+    if (rule.fraction !== undefined && rule.fraction < 1 && !this.rng.chance(rule.fraction)) return undefined;
     if (rule.times !== undefined) {
       if (rule.times <= 1) this.rules.splice(i, 1);
       else this.rules[i] = { ...rule, times: rule.times - 1 };
@@ -95,17 +140,40 @@ export class RouteFaults {
     return rule;
   }
 
-  /** Express middleware, mounted at the API prefix (req.path is relative to it). */
-  middleware(): RequestHandler {
+  /** One delay for this rule (ms), drawn now so draws follow request order. */
+  latencyOf(rule: RouteFaultRule): number {
+    return rule.latency_ms === undefined ? 0 : drawLatency(rule.latency_ms, this.rng);
+  }
+
+  /**
+   * Express middleware, mounted at the API prefix (req.path is relative to it).
+   * `beforeLoss` runs after an after_commit route committed and before its answer
+   * is lost (the state dir writes the committed effect there).
+   */
+  middleware(beforeLoss?: () => Promise<void>): RequestHandler {
     return (req, res, next) => {
       if (this.rules.length === 0) return next();
       const rule = this.take(req.method, req.path);
       if (!rule) return next();
+      const kind = failKind(rule);
+      // Headers the middleware in front set (CORS): a fault's answer keeps them.
+      const edge = { ...res.getHeaders() };
       const act = () => {
-        if (!rule.fail) return next();
-        res.status(503).set("Retry-After", "1").json({ detail: SERVICE_UNAVAILABLE_DETAIL });
+        if (kind === null) return next();
+        if (!rule.after_commit) {
+          noteFault({ kind: String(kind), after_commit: false, committed_status: null });
+          return answerWithFault(res, kind, null, edge);
+        }
+        swallowResponse(res, (committed) => {
+          noteFault({ kind: String(kind), after_commit: true, committed_status: committed.status });
+          const lose = () => answerWithFault(res, kind, committed, edge);
+          if (beforeLoss) beforeLoss().then(lose, lose);
+          else lose();
+        });
+        next();
       };
-      if (rule.latency_ms) setTimeout(act, rule.latency_ms);
+      const delay = this.latencyOf(rule);
+      if (delay > 0) setTimeout(act, delay);
       else act();
     };
   }

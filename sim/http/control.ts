@@ -15,7 +15,9 @@
 //   GET|POST /fx/quotes {"quotes","replace"}    FX provider quotes
 //   POST /executor {"executor_id","relayer_follows"}  rotate the executor id
 //   GET|POST /health {"degraded","signature_ready","unavailable"}
-//   GET|POST|DELETE /routes {"rules"}           forced 503s / latency on /api/v1 routes
+//   GET|POST|DELETE /routes {"rules"}           forced faults / latency on /api/v1 routes
+//   GET|POST|DELETE /activity {"markets","takers_per_min","volatility","step_sec"}
+//                                               seeded market agents (start / retune, stop, read)
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
 import { isExchangeError } from "../core/errors.ts";
@@ -75,6 +77,12 @@ export interface ControlHandle {
   routeFaults(): RouteFaultRule[];
   /** Validated by the handle (parseRouteFaultRules); [] clears. */
   setRouteFaults(rules: unknown): RouteFaultRule[];
+  /** Seeded market activity (fixtures/activity.ts); absent where the handle has none (404). */
+  activity?(): unknown;
+  /** Start or retune the agents; the handle validates the fields (400 on bad input). */
+  startActivity?(input: Record<string, unknown>): Promise<unknown>;
+  /** Stop them on these markets (all when absent). */
+  stopActivity?(markets?: "*" | string[]): unknown;
 }
 
 export class ControlInputError extends Error {
@@ -125,6 +133,8 @@ const schemas = {
   executor: z.object({ executor_id: z.number().int().min(0).max(15), relayer_follows: z.boolean().optional() }).strict(),
   health: z.object({ degraded: z.boolean().optional(), signature_ready: z.boolean().optional(), unavailable: z.boolean().optional() }).strict(),
   routes: z.object({ rules: z.array(z.unknown()) }).strict(),
+  activity: z.record(z.string(), z.unknown()),
+  activityStop: z.object({ markets: z.union([z.literal("*"), z.array(z.string())]).optional() }).strict(),
 };
 
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
@@ -243,6 +253,14 @@ export function controlRouter(c: ControlHandle): Router {
     .post(h((req, res) => res.json({ rules: c.setRouteFaults(parse(schemas.routes, req.body).rules) })))
     .delete(h((_req, res) => res.json({ rules: c.setRouteFaults([]) })))
     .all(notAllowed("GET", "POST", "DELETE"));
+  if (c.activity && c.startActivity && c.stopActivity) {
+    const [read, start, stop] = [c.activity.bind(c), c.startActivity.bind(c), c.stopActivity.bind(c)];
+    r.route("/activity")
+      .get(h((_req, res) => res.json(read())))
+      .post(h(async (req, res) => res.json(await start(parse(schemas.activity, req.body)))))
+      .delete(h((req, res) => res.json(stop(parse(schemas.activityStop, req.body).markets))))
+      .all(notAllowed("GET", "POST", "DELETE"));
+  }
 
   r.use((_req, res) => {
     res.status(404).json({ detail: "Not Found" });

@@ -1,14 +1,17 @@
 // The one place where errors become HTTP responses. Routes and the engine throw
-// ExchangeError; this module picks the envelope the spec gives for the route, turns
-// body-parser failures into 4xx, and hides every unexpected exception behind the
-// spec's 503 (logged, never leaking a stack).
+// ExchangeError; this module picks the envelope the spec gives for the route, puts
+// in it the wire code wire-codes.ts maps the error to (never an internal code name),
+// turns body-parser failures into 4xx, and hides every unexpected exception behind
+// the spec's 503 (logged, never leaking a stack).
 
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
 import { ExchangeError, isExchangeError } from "../core/errors.ts";
 import { TYPED_QUOTE_CODES } from "../core/quotes.ts";
+import { noteError } from "./journal-notes.ts";
+import { requiredWireCode, wireCodeOf } from "./wire-codes.ts";
 
 /**
- * Error body shapes of the spec:
+ * Error body shapes of the spec (codes: wire-codes.ts):
  * - plain:     {"detail": "..."}                                   (everything not listed below)
  * - typed:     {"detail": {"detail": "...", "error_code": "..."}}  (POST /orders, every 4xx)
  * - preview:   {"ok": false, "error_code": "...", "detail": "..."} (POST /orders/preview)
@@ -60,8 +63,11 @@ function unavailable(): ErrorResponse {
   return { status: 503, body: { detail: SERVICE_UNAVAILABLE_DETAIL }, headers: { "Retry-After": "1" } };
 }
 
-/** The response for an ExchangeError on a route using `style`. */
-export function errorResponse(err: ExchangeError, style: EnvelopeStyle = "plain"): ErrorResponse {
+/**
+ * The response for an ExchangeError on a route using `style`. `route` ("POST /swap")
+ * narrows the codes where the spec gives the route a subset.
+ */
+export function errorResponse(err: ExchangeError, style: EnvelopeStyle = "plain", route?: string): ErrorResponse {
   // 5xx never discloses its cause, whatever the route.
   if (err.status >= 500) return unavailable();
   // The rate limiter answers before any route logic, with its own fixed plain body
@@ -78,20 +84,23 @@ export function errorResponse(err: ExchangeError, style: EnvelopeStyle = "plain"
   }
   switch (style) {
     case "typed": {
+      const wire = requiredWireCode(err, route);
       // The floor rejection is documented on POST /orders as detail.code, and the
       // typed envelope as detail.error_code: carry both so either reading works.
-      const code = err.code === "AMOUNT_BELOW_MIN" ? { code: err.code } : {};
-      return { status: err.status, body: { detail: { detail: err.detail, error_code: err.code, ...code, ...extras(err) } }, headers: {} };
+      const code = wire === "AMOUNT_BELOW_MIN" ? { code: wire } : {};
+      return { status: err.status, body: { detail: { detail: err.detail, error_code: wire, ...code, ...extras(err) } }, headers: {} };
     }
     case "preview":
       // "Failures return a body with error_code and detail" at the top level; the
       // success body leads with ok: true, so a failure says ok: false as well.
-      return { status: err.status, body: { ok: false, error_code: err.code, detail: err.detail, ...extras(err) }, headers: {} };
-    case "swapQuote":
-      if (TYPED_QUOTE_CODES.includes(err.code)) {
-        return { status: err.status, body: { detail: { code: err.code, detail: err.detail, ...extras(err) } }, headers: {} };
+      return { status: err.status, body: { ok: false, error_code: requiredWireCode(err, route), detail: err.detail, ...extras(err) }, headers: {} };
+    case "swapQuote": {
+      const wire = wireCodeOf(err);
+      if (wire !== null && TYPED_QUOTE_CODES.includes(wire)) {
+        return { status: err.status, body: { detail: { code: wire, detail: err.detail, ...extras(err) } }, headers: {} };
       }
       return { status: err.status, body: { detail: err.detail }, headers: {} };
+    }
     case "plain":
       return { status: err.status, body: { detail: err.detail }, headers: {} };
   }
@@ -145,14 +154,19 @@ export const stderrLogger: HttpLogger = {
   },
 };
 
+/** "METHOD /path" of the request, the path relative to /api/v1 (the keys of ROUTE_ENVELOPES). */
+export function routeKeyOf(req: Request): string {
+  // req.path is relative to the router that failed; originalUrl carries the full path
+  // (possibly under an outer mount point), so cut everything up to /api/v1.
+  const path = (req.originalUrl.split("?")[0] ?? "").replace(/^.*?\/api\/v1(?=\/|$)/, "").replace(/\/+$/, "") || "/";
+  return `${req.method} ${path}`;
+}
+
 /** Envelope of the request's route: a route may override via res.locals.envelope. */
 export function envelopeOf(req: Request, res: Response): EnvelopeStyle {
   const override = res.locals["envelope"] as EnvelopeStyle | undefined;
   if (override) return override;
-  // req.path is relative to the router that failed; originalUrl carries the full path
-  // (possibly under an outer mount point), so cut everything up to /api/v1.
-  const path = (req.originalUrl.split("?")[0] ?? "").replace(/^.*?\/api\/v1(?=\/|$)/, "").replace(/\/+$/, "") || "/";
-  return ROUTE_ENVELOPES[`${req.method} ${path}`] ?? "plain";
+  return ROUTE_ENVELOPES[routeKeyOf(req)] ?? "plain";
 }
 
 function send(res: Response, r: ErrorResponse): void {
@@ -166,10 +180,12 @@ export function errorHandler(logger: HttpLogger = stderrLogger): ErrorRequestHan
     if (res.headersSent) return next(err);
     const known = requestError(err);
     if (known) {
+      noteError(known.code, known.detail);
       if (known.status >= 500) logger.error("service unavailable", { method: req.method, path: req.originalUrl, code: known.code, detail: known.detail });
-      send(res, errorResponse(known, envelopeOf(req, res)));
+      send(res, errorResponse(known, envelopeOf(req, res), routeKeyOf(req)));
       return;
     }
+    noteError("UNEXPECTED", err instanceof Error ? err.message : String(err));
     logger.error("unexpected error", {
       method: req.method,
       path: req.originalUrl,

@@ -21,6 +21,7 @@ import { MemoryChain } from "../chain/memory.ts";
 import { createApp } from "./app.ts";
 import type { ApiKeyAuthenticator, WalletRateLimiter } from "./auth.ts";
 import type { ApiKeyManager, ContractSignatureChecker } from "./context.ts";
+import { parseCorsOrigin, type CorsPolicy } from "./cors.ts";
 import type { HttpLogger } from "./errors.ts";
 import type { FundsServices } from "./funds-services.ts";
 
@@ -40,6 +41,8 @@ export interface ExchangeAppParts {
   /** Funds routes (balances, permit, builders, withdraw, broadcasts); mounted when given. */
   funds?: FundsServices;
   bodyLimit?: string | number;
+  /** CORS on /api/v1 (default any origin); null when the caller mounts it in front. */
+  cors?: CorsPolicy | null;
 }
 
 /** The express app serving every endpoint the parts support, under /api/v1. */
@@ -60,6 +63,7 @@ export function createExchangeApp(p: ExchangeAppParts): Application {
     ...(p.logger ? { logger: p.logger } : {}),
     ...(p.funds ? { funds: p.funds } : {}),
     ...(p.bodyLimit !== undefined ? { bodyLimit: p.bodyLimit } : {}),
+    ...(p.cors !== undefined ? { cors: p.cors } : {}),
   });
 }
 
@@ -79,9 +83,11 @@ export interface MemoryExchangeOptions {
   rateLimits?: boolean;
   contractSignatures?: ContractSignatureChecker;
   logger?: HttpLogger;
+  /** Allowed browser origins on /api/v1: "*" (default) or a comma-separated list (cors.ts). */
+  corsOrigin?: string;
 }
 
-export interface MemoryExchange extends Required<Omit<ExchangeAppParts, "contractSignatures" | "logger" | "funds" | "bodyLimit">> {
+export interface MemoryExchange extends Required<Omit<ExchangeAppParts, "contractSignatures" | "logger" | "funds" | "bodyLimit" | "cors">> {
   app: Application;
   chain: MemoryChain;
   clock: VirtualClock;
@@ -142,6 +148,7 @@ export function createMemoryExchange(o: MemoryExchangeOptions = {}): MemoryExcha
     config,
     ...(o.contractSignatures ? { contractSignatures: o.contractSignatures } : {}),
     ...(o.logger ? { logger: o.logger } : {}),
+    cors: parseCorsOrigin(o.corsOrigin),
   });
   return { app, engine, chain, registry, clock, apiKeys, rateLimits, health, fx, config, configInputs, fund };
 }

@@ -4,7 +4,8 @@
 
 import { ExchangeError } from "../core/errors.ts";
 import type { HttpContext } from "./context.ts";
-import { verifyTypedSignature, type VerifyTypedSignatureArgs, type VerifyTypedSignatureResult } from "./signatures.ts";
+import { noteSignatureMismatch, noteWallet } from "./journal-notes.ts";
+import { verifyTypedSignature, type VerifyTypedSignatureArgs, type VerifyTypedSignatureResult } from "../signing/signatures.ts";
 
 export type SignedPayload = Omit<VerifyTypedSignatureArgs, "isContract" | "isValidSignature">;
 
@@ -21,6 +22,16 @@ export async function requireTypedSignature(
       ? { isContract: (a) => checker.isContract(a), isValidSignature: (a, d, s) => checker.isValidSignature(a, d, s) }
       : {}),
   });
-  if (!result.valid) throw new ExchangeError("SIGNATURE_INVALID", 400, detail);
+  if (!result.valid) {
+    // For the request journal: what was expected, and who the bytes actually name.
+    noteSignatureMismatch({
+      field: "signature",
+      expected_signer: typeof payload.expected === "string" ? payload.expected.toLowerCase() : null,
+      recovered_signer: result.recovered,
+      typed_data: { domain: payload.domain, primaryType: payload.primaryType, types: payload.types, message: payload.message },
+    });
+    throw new ExchangeError("SIGNATURE_INVALID", 400, detail);
+  }
+  if (typeof payload.expected === "string") noteWallet(payload.expected);
   return result;
 }

@@ -7,7 +7,7 @@ import { CANCEL_ORDER_TYPE, type Address, type Hex } from "../../sim/core/typed-
 import { Exchange } from "../../sim/chain/artifacts.ts";
 import { AnvilChainPort } from "../../sim/chain/anvil.ts";
 import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
-import { hashTyped } from "../../sim/http/signatures.ts";
+import { hashTyped } from "../../sim/signing/signatures.ts";
 import { anvilEngine, deployWallet1271, depositOnChain, ledgerMismatches, signedBody, useTestChain, type ChainCtx, type Env } from "./helpers.ts";
 
 let ctx: ChainCtx;

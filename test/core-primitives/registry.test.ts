@@ -59,9 +59,23 @@ describe("Registry from the default config", () => {
     expect(r.token("0x0000000000000000000000000000000000000000")).toBeUndefined();
   });
 
-  it("placeholder addresses are deterministic and ordered by config index", () => {
+  it("placeholder addresses are deterministic and ordered by rank", () => {
     expect(placeholderTokenAddress("USDC", 4)).toBe(new Registry(DEFAULT_REGISTRY_CONFIG).tokenBySymbol("USDC")!.address);
     expect(placeholderTokenAddress("X", 0) < placeholderTokenAddress("A", 1)).toBe(true);
+  });
+
+  it("placeholders follow the markets' base-before-quote order, so a config listing quotes first keeps its orientation", () => {
+    const tok = (symbol: string) => ({ symbol, currency: "USD", decimals: 6, min_trade_amount_raw: "0" });
+    const mkt = (base: string, quote: string) => ({ base, quote, tick_precision: 4, quantity_precision: 2, min_ask_amount_raw: "0", min_bid_quote_amount_raw: "0" });
+    const r = new Registry({ tokens: [tok("Q"), tok("P"), tok("O")], markets: [mkt("O", "P"), mkt("P", "Q"), mkt("O", "Q")] });
+    expect(r.markets().map((m) => [m.symbol, m.reoriented])).toEqual([
+      ["O/P", false],
+      ["P/Q", false],
+      ["O/Q", false],
+    ]);
+    // A loop cannot be kept: config order decides, and one market is turned round.
+    const loop = new Registry({ tokens: [tok("A"), tok("B"), tok("C")], markets: [mkt("A", "B"), mkt("B", "C"), mkt("C", "A")] });
+    expect(loop.markets().map((m) => m.symbol)).toEqual(["A/B", "B/C", "A/C"]);
   });
 
   it("shapes GET /tokens and GET /markets rows with raw and decimal floors", () => {

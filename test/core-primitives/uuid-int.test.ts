@@ -4,6 +4,7 @@ import {
   bigIntToUuid,
   checkStandaloneUuidInt,
   checkVlLegUuidInt,
+  checkPreviewUuidInt,
   decodeUuidInt,
   encodeUuidInt,
   groupIdOf,
@@ -126,6 +127,21 @@ describe("checks against the current executor id", () => {
     const leg1 = encodeUuidInt({ executorId: 0, orderId: ID, groupId: groupIdOf(ID), legId: 1 });
     expect(caught(() => checkStandaloneUuidInt(ID, leg1, 0)).detail).toContain("leg_id");
     expect(caught(() => checkStandaloneUuidInt(ID, 1n << 256n, 0)).code).toBe("UUID_INT_MISMATCH");
+  });
+
+  it("preview accepts the standalone id or a VL leg >= 1 of this order_id, whatever its group", () => {
+    const leg0 = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+    const leg3 = encodeUuidInt({ executorId: 2, orderId: ID, groupId: groupIdOf(leg0), legId: 3 });
+    expect(() => checkPreviewUuidInt(ID, standaloneUuidInt(ID, 2), 2)).not.toThrow();
+    expect(() => checkPreviewUuidInt(ID, leg3, 2)).not.toThrow();
+    expect(() => checkPreviewUuidInt(ID, encodeUuidInt({ executorId: 2, orderId: ID, groupId: 0n, legId: 4095 }), 2)).not.toThrow();
+    // the executor id and the embedded order_id are still checked
+    expect(caught(() => checkPreviewUuidInt(ID, leg3, 3)).detail).toContain("executor_id");
+    expect(caught(() => checkPreviewUuidInt(leg0, leg3, 2)).detail).toContain("order_id");
+    // leg 0 is the standalone encoding: a foreign group is refused there
+    const foreignLeg0 = encodeUuidInt({ executorId: 2, orderId: ID, groupId: groupIdOf(leg0), legId: 0 });
+    expect(caught(() => checkPreviewUuidInt(ID, foreignLeg0, 2)).detail).toContain("group_id");
+    expect(caught(() => checkPreviewUuidInt(ID, 1n << 256n, 2)).code).toBe("UUID_INT_MISMATCH");
   });
 
   it("checks VL legs against the shared group and their position", () => {

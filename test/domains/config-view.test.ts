@@ -10,6 +10,7 @@ describe("configView", () => {
     expect(configView({})).toEqual({
       chain_id: null,
       exchange_address: null,
+      sera_address: null,
       vault_address: null,
       sor_address: null,
       domain_separator: null,
@@ -31,6 +32,7 @@ describe("configView", () => {
       vlBatch: { min: 2, max: 20 },
     });
     expect(c.exchange_address).toBe(EXCHANGE.toLowerCase());
+    expect(c.sera_address).toBe(c.exchange_address);
     expect(c.vault_address).toBe(VAULT.toLowerCase());
     expect(c.sor_address).toBe(SOR.toLowerCase());
     expect(c.eip712_domain).toEqual({ name: "fakex", version: "1", chainId: 31337, verifyingContract: EXCHANGE.toLowerCase() });

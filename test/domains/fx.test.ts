@@ -54,7 +54,7 @@ describe("validation and trivial pairs", () => {
       as_of: now,
       rate_24h_ago: "1",
       as_of_24h_ago: now - DAY,
-      change_pct: 0,
+      change_pct: "0.0000",
     });
   });
 
@@ -153,7 +153,7 @@ describe("24 h anchor and change", () => {
     expect(r.rate_24h_ago).toBe("1.2");
     expect(r.as_of_24h_ago).toBe(now - DAY + 3600);
     // (1.10 - 1.2) / 1.2 * 100 = -8.33333... → -8.3333
-    expect(r.change_pct).toBe(-8.3333);
+    expect(r.change_pct).toBe("-8.3333");
   });
 
   it("the anchor cluster is centred on the quote nearest to 24 h ago", () => {
@@ -176,14 +176,30 @@ describe("24 h anchor and change", () => {
     const { fx, q } = setup();
     // (1.000025 - 1) / 1 * 100 = 0.0025 exactly
     fx.addQuotes([q("a", "1.000025", 0), q("a", "1", DAY)]);
-    expect(fx.rate("EUR", "USD").change_pct).toBe(0.0025);
+    expect(fx.rate("EUR", "USD").change_pct).toBe("0.0025");
     const s = setup();
     // 0.000005 % → 0.00005 at 5 places → half-even to 0.0000
     s.fx.addQuotes([s.q("a", "1.00000005", 0), s.q("a", "1", DAY)]);
-    expect(s.fx.rate("EUR", "USD").change_pct).toBe(0);
+    expect(s.fx.rate("EUR", "USD").change_pct).toBe("0.0000");
     const t = setup();
     t.fx.addQuotes([t.q("a", "1.5", 0), t.q("a", "1.2", DAY)]);
-    expect(t.fx.rate("EUR", "USD").change_pct).toBe(25);
+    expect(t.fx.rate("EUR", "USD").change_pct).toBe("25.0000");
+  });
+
+  it("change_pct is a string with exactly 4 places: ties to even, negatives signed, no negative zero", () => {
+    const pct = (now: string, before: string) => {
+      const s = setup();
+      s.fx.addQuotes([s.q("a", now, 0), s.q("a", before, DAY)]);
+      return s.fx.rate("EUR", "USD").change_pct;
+    };
+    expect(pct("1.0000015", "1")).toBe("0.0002"); // 0.00015 → up to the even 2
+    expect(pct("1.0000025", "1")).toBe("0.0002"); // 0.00025 → down to the even 2
+    expect(pct("1.00000251", "1")).toBe("0.0003"); // above the half → up
+    expect(pct("0.9875", "1")).toBe("-1.2500");
+    expect(pct("0.99995", "1")).toBe("-0.0050");
+    expect(pct("0.99999995", "1")).toBe("0.0000"); // -0.000005 rounds to zero, unsigned
+    expect(pct("2", "1")).toBe("100.0000");
+    expect(pct("1", "3")).toBe("-66.6667");
   });
 });
 
@@ -197,7 +213,7 @@ describe("inverse direction", () => {
     expect(r.rate_24h_ago).toBe("1.12981584"); // 1/0.8851 = 1.129815840...
     expect(r.as_of).toBe(now - 10);
     // change on the returned values: (1.13096585 - 1.12981584) / 1.12981584 * 100 = 0.10178...
-    expect(r.change_pct).toBe(0.1018);
+    expect(r.change_pct).toBe("0.1018");
   });
 
   it("keeps all 8 places, e.g. 1/1.25 = 0.80000000", () => {
@@ -255,7 +271,7 @@ describe("quote injection, defaults, snapshot", () => {
     const eurUsd = fx.rate("EUR", "USD");
     expect(eurUsd.rate).toBe("1.0843");
     expect(eurUsd.rate_24h_ago).toBe("1.0822");
-    expect(eurUsd.change_pct).toBe(0.194);
+    expect(eurUsd.change_pct).toBe("0.1940");
     for (const [b, q] of [["GBP", "USD"], ["USD", "CHF"], ["CHF", "USD"], ["JPY", "USD"], ["USD", "JPY"], ["GBP", "EUR"], ["USD", "EUR"]]) {
       const r = fx.rate(b, q);
       expect(r.rate_24h_ago, `${b}/${q}`).not.toBeNull();

@@ -2,8 +2,9 @@
 // endpoint, spender and registry checks, chain id, EIP-7702 delegate allowlist,
 // unsigned and undecodable input. No chain needed.
 import { describe, expect, it } from "vitest";
-import { encodeFunctionData, parseAbi, serializeTransaction, type TransactionSerializable } from "viem";
+import { encodeFunctionData, parseAbi, serializeTransaction, type Abi, type TransactionSerializable } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { Exchange } from "../../sim/chain/artifacts.ts";
 import { checkBroadcast, type BroadcastEndpoint, type BroadcastPolicyConfig } from "../../sim/core/broadcast-policy.ts";
 import { ExchangeError } from "../../sim/core/errors.ts";
 import type { Address, Hex } from "../../sim/core/typed-data.ts";
@@ -18,7 +19,14 @@ const OTHER_TOKEN = "0x00000000000000000000000000000000000bad00" as Address;
 const DELEGATE = "0x00000000000000000000000000000000000de1e9" as Address;
 const CHAIN_ID = 31337;
 
-const CFG: BroadcastPolicyConfig = { chainId: CHAIN_ID, exchange: EXCHANGE, vault: VAULT, router: ROUTER, isRegistryToken: (t) => t === TOKEN };
+const CFG: BroadcastPolicyConfig = {
+  chainId: CHAIN_ID,
+  exchange: EXCHANGE,
+  vault: VAULT,
+  router: ROUTER,
+  exchangeAbi: Exchange.abi as Abi,
+  isRegistryToken: (t) => t === TOKEN,
+};
 
 const ABI = parseAbi([
   "function approve(address spender, uint256 value) returns (bool)",

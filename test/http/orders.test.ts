@@ -124,7 +124,7 @@ describe("POST /orders: accepted", () => {
     const low = `${sig.slice(0, 130)}${(v - 27).toString(16).padStart(2, "0")}`;
     const refused = await postOrder(ex, { ...body, signature: low });
     expect(refused.status).toBe(400);
-    expect(refused.body.detail.error_code).toBe("SIGNATURE_INVALID");
+    expect(refused.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     const res = await postOrder(ex, { ...body, signature: sig.toUpperCase().replace("0X", "0x") });
     expect(res.status).toBe(201);
     const rec = ex.engine.orderRecord(String(body["order_id"]));
@@ -158,13 +158,13 @@ describe("POST /orders: accepted", () => {
     const bad = orderBody(ex, alice, { owner: wallet });
     const res = await postOrder(ex, { ...bad, signature: "0xbad0" });
     expect(res.status).toBe(400);
-    expect(res.body.detail.error_code).toBe("SIGNATURE_INVALID");
+    expect(res.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     expect(seen).toEqual([wallet, wallet]);
   });
 });
 
 describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
-  it("400 SIGNATURE_INVALID: another key, another Order, junk bytes", async () => {
+  it("400 signature mismatch (wire code: the catch-all): another key, another Order, junk bytes", async () => {
     const ex = exchange();
     const body = orderBody(ex, alice);
     const byBob = await signViaPreview(ex, bob, { ...body, owner_address: BOB });
@@ -172,7 +172,7 @@ describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
     for (const signature of [byBob, other, "0x1234", `0x${"11".repeat(65)}`]) {
       const r = await rejected(ex, { ...body, signature });
       expect(r.status).toBe(400);
-      expect(r.body).toEqual(typed({}, "SIGNATURE_INVALID"));
+      expect(r.body).toEqual(typed({}, "TRANSIENT_SETTLEMENT_FAILURE"));
     }
     expect(ex.engine.listOrders(ALICE)).toEqual([]);
   });
@@ -183,14 +183,14 @@ describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
     for (const b of [body, { ...body, signature: 7 }]) {
       const r = await rejected(ex, b);
       expect(r.status).toBe(400);
-      expect(r.body).toEqual(typed({ field: "signature" }, "VALIDATION"));
+      expect(r.body).toEqual(typed({ field: "signature" }, "TRANSIENT_SETTLEMENT_FAILURE"));
     }
     const bad = await request(ex.app).post("/api/v1/orders").set("Content-Type", "application/json").send("{not json");
     expect(bad.status).toBe(422);
-    expect(bad.body).toEqual({ detail: { detail: "Request body is not valid JSON", error_code: "VALIDATION" } });
+    expect(bad.body).toEqual({ detail: { detail: "Request body is not valid JSON", error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
     const arr = await rejected(ex, [1, 2]);
     expect(arr.status).toBe(400);
-    expect(arr.body.detail["error_code"]).toBe("VALIDATION");
+    expect(arr.body.detail["error_code"]).toBe("TRANSIENT_SETTLEMENT_FAILURE");
   });
 
   it("client_id and fee_bps are refused", async () => {
@@ -199,7 +199,7 @@ describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
     for (const extra of [{ client_id: "x" }, { fee_bps: 0 }]) {
       const r = await rejected(ex, { ...body, ...extra });
       expect(r.status).toBe(400);
-      expect(r.body.detail["error_code"]).toBe("VALIDATION");
+      expect(r.body.detail["error_code"]).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     }
   });
 
@@ -236,27 +236,35 @@ describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
     expect(r.body.detail).toMatchObject({ error_code: "AMOUNT_BELOW_MIN", code: "AMOUNT_BELOW_MIN", detail: expect.any(String) });
   });
 
-  it("expiration: missing, past, now, beyond 365 days - 300 s → 400 EXPIRATION_INVALID; the bound itself is accepted", async () => {
+  it("expiration: past or now → 400 QUOTE_STALE; missing, zero, beyond 365 days - 300 s, not an integer → 400 catch-all; the bound itself is accepted", async () => {
     const ex = exchange();
     const now = ex.clock.nowSec();
-    for (const expiration of [undefined, 0, now - 1, now, now + EXPIRATION_MAX_AHEAD_SEC + 1, "soon"]) {
+    const cases: [unknown, string][] = [[undefined, "TRANSIENT_SETTLEMENT_FAILURE"], [0, "TRANSIENT_SETTLEMENT_FAILURE"], [now - 1, "QUOTE_STALE"], [now, "QUOTE_STALE"], [now + EXPIRATION_MAX_AHEAD_SEC + 1, "TRANSIENT_SETTLEMENT_FAILURE"], ["soon", "TRANSIENT_SETTLEMENT_FAILURE"]];
+    for (const [expiration, code] of cases) {
       const b = { ...orderBody(ex, alice), expiration, signature: "0x00" };
       const r = await rejected(ex, b);
       expect(r.status, String(expiration)).toBe(400);
-      expect(r.body.detail["error_code"]).toBe("EXPIRATION_INVALID");
+      expect(r.body.detail["error_code"], String(expiration)).toBe(code);
+      expect(r.body.detail["detail"]).toContain("expiration");
     }
     const ok = await postOrder(ex, await signedOrder(ex, alice, { expiration: now + EXPIRATION_MAX_AHEAD_SEC }));
     expect(ok.status).toBe(201);
   });
 
-  it("400 UUID_INT_MISMATCH: another order's id, another executor, a VL leg id", async () => {
+  it("400 uuid_int mismatch: another executor → QUOTE_STALE; another order's id or a VL leg id → catch-all", async () => {
     const ex = exchange();
     const b = orderBody(ex, alice);
     const id = String(b["order_id"]);
-    for (const uuidInt of [standaloneUuidInt(ex.newId(), EXECUTOR), standaloneUuidInt(id, EXECUTOR + 1), standaloneUuidInt(id, EXECUTOR) + 1n]) {
+    const cases: [bigint, string][] = [
+      [standaloneUuidInt(ex.newId(), EXECUTOR), "TRANSIENT_SETTLEMENT_FAILURE"],
+      [standaloneUuidInt(id, EXECUTOR + 1), "QUOTE_STALE"],
+      [standaloneUuidInt(id, EXECUTOR) + 1n, "TRANSIENT_SETTLEMENT_FAILURE"],
+    ];
+    for (const [uuidInt, code] of cases) {
       const r = await rejected(ex, { ...b, uuid_int: uuidInt.toString(), signature: "0x00" });
       expect(r.status).toBe(400);
-      expect(r.body.detail["error_code"]).toBe("UUID_INT_MISMATCH");
+      expect(r.body.detail["error_code"]).toBe(code);
+      expect(r.body.detail["detail"]).toContain("uuid_int");
     }
   });
 
@@ -266,7 +274,8 @@ describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
     ex.engine.setExecutorId(EXECUTOR + 1);
     const r = await rejected(ex, body);
     expect(r.status).toBe(400);
-    expect(r.body.detail["error_code"]).toBe("UUID_INT_MISMATCH");
+    // a rotated executor id: "request fresh ... order"
+    expect(r.body.detail["error_code"]).toBe("QUOTE_STALE");
   });
 
   it("400 INSUFFICIENT_EQUITY for a correctly signed order the vault cannot cover", async () => {
@@ -292,7 +301,7 @@ describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
     ex.clock.advanceSec(1);
     const again = await rejected(ex, body);
     expect(again.status).toBe(409);
-    expect(again.body.detail["error_code"]).toBe("CONFLICT");
+    expect(again.body.detail["error_code"]).toBe("TRANSIENT_SETTLEMENT_FAILURE");
   });
 
   it("429 plain after 5 orders of one wallet within a second (trade group); the next second admits again", async () => {

@@ -191,14 +191,14 @@ describe("POST /orders/preview: failures are {ok: false, error_code, detail} at 
     ["inactive market", { from_address: eurc, to_address: jpys, price: "160" }, "PAIR_INACTIVE", {}],
     ["reversed orientation", { from_address: jpys, to_address: usdc }, "PAIR_INACTIVE", {}],
     ["unknown pair", { to_address: "0x000000000000000000000000000000000000dead" }, "PAIR_INACTIVE", {}],
-    ["side not bid/ask", { side: "buy" }, "VALIDATION", { field: "side" }],
-    ["order_type not limit", { order_type: "market" }, "VALIDATION", { field: "order_type" }],
-    ["bad owner", { owner_address: "0x1234" }, "VALIDATION", { field: "owner_address" }],
-    ["same token both sides", { to_address: usdc }, "VALIDATION", { field: "to_address" }],
-    ["order_id not a UUID4", { order_id: "0f8fad5b-d9cb-169f-a165-70867728950e" }, "VALIDATION", { field: "order_id" }],
-    ["client_id sent", { client_id: "abc" }, "VALIDATION", { field: "client_id" }],
-    ["fee_bps sent", { fee_bps: 0 }, "VALIDATION", { field: "fee_bps" }],
-    ["uuid_int not a decimal string", { uuid_int: "0x10" }, "VALIDATION", { field: "uuid_int" }],
+    ["side not bid/ask", { side: "buy" }, "TRANSIENT_SETTLEMENT_FAILURE", { field: "side" }],
+    ["order_type not limit", { order_type: "market" }, "TRANSIENT_SETTLEMENT_FAILURE", { field: "order_type" }],
+    ["bad owner", { owner_address: "0x1234" }, "TRANSIENT_SETTLEMENT_FAILURE", { field: "owner_address" }],
+    ["same token both sides", { to_address: usdc }, "TRANSIENT_SETTLEMENT_FAILURE", { field: "to_address" }],
+    ["order_id not a UUID4", { order_id: "0f8fad5b-d9cb-169f-a165-70867728950e" }, "TRANSIENT_SETTLEMENT_FAILURE", { field: "order_id" }],
+    ["client_id sent", { client_id: "abc" }, "TRANSIENT_SETTLEMENT_FAILURE", { field: "client_id" }],
+    ["fee_bps sent", { fee_bps: 0 }, "TRANSIENT_SETTLEMENT_FAILURE", { field: "fee_bps" }],
+    ["uuid_int not a decimal string", { uuid_int: "0x10" }, "TRANSIENT_SETTLEMENT_FAILURE", { field: "uuid_int" }],
   ];
 
   it.each(cases)("%s → 400 %s", async (_name, over, code, extra) => {
@@ -231,7 +231,7 @@ describe("POST /orders/preview: failures are {ok: false, error_code, detail} at 
     expect((await preview(app, body({ side: "bid", amount: "4.93", price: "152.35" }))).status).toBe(200);
   });
 
-  it("expiration outside now < t <= now + 365 days - 300 s → 400 EXPIRATION_INVALID with the window", async () => {
+  it("expiration outside now < t <= now + 365 days - 300 s → 400 with the window; QUOTE_STALE when already past", async () => {
     const { app } = setup();
     const max = NOW + EXPIRATION_MAX_AHEAD_SEC;
     const cases: [unknown, string][] = [
@@ -248,7 +248,7 @@ describe("POST /orders/preview: failures are {ok: false, error_code, detail} at 
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         ok: false,
-        error_code: "EXPIRATION_INVALID",
+        error_code: reason === "not_future" ? "QUOTE_STALE" : "TRANSIENT_SETTLEMENT_FAILURE",
         detail: expect.stringMatching(/^expiration .*server time is \d+$/),
         field: "expiration",
         reason,
@@ -264,21 +264,27 @@ describe("POST /orders/preview: failures are {ok: false, error_code, detail} at 
     clock.advanceSec(60);
     const res = await preview(app, body({ expiration: NOW + 60 }));
     expect(res.status).toBe(400);
-    expect(res.body.error_code).toBe("EXPIRATION_INVALID");
+    expect(res.body.error_code).toBe("QUOTE_STALE");
   });
 
-  it("uuid_int not encoding order_id with the current executor_id → 400 UUID_INT_MISMATCH", async () => {
+  it("uuid_int not encoding order_id with the current executor_id → 400 (QUOTE_STALE for another executor id)", async () => {
     const { app, health } = setup();
     const other = "6ba7b810-9dad-41d1-80b4-00c04fd430c8";
-    for (const uuid_int of [standaloneUuidInt(ORDER_ID, EXECUTOR + 1), standaloneUuidInt(other, EXECUTOR), 1n]) {
+    const cases: [bigint, string, string][] = [
+      [standaloneUuidInt(ORDER_ID, EXECUTOR + 1), "QUOTE_STALE", "executor_id"],
+      [standaloneUuidInt(other, EXECUTOR), "TRANSIENT_SETTLEMENT_FAILURE", "order_id"],
+      [1n, "TRANSIENT_SETTLEMENT_FAILURE", "order_id"],
+    ];
+    for (const [uuid_int, code, reason] of cases) {
       const res = await preview(app, body({ uuid_int: uuid_int.toString() }));
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ ok: false, error_code: "UUID_INT_MISMATCH", detail: expect.any(String) });
+      expect(res.body).toEqual({ ok: false, error_code: code, detail: expect.any(String), reason });
     }
     // Rotating the executor invalidates identifiers built for the old one.
     health.setExecutorId(EXECUTOR + 1);
     const stale = await preview(app, body());
     expect(stale.status).toBe(400);
+    expect(stale.body.error_code).toBe("QUOTE_STALE");
     expect(stale.body.detail).toBe(`uuid_int carries executor_id ${EXECUTOR} but the current executor_id is ${EXECUTOR + 1} (see GET /health)`);
     expect((await preview(app, body({ uuid_int: standaloneUuidInt(ORDER_ID, EXECUTOR + 1).toString() }))).status).toBe(200);
   });
@@ -287,13 +293,13 @@ describe("POST /orders/preview: failures are {ok: false, error_code, detail} at 
     const { app } = setup();
     const array = await preview(app, [body()]);
     expect(array.status).toBe(400);
-    expect(array.body).toEqual({ ok: false, error_code: "VALIDATION", detail: "request body must be a JSON object" });
+    expect(array.body).toEqual({ ok: false, error_code: "TRANSIENT_SETTLEMENT_FAILURE", detail: "request body must be a JSON object" });
     const text = await request(app).post("/api/v1/orders/preview").set("Content-Type", "text/plain").send("hello");
     expect(text.status).toBe(400);
-    expect(text.body).toEqual({ ok: false, error_code: "VALIDATION", detail: "request body must be a JSON object" });
+    expect(text.body).toEqual({ ok: false, error_code: "TRANSIENT_SETTLEMENT_FAILURE", detail: "request body must be a JSON object" });
     const broken = await request(app).post("/api/v1/orders/preview").set("Content-Type", "application/json").send('{"side": ');
     expect(broken.status).toBe(422);
-    expect(broken.body).toEqual({ ok: false, error_code: "VALIDATION", detail: "Request body is not valid JSON" });
+    expect(broken.body).toEqual({ ok: false, error_code: "TRANSIENT_SETTLEMENT_FAILURE", detail: "Request body is not valid JSON" });
   });
 });
 

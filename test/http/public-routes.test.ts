@@ -7,7 +7,7 @@ import { Health } from "../../sim/core/health.ts";
 import { exchangeDomain } from "../../sim/core/typed-data.ts";
 import { createApp } from "../../sim/http/app.ts";
 import type { HttpContext } from "../../sim/http/context.ts";
-import { domainSeparator } from "../../sim/http/signatures.ts";
+import { domainSeparator } from "../../sim/signing/signatures.ts";
 
 const START = Date.UTC(2026, 2, 14, 9, 30, 0, 250);
 const UNAVAILABLE = { detail: "Service temporarily unavailable; please retry" };
@@ -72,7 +72,7 @@ describe("GET /fx/rate", () => {
     expect(typeof res.body.as_of).toBe("number");
     expect(res.body.rate_24h_ago).toMatch(/^\d+(\.\d+)?$/);
     expect(typeof res.body.as_of_24h_ago).toBe("number");
-    expect(typeof res.body.change_pct).toBe("number");
+    expect(res.body.change_pct).toMatch(/^-?\d+\.\d{4}$/);
   });
 
   it("answers the inverse direction from the other pair's data, 8 decimals", async () => {
@@ -85,7 +85,7 @@ describe("GET /fx/rate", () => {
   it("answers rate 1 for base equal to quote", async () => {
     const res = await request(setup().app).get("/api/v1/fx/rate?base=usd&quote=usd");
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ rate: "1", rate_24h_ago: "1", change_pct: 0 });
+    expect(res.body).toMatchObject({ rate: "1", rate_24h_ago: "1", change_pct: "0.0000" });
   });
 
   it.each([
@@ -122,6 +122,7 @@ describe("GET /config", () => {
     expect(res.body).toEqual({
       chain_id: null,
       exchange_address: null,
+      sera_address: null,
       vault_address: null,
       sor_address: null,
       domain_separator: null,
@@ -134,7 +135,7 @@ describe("GET /config", () => {
     let inputs: ConfigInputs = { chainId: 11155111, domainName: "fakex" };
     const { app } = setup({ config: () => inputs });
     const partial = await request(app).get("/api/v1/config");
-    expect(partial.body).toMatchObject({ chain_id: 11155111, exchange_address: null, domain_separator: null });
+    expect(partial.body).toMatchObject({ chain_id: 11155111, exchange_address: null, sera_address: null, domain_separator: null });
     // Deployment finishes: the same app shows the addresses on the next request.
     inputs = {
       ...inputs,
@@ -148,6 +149,7 @@ describe("GET /config", () => {
     expect(res.body).toEqual({
       chain_id: 11155111,
       exchange_address: exchange,
+      sera_address: exchange,
       vault_address: "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
       sor_address: "0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0",
       domain_separator: domainSeparator(exchangeDomain("fakex", 11155111, exchange)),

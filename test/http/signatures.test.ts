@@ -23,7 +23,7 @@ import {
   verifyTypedSignature,
   type SignatureBackend,
   type TypedField,
-} from "../../sim/http/signatures.ts";
+} from "../../sim/signing/signatures.ts";
 import { EXCHANGE_TYPES, PERMIT_TYPE, exchangeDomain, type Address, type Hex } from "../../sim/core/typed-data.ts";
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { privateKeyToAccount } from "viem/accounts";
 import { ExchangeError } from "../../sim/core/errors.ts";
 import { EXCHANGE_TYPES, exchangeDomain, type Hex } from "../../sim/core/typed-data.ts";
-import { hashTyped } from "../../sim/http/signatures.ts";
+import { hashTyped } from "../../sim/signing/signatures.ts";
 import { requireTypedSignature } from "../../sim/http/signed.ts";
 
 const domain = exchangeDomain("fakex", 31337, "0x5fbdb2315678afecb367f032d93f642f64180aa3");

@@ -392,7 +392,7 @@ describe("POST /swap: accepted", () => {
 });
 
 describe("POST /swap: rejections", () => {
-  it("body shape: 400 typed VALIDATION (missing uuid, missing or non-hex signature)", async () => {
+  it("body shape: 400 typed, the catch-all code (missing uuid, missing or non-hex signature)", async () => {
     const ex = exchange();
     await book(ex);
     const q = await quote(ex, quoteBody(ex, ALICE));
@@ -400,17 +400,17 @@ describe("POST /swap: rejections", () => {
     for (const body of [{ signature: sig }, { uuid: q.uuid }, { uuid: q.uuid, signature: "nope" }, { uuid: 7, signature: sig }]) {
       const res = await postSwap(ex, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.body).toEqual(typed("VALIDATION"));
+      expect(res.body).toEqual(typed("TRANSIENT_SETTLEMENT_FAILURE"));
     }
     // None of those consumed the quote.
     expect((await postSwap(ex, await swapBody(alice, q))).status).toBe(200);
   });
 
-  it("unknown quote uuid: 410 typed QUOTE_GONE, before any signature work", async () => {
+  it("unknown quote uuid: 410 typed QUOTE_STALE (request a fresh quote), before any signature work", async () => {
     const ex = exchange();
     const res = await postSwap(ex, { uuid: "6f1c2a9e-0b7d-4c3e-9a51-2d4b8e7f6a10", signature: "0x1234" });
     expect(res.status).toBe(410);
-    expect(res.body).toEqual(typed("QUOTE_GONE"));
+    expect(res.body).toEqual(typed("QUOTE_STALE"));
   });
 
   it("expired: 410 after advancing the virtual clock 31 s", async () => {
@@ -421,7 +421,7 @@ describe("POST /swap: rejections", () => {
     ex.clock.advanceSec(31);
     const res = await postSwap(ex, body);
     expect(res.status).toBe(410);
-    expect(res.body).toEqual(typed("QUOTE_GONE"));
+    expect(res.body).toEqual(typed("QUOTE_STALE"));
     expect(res.body.detail.detail).toContain("expired");
   });
 
@@ -433,24 +433,24 @@ describe("POST /swap: rejections", () => {
     expect((await postSwap(ex, body)).status).toBe(200);
     const second = await postSwap(ex, body);
     expect(second.status).toBe(410);
-    expect(second.body).toEqual(typed("QUOTE_GONE"));
+    expect(second.body).toEqual(typed("QUOTE_STALE"));
   });
 
-  it("wrong signer or altered route_params: 400 SIGNATURE_INVALID, quote not consumed", async () => {
+  it("wrong signer or altered route_params: 400 (catch-all code), quote not consumed", async () => {
     const ex = exchange();
     await book(ex);
     const q = await quote(ex, quoteBody(ex, ALICE));
     const byBob = await postSwap(ex, { uuid: q.uuid, signature: await signIntent(bob, q) });
     expect(byBob.status).toBe(400);
-    expect(byBob.body).toEqual(typed("SIGNATURE_INVALID"));
+    expect(byBob.body).toEqual(typed("TRANSIENT_SETTLEMENT_FAILURE"));
     const altered: QuoteWire = { ...q, route_params: { ...q.route_params, minOutputAmount: "1" } };
     const tampered = await postSwap(ex, { uuid: q.uuid, signature: await signIntent(alice, altered) });
     expect(tampered.status).toBe(400);
-    expect(tampered.body).toEqual(typed("SIGNATURE_INVALID"));
+    expect(tampered.body).toEqual(typed("TRANSIENT_SETTLEMENT_FAILURE"));
     expect((await postSwap(ex, await swapBody(alice, q))).status).toBe(200);
   });
 
-  it("informational quote (minOutputAmount \"0\"): 400, not consumed (a retry is 400 again, not 410)", async () => {
+  it("informational quote (minOutputAmount \"0\"): 400 NO_LIQUIDITY, not consumed (a retry is 400 again, not 410)", async () => {
     const ex = exchange();
     // No resting order: a market path exists but no depth at that size.
     const q = await quote(ex, quoteBody(ex, ALICE));
@@ -459,11 +459,11 @@ describe("POST /swap: rejections", () => {
     for (let i = 0; i < 2; i++) {
       const res = await postSwap(ex, body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual(typed("VALIDATION"));
+      expect(res.body).toEqual(typed("NO_LIQUIDITY"));
     }
   });
 
-  it("missing or mismatched permit fields: 400, quote not consumed", async () => {
+  it("missing or mismatched permit fields: 400 ALLOWANCE_INSUFFICIENT (re-permit), quote not consumed", async () => {
     const ex = exchange();
     await book(ex);
     walletOnlyCarol(ex);
@@ -479,7 +479,7 @@ describe("POST /swap: rejections", () => {
     for (const body of variants) {
       const res = await postSwap(ex, body);
       expect(res.status, JSON.stringify(Object.keys(body))).toBe(400);
-      expect(res.body).toEqual(typed("VALIDATION"));
+      expect(res.body).toEqual(typed("ALLOWANCE_INSUFFICIENT"));
     }
     // Five rejected calls used Carol's trade budget for this second.
     ex.clock.advanceSec(1);
@@ -551,7 +551,7 @@ describe("POST /swap: contract wallets (EIP-1271)", () => {
     const q = await quote(ex, quoteBody(ex, WALLET));
     const bad = await postSwap(ex, { uuid: q.uuid, signature: `0x${"78".repeat(70)}` });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual(typed("SIGNATURE_INVALID"));
+    expect(bad.body).toEqual(typed("TRANSIENT_SETTLEMENT_FAILURE"));
     const ok = await postSwap(ex, { uuid: q.uuid, signature: MAGIC });
     expect(ok.status).toBe(200);
     // The wallet was asked about the Intent digest of route_params.

@@ -9,7 +9,7 @@ import { ORDER_TYPE, ZERO_ADDRESS, exchangeDomain, type Address, type Hex, type 
 import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
 import { createApp } from "../../sim/http/app.ts";
 import type { HttpContext } from "../../sim/http/context.ts";
-import { hashTyped } from "../../sim/http/signatures.ts";
+import { hashTyped } from "../../sim/signing/signatures.ts";
 
 const START = Date.UTC(2026, 2, 14, 9, 30, 0, 250);
 const NOW = Math.floor(START / 1000);

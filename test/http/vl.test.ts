@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import request from "supertest";
-import { ALICE, BOB, UUID, alice, bob, carol, exchange, place, signVlCancel, vlLegs, type Ex } from "./exchange-harness.ts";
+import { encodeUuidInt, groupIdOf } from "../../sim/core/uuid-int.ts";
+import { ALICE, BOB, EXECUTOR, UUID, alice, bob, carol, exchange, orderBody, place, signViaPreview, signVlCancel, vlLegs, type Ex } from "./exchange-harness.ts";
 
 const batch = (ex: Ex, orders: unknown) => request(ex.app).post("/api/v1/orders/vl/batch").send({ orders } as object);
 const vlCancel = (ex: Ex, body: unknown) => request(ex.app).post("/api/v1/orders/vl/cancel").send(body as object);
@@ -60,11 +61,11 @@ describe("POST /orders/vl/batch", () => {
     const byBob = await vlLegs(ex, bob, twoAsks);
     const r = await batch(ex, [legs[0], { ...legs[1], signature: byBob[1]!["signature"] }]);
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ detail: { detail: "Invalid signature: orders[1] must be signed by its owner_address", error_code: "SIGNATURE_INVALID" } });
+    expect(r.body).toEqual({ detail: { detail: "Invalid signature: orders[1] must be signed by its owner_address", error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
     expect(ex.engine.listOrders(ALICE)).toEqual([]);
   });
 
-  it("field rules per leg come before signatures: INVALID_DECIMAL_FORMAT, UUID_INT_MISMATCH (leg id out of order)", async () => {
+  it("field rules per leg come before signatures: INVALID_DECIMAL_FORMAT, a uuid_int mismatch (leg id out of order)", async () => {
     const ex = exchange();
     const legs = await vlLegs(ex, alice, twoAsks);
     const badDecimal = await batch(ex, [legs[0], { ...legs[1], amount: "1e1", signature: "0x00" }]);
@@ -72,7 +73,8 @@ describe("POST /orders/vl/batch", () => {
     expect(badDecimal.body.detail.error_code).toBe("INVALID_DECIMAL_FORMAT");
     const swapped = await batch(ex, [legs[1], legs[0]]);
     expect(swapped.status).toBe(400);
-    expect(swapped.body.detail.error_code).toBe("UUID_INT_MISMATCH");
+    expect(swapped.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
+    expect(swapped.body.detail.detail).toContain("uuid_int");
   });
 
   it("400 typed for batch shape: not an array, 1 leg, 51 legs, two owners, duplicate market", async () => {
@@ -82,15 +84,15 @@ describe("POST /orders/vl/batch", () => {
     for (const orders of cases) {
       const r = await batch(ex, orders);
       expect(r.status).toBe(400);
-      expect(r.body.detail.error_code).toBe("VALIDATION");
+      expect(r.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     }
     const dup = await vlLegs(ex, alice, [twoAsks[0]!, { ...twoAsks[0]!, price: "1.1" }]);
     const r = await batch(ex, dup);
     expect(r.status).toBe(400);
-    expect(r.body.detail.error_code).toBe("VALIDATION");
+    expect(r.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     const malformed = await request(ex.app).post("/api/v1/orders/vl/batch").set("Content-Type", "application/json").send("[");
     expect(malformed.status).toBe(422);
-    expect(malformed.body.detail.error_code).toBe("VALIDATION");
+    expect(malformed.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
   });
 
   it("400 INSUFFICIENT_EQUITY when the budget covers no leg", async () => {
@@ -98,6 +100,54 @@ describe("POST /orders/vl/batch", () => {
     const r = await batch(ex, await vlLegs(ex, carol, twoAsks));
     expect(r.status).toBe(400);
     expect(r.body.detail.error_code).toBe("INSUFFICIENT_EQUITY");
+  });
+});
+
+describe("POST /orders/preview of a VL leg", () => {
+  const preview = (ex: Ex, body: unknown) => request(ex.app).post("/api/v1/orders/preview").send(body as object);
+  const legBody = (ex: Ex, leg0: string, legId: number, over: { orderId?: string; executorId?: number } = {}) => {
+    const orderId = over.orderId ?? ex.newId();
+    const uuidInt = encodeUuidInt({ executorId: over.executorId ?? EXECUTOR, orderId, groupId: groupIdOf(leg0), legId }).toString();
+    return orderBody(ex, alice, { ...twoAsks[1]!, orderId, uuidInt });
+  };
+
+  it("accepts the leg's own uuid_int (leg >= 1, group from leg 0) and echoes it in eip712_order.uuid", async () => {
+    const ex = exchange();
+    const leg0 = ex.newId();
+    for (const legId of [1, 2, 49, 4095]) {
+      const body = legBody(ex, leg0, legId);
+      const r = await preview(ex, body);
+      expect(r.status, `leg ${legId}`).toBe(200);
+      expect(r.body.ok).toBe(true);
+      expect(r.body.eip712_order.uuid).toBe(body["uuid_int"]);
+    }
+  });
+
+  it("the legs, each signed from its own preview, form a batch the server accepts", async () => {
+    const ex = exchange();
+    // vlLegs previews every leg with its own uuid_int and signs the returned Order
+    const legs = await vlLegs(ex, alice, twoAsks);
+    const second = await preview(ex, { ...legs[1], signature: undefined });
+    expect(second.body.eip712_order.uuid).toBe(legs[1]!["uuid_int"]);
+    expect((await batch(ex, legs)).status).toBe(201);
+  });
+
+  it("still refuses a leg encoding for another executor or another order_id, and standalone POST /orders keeps refusing leg encodings", async () => {
+    const ex = exchange();
+    const leg0 = ex.newId();
+    const stale = await preview(ex, legBody(ex, leg0, 1, { executorId: EXECUTOR + 1 }));
+    expect(stale.status).toBe(400);
+    expect(stale.body).toMatchObject({ ok: false, detail: expect.stringContaining("executor_id") });
+    const foreign = { ...legBody(ex, leg0, 1), order_id: ex.newId() };
+    const r = await preview(ex, foreign);
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ ok: false, detail: "uuid_int does not embed order_id" });
+    // POST /orders is a standalone order: leg_id must be 0 there
+    const body = legBody(ex, leg0, 1);
+    const placed = await request(ex.app).post("/api/v1/orders").send({ ...body, signature: await signViaPreview(ex, alice, body) });
+    expect(placed.status).toBe(400);
+    expect(placed.body.detail.detail).toContain("group_id");
+    expect(ex.engine.listOrders(ALICE)).toEqual([]);
   });
 });
 

@@ -121,6 +121,23 @@ describe("fakex conformance", () => {
     expect(out.join("")).toMatch(/GET \/health shape and rules\s+read\s+FAIL\s+version v2/);
   });
 
+  it("a code outside the spec's vocabulary in any response fails the vocabulary check (and only it)", async () => {
+    const ex = memory();
+    const broken = express();
+    // Status and envelope as the spec wants, but an internal code name on the wire.
+    broken.post("/api/v1/api-keys/verify", (_req, res) => {
+      res.status(401).json({ detail: { detail: "Invalid API key or secret", error_code: "UNAUTHORIZED" } });
+    });
+    broken.use(ex.app);
+    const results = await runConformance({ baseUrl: await serve(broken), readOnly: true });
+    const failed = results.filter((r) => r.status === "fail");
+    expect(failed.map((r) => r.name), formatConformanceTable(results)).toEqual(["error codes only from the spec's vocabulary (every response above)"]);
+    expect(failed[0]!.detail).toContain('POST /api-keys/verify → 401 detail.error_code = "UNAUTHORIZED"');
+    const vocabulary = (await runConformance({ baseUrl: await serve(memory().app), readOnly: true })).find((r) => r.name.startsWith("error codes only"))!;
+    expect(vocabulary.status).toBe("pass");
+    expect(vocabulary.detail).toMatch(/^\d+ responses$/);
+  });
+
   it("a 5xx on malformed JSON is a failure", async () => {
     const ex = memory();
     const broken = express();

@@ -2,7 +2,8 @@
 // withdraw, withdraw/build, withdraw/send, transfer, transfer/send) with generated
 // malformed requests, on one Anvil chain for the file: no unexpected exception, no
 // 5xx, statuses the spec allows, error envelopes, and a rejected request changes
-// neither the engine nor the chain (no block mined, i.e. nothing broadcast).
+// neither the engine nor the chain (no block mined, i.e. nothing broadcast); no
+// response carries a code outside the spec's vocabulary.
 // Runs: FAKEX_FUZZ_RUNS (default 300; these requests may reach the chain node).
 
 import type { Server } from "node:http";
@@ -11,6 +12,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, startFundsChain, type FundsApp, type FundsChain } from "../funds/harness.ts";
 import { ROUTES, allowedStatuses, hasErrorEnvelope, requestArb, send, urlOf, type FuzzContext } from "./malformed.ts";
+import { strayWireCodes } from "../../properties/wire-vocabulary.ts";
 import { stateOf } from "./state.ts";
 
 const RUNS = Number(process.env["FAKEX_FUZZ_RUNS"] ?? 300);
@@ -61,7 +63,9 @@ describe("fuzzed malformed requests against the funds routes (Anvil)", () => {
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         const logged = env.logged.slice(seen).filter((m) => m === "unexpected error");
         let why: string | null = null;
+        const stray = strayWireCodes(res.body);
         if (logged.length > 0) why = "unexpected exception logged";
+        else if (stray.length > 0) why = `code outside the spec's vocabulary: ${JSON.stringify(stray)}`;
         else if (res.status === 431 && urlOf(r).length > 16_000) why = null;
         else if (res.status >= 500) why = `server error ${res.status}`;
         else if (!allowedStatuses(r).has(res.status)) why = `status ${res.status} not allowed`;

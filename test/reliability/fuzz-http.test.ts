@@ -2,7 +2,8 @@
 // no unexpected exception reaches the error handler's logger, no 5xx except the
 // documented 503s, every status is one the spec allows for the route, error bodies have
 // the route's envelope, and a rejected request leaves the engine (event-log hash and
-// full snapshot) and the API-key store exactly as they were.
+// full snapshot) and the API-key store exactly as they were; and no response carries
+// an error_code, code or rejectionCategory outside the spec's vocabulary.
 // Runs: FAKEX_FUZZ_RUNS (default 300).
 
 import type { Server } from "node:http";
@@ -11,6 +12,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALICE, BOB, alice, apiKeyFor, exchange, signedOrder, type Ex } from "../http/exchange-harness.ts";
 import { MEMORY_EXCHANGE_DEFAULTS } from "../../sim/http/exchange-app.ts";
+import { strayWireCodes } from "../../properties/wire-vocabulary.ts";
+import { WIRE_ERROR_CODES } from "../../sim/core/errors.ts";
 import { stateOf } from "./state.ts";
 import { ROUTES, allowedStatuses, hasErrorEnvelope, requestArb, send, urlOf, type FuzzContext, type FuzzRequest } from "./malformed.ts";
 
@@ -26,6 +29,8 @@ interface Failure {
 /** Check one response; returns the reason it is wrong or null. */
 export function judge(r: FuzzRequest, status: number, body: unknown, unexpected: number, before: string, after: string): string | null {
   if (unexpected > 0) return "unexpected exception logged";
+  const stray = strayWireCodes(body);
+  if (stray.length > 0) return `code outside the spec's vocabulary: ${stray.map((s) => `${s.path} = ${JSON.stringify(s.value)}`).join(", ")}`;
   // Node's HTTP parser refuses request heads over 16 KiB before the app sees them (the
   // live service's front proxy does the same with 414/431): no route logic ran.
   if (status === 431 && urlOf(r).length > 16_000) return before === after ? null : "rejected request changed state";
@@ -99,6 +104,24 @@ describe("fuzzed malformed requests against the memory exchange", () => {
     expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThan(3);
   }, 30_000 + RUNS * 20);
 
+  it(`no response to ${RUNS} generated requests on any route carries a code outside the spec's vocabulary`, async () => {
+    const codesSeen = new Map<string, number>();
+    const strays: string[] = [];
+    await fc.assert(
+      fc.asyncProperty(requestArb(ROUTES, ctx), async (r) => {
+        const res = await send(base, r);
+        for (const s of strayWireCodes(res.body)) strays.push(`${r.method} ${r.path} → ${res.status} ${s.path} = ${JSON.stringify(s.value)}`);
+        const b = res.body as { error_code?: unknown; detail?: { error_code?: unknown; code?: unknown } } | null;
+        for (const c of [b?.error_code, b?.detail?.error_code, b?.detail?.code]) if (typeof c === "string") codesSeen.set(c, (codesSeen.get(c) ?? 0) + 1);
+        expect(strays).toEqual([]);
+      }),
+      { numRuns: RUNS, seed: Number(process.env["FAKEX_FUZZ_SEED"] ?? 23), endOnFailure: true },
+    );
+    // Not vacuous: the generator reaches the typed envelopes, and what they show is listed.
+    expect(codesSeen.size).toBeGreaterThan(2);
+    for (const c of codesSeen.keys()) expect(WIRE_ERROR_CODES).toContain(c);
+  }, 30_000 + RUNS * 20);
+
   it("answers a path parameter with broken percent-encoding 404 Not Found, not an unexpected 503 (regression)", async () => {
     for (const path of ["/orders/%ff", "/fills/%E0%A4%A", "/orders/%"]) {
       const res = await fetch(`${base}/api/v1${path}`, { headers: { authorization: ctx.bearer } });
@@ -111,7 +134,7 @@ describe("fuzzed malformed requests against the memory exchange", () => {
   it("judge flags each kind of violation (so the fuzz assertions can fail)", () => {
     const route = ROUTES.find((r) => r.method === "POST" && r.path === "/orders")!;
     const r: FuzzRequest = { method: "POST", path: "/orders", query: null, body: "{}", contentType: "application/json", authorization: undefined, route, wrongMethod: false };
-    const typed = { detail: { detail: "x", error_code: "VALIDATION" } };
+    const typed = { detail: { detail: "x", error_code: "TRANSIENT_SETTLEMENT_FAILURE" } };
     expect(judge(r, 400, typed, 0, "a", "a")).toBeNull();
     expect(judge(r, 400, typed, 1, "a", "a")).toBe("unexpected exception logged");
     expect(judge(r, 503, typed, 0, "a", "a")).toBe("server error 503");
@@ -119,5 +142,7 @@ describe("fuzzed malformed requests against the memory exchange", () => {
     expect(judge(r, 400, typed, 0, "a", "b")).toBe("rejected request changed state");
     expect(judge(r, 400, { detail: "plain" }, 0, "a", "a")).toBe("typed route answered a plain body");
     expect(judge(r, 400, { nope: 1 }, 0, "a", "a")).toMatch(/envelope/);
+    expect(judge(r, 400, { detail: { detail: "x", error_code: "VALIDATION" } }, 0, "a", "a")).toMatch(/vocabulary: detail.error_code = "VALIDATION"/);
+    expect(judge(r, 200, { items: [{ ok: false, error: { rejectionCategory: "QUOTE_GONE" } }] }, 0, "a", "a")).toMatch(/vocabulary/);
   });
 });

@@ -327,7 +327,32 @@ describe("fakex serve --state-dir: restart loses nothing acknowledged", () => {
     expect(p.err()).toContain("--chain-id");
     expect(p.err()).toContain("11155111");
     expect(readFileSync(file).equals(saved)).toBe(true);
+    // The profile and the domain name are part of what was saved, too.
+    const profiled = run(["serve", "--state-dir", termDir, "--profile", "testnet", "--domain-name", "Sera"]);
+    expect(await profiled.exited).toBe(2);
+    expect(profiled.err()).toMatch(/--profile: the saved state was made with "local", this start asks for "testnet"/);
+    expect(profiled.err()).toMatch(/--domain-name: the saved state was made with "fakex"/);
+    expect(readFileSync(file).equals(saved)).toBe(true);
   });
+
+  test("a --profile testnet state resumes as testnet without the flag (chain id, live exchange address); --profile mainnet is refused", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-restart-profile-"));
+    const first = await serve(dir, ["--profile", "testnet"]);
+    expect(first.info.chain_id).toBe(11155111);
+    first.p.child.kill("SIGTERM");
+    expect(await first.p.exited).toBe(0);
+    const again = await serve(dir);
+    expect(again.p.err()).toContain("resumed from");
+    expect(again.info.chain_id).toBe(11155111);
+    expect(again.info.contracts.exchange).toBe("0x63c8e50c04c278d3574b2468c72e470df866efd2");
+    const config = await call(`${again.info.base_url}/config`, "GET");
+    expect(JSON.stringify(config.body)).toContain('"Sera"');
+    again.p.child.kill("SIGTERM");
+    expect(await again.p.exited).toBe(0);
+    const other = run(["serve", "--state-dir", dir, "--profile", "mainnet"]);
+    expect(await other.exited).toBe(2);
+    expect(other.err()).toContain("--profile");
+  }, 60_000);
 
   test("the same --scenario (and flags) resume; another scenario file is refused", async () => {
     const scenarios = new URL("../../scenarios/", import.meta.url).pathname;

@@ -210,6 +210,13 @@ describe("identity check", () => {
     expect(c[1]).toMatch(/^--no-liquidity: .*with liquidity.*without liquidity/);
     expect(c[2]).toMatch(/^--scenario: .*none.*sha256 bbbbbbbbbbbb/);
   });
+
+  test("the profile is part of the identity; a state saved without one is the local profile's", () => {
+    expect(identityConflicts(identity, { profile: "local" })).toEqual([]);
+    expect(identityConflicts(identity, { profile: "testnet" })).toEqual(['--profile: the saved state was made with "local", this start asks for "testnet"']);
+    expect(identityConflicts({ ...identity, profile: "mainnet" }, { profile: "mainnet" })).toEqual([]);
+    expect(identityConflicts({ ...identity, profile: "mainnet" }, { profile: "local" })).toHaveLength(1);
+  });
 });
 
 describe("which JSON-RPC calls are state-changing", () => {

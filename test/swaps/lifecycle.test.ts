@@ -85,7 +85,7 @@ describe("swap quote lifecycle", () => {
       { permit_signature: "0x1234" },
     ]) {
       const e = await caught(() => env.desk.accept(validSwap(q, over)));
-      expect([e.status, e.code]).toEqual([400, "VALIDATION"]);
+      expect([e.status, e.code]).toEqual([400, "ALLOWANCE_INSUFFICIENT"]);
     }
     expect(env.desk.quoteRecord(q.uuid)!.consumed).toBe(false);
     const p = env.desk.accept(validSwap(q, { permit_signature: "0x" + "ef".repeat(64) }));
@@ -118,7 +118,7 @@ describe("swap quote lifecycle", () => {
     const q = await quoted(env, {}, 50_000000n);
     expect(q.route_params.minOutputAmount).toBe("0");
     const e = await caught(() => env.desk.accept(validSwap(q)));
-    expect([e.status, e.code]).toEqual([400, "VALIDATION"]);
+    expect([e.status, e.code]).toEqual([400, "NO_LIQUIDITY"]);
     expect(env.desk.quoteRecord(q.uuid)!.consumed).toBe(false);
   });
 

@@ -12,7 +12,9 @@
 // the node (nonce, funds); 503 node unreachable.
 
 import { Router, type RequestHandler } from "express";
+import type { Abi } from "viem";
 import { checkBroadcast, type AcceptedBroadcast, type BroadcastEndpoint } from "../../core/broadcast-policy.ts";
+import { Exchange } from "../../chain/artifacts.ts";
 import type { Registry } from "../../core/registry.ts";
 import type { Address, Hex } from "../../core/typed-data.ts";
 import { rateLimit, requireApiKey } from "../auth.ts";
@@ -33,6 +35,7 @@ export async function relay(
 ): Promise<{ tx_hash: Hex; accepted: AcceptedBroadcast }> {
   const accepted = await checkBroadcast(endpoint, rawTx, {
     ...funds.deployment,
+    exchangeAbi: Exchange.abi as Abi,
     isRegistryToken: (t: Address) => registry.token(t) !== undefined,
     delegateAllowlist: funds.delegateAllowlist ?? [],
   });

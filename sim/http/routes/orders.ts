@@ -17,6 +17,9 @@
 //   429 trade rate group of the (now proven) owner wallet
 //   409 order_id already used; 400 INSUFFICIENT_EQUITY; 409 STP_BLOCKED (engine)
 //   201 {order_id}. Every 4xx uses the typed envelope {"detail": {"detail", "error_code"}}.
+// The codes named here are the simulator's; the wire shows the spec's code each maps
+// to in wire-codes.ts (e.g. UUID_INT_MISMATCH → the catch-all, or QUOTE_STALE for a
+// rotated executor id).
 // The stored signature is the contract form (v 27/28), so the first on-chain fill
 // verifies it.
 //
@@ -49,7 +52,7 @@ import { signingDomain, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 import { zAddress, zHex, zUint256 as zUint256Field, zUuid4 } from "../fields.ts";
 import { requireTypedSignature } from "../signed.ts";
-import { toContractSignature } from "../signatures.ts";
+import { toContractSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
 import { listOrdersHandler } from "./orders-list.ts";
 

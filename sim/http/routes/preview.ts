@@ -8,7 +8,9 @@
 // Failures: {"ok": false, "error_code", "detail"} at the top level (the "preview"
 // envelope in errors.ts), 400 for field format, INVALID_DECIMAL_FORMAT,
 // INVALID_PRECISION, PAIR_INACTIVE, AMOUNT_BELOW_MIN (with min_amount_raw and
-// min_amount), EXPIRATION_INVALID and UUID_INT_MISMATCH; malformed JSON 422.
+// min_amount), EXPIRATION_INVALID and UUID_INT_MISMATCH; malformed JSON 422. The
+// error_code shown is the spec's code wire-codes.ts maps each to. A VL leg's own
+// uuid_int (leg_id >= 1) is accepted (sim/core/uuid-int.ts checkPreviewUuidInt).
 
 import { Router } from "express";
 import type { Health } from "../../core/health.ts";

@@ -28,7 +28,9 @@
 //       410 when another caller consumed it during our signature check, 503 on a
 //       chain port without swaps.
 //   200 {success, trade_id, status "pending", fee_breakdown}. Every 4xx is typed:
-//   {"detail": {"detail", "error_code"}} (errors.ts ROUTE_ENVELOPES).
+//   {"detail": {"detail", "error_code"}} (errors.ts ROUTE_ENVELOPES), with the spec's
+//   POST /swap subset of codes (wire-codes.ts: 410 → QUOTE_STALE, a bad signature →
+//   TRANSIENT_SETTLEMENT_FAILURE, permit fields → ALLOWANCE_INSUFFICIENT).
 
 import { Router } from "express";
 import { z } from "zod";
@@ -40,7 +42,7 @@ import { jsonBody } from "../body.ts";
 import { signingDomain, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 import { requireTypedSignature } from "../signed.ts";
-import { toContractSignature } from "../signatures.ts";
+import { toContractSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
 import { zAddress, zUint256 } from "../fields.ts";
 import { zSignature } from "./orders.ts";

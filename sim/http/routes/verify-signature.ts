@@ -25,7 +25,7 @@ import { ORDER_TYPE } from "../../core/typed-data.ts";
 import { jsonBody } from "../body.ts";
 import { signingDomain, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
-import { verifyTypedSignature } from "../signatures.ts";
+import { verifyTypedSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
 
 const ORDER_TYPES = { Order: ORDER_TYPE } as const;

@@ -29,7 +29,7 @@ import { jsonBody } from "../body.ts";
 import { signingDomain, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 import { requireTypedSignature } from "../signed.ts";
-import { toContractSignature } from "../signatures.ts";
+import { toContractSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
 import { zAddress, zUuid4 } from "../fields.ts";
 import { ORDER_TYPES, requireObjectBody, signatureField, zSignature } from "./orders.ts";

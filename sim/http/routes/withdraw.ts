@@ -29,7 +29,7 @@ import { signingDomain, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 import type { FundsServices } from "../funds-services.ts";
 import { requireTypedSignature } from "../signed.ts";
-import { toContractSignature } from "../signatures.ts";
+import { toContractSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
 import { relayHandler } from "./broadcast.ts";
 import { address, hexSignature } from "./funds-fields.ts";

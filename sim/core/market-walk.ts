@@ -1,0 +1,39 @@
+// The mid price a seeded market agent quotes around: a random walk of the log
+// deviation from the FX anchor (fixtures/activity.ts). Per step of dt seconds the
+// deviation reverts a little towards 0 and takes a normal shock of standard
+// deviation volatility * sqrt(dt / 60) (volatility is per minute), the shock cut
+// at ±4 standard deviations; the deviation itself stays within ±walkBand(volatility).
+import { standardNormal } from "./distributions.ts";
+import type { Rng } from "./rng.ts";
+
+/** Share of the deviation given back per step (keeps the walk near the anchor). */
+export const WALK_REVERSION = 0.02;
+/** Shocks are cut at this many standard deviations. */
+export const WALK_SHOCK_CAP = 4;
+/** The band is this many per-minute volatilities wide each side, at most MAX_WALK_BAND. */
+export const WALK_BAND_FACTOR = 20;
+export const MAX_WALK_BAND = 0.25;
+
+/** Largest |log(mid / anchor)| the walk reaches. */
+export function walkBand(volatility: number): number {
+  return Math.min(MAX_WALK_BAND, WALK_BAND_FACTOR * volatility);
+}
+
+/** Largest |change of log deviation| one step of dtSec can make (shock cap plus reversion). */
+export function maxStepMove(volatility: number, dtSec: number): number {
+  return WALK_SHOCK_CAP * volatility * Math.sqrt(dtSec / 60) + WALK_REVERSION * walkBand(volatility);
+}
+
+/** The next log deviation after dtSec. */
+export function stepWalk(logDev: number, volatility: number, dtSec: number, rng: Rng): number {
+  const z = Math.max(-WALK_SHOCK_CAP, Math.min(WALK_SHOCK_CAP, standardNormal(rng)));
+  const next = logDev * (1 - WALK_REVERSION) + volatility * Math.sqrt(dtSec / 60) * z;
+  const band = walkBand(volatility);
+  return Math.max(-band, Math.min(band, next));
+}
+
+/** The anchor (ticks) moved by a log deviation, at least one tick. */
+export function midOf(anchorTicks: bigint, logDev: number): bigint {
+  const mid = BigInt(Math.round(Number(anchorTicks) * Math.exp(logDev)));
+  return mid > 0n ? mid : 1n;
+}

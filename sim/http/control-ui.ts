@@ -1,0 +1,81 @@
+// The run viewer's files, served under /__fakex/ui by the fakex server itself:
+//
+//   /ui/assets/<file>   the viewer's own plain ES modules and CSS (the ui/ folder)
+//   /ui/vendor/<file>   the UI libraries (preact, htm, uPlot) straight from their
+//                       installed npm packages: no build step, no copies to go stale
+//   /ui, /ui/<anything> index.html; the page's router picks the view from the path,
+//                       so /__fakex/ui/orders/{id} is a link a failing test can print
+import { readFileSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { Router } from "express";
+import { nodeRequire } from "../platform/module-format.ts";
+import { PACKAGE_ROOT } from "../platform/package-paths.ts";
+
+/** The ui/ folder at the package root (the repository, or the installed package). */
+export const UI_DIR = join(PACKAGE_ROOT, "ui");
+
+/** Vendored file → [package, path inside it]. The import map in index.html names these. */
+const VENDOR: Readonly<Record<string, readonly [string, string]>> = {
+  "preact.js": ["preact", "dist/preact.mjs"],
+  "hooks.js": ["preact", "hooks/dist/hooks.mjs"],
+  "htm.js": ["htm", "dist/htm.module.js"],
+  "uplot.js": ["uplot", "dist/uPlot.esm.js"],
+  "uplot.css": ["uplot", "dist/uPlot.min.css"],
+};
+
+/** An installed package's folder, found from its resolved entry (some export no package.json). */
+function packageDir(name: string): string {
+  let dir = dirname(nodeRequire.resolve(name));
+  for (;;) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string };
+      if (pkg.name === name) return dir;
+    } catch {
+      // no package.json here: keep climbing
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`cannot find the folder of package ${name}`);
+    dir = up;
+  }
+}
+
+export function vendorPath(file: string): string | undefined {
+  const v = VENDOR[file];
+  return v ? join(packageDir(v[0]), v[1]) : undefined;
+}
+
+const TYPES: Record<string, string> = { ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".html": "text/html; charset=utf-8" };
+const typeOf = (file: string) => TYPES[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream";
+
+/** Every file the viewer needs, by the URL path under /ui it is served at (for the report). */
+export function viewerFiles(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of readdirSync(join(UI_DIR, "assets"))) out.set(`assets/${f}`, readFileSync(join(UI_DIR, "assets", f), "utf8"));
+  for (const f of Object.keys(VENDOR)) out.set(`vendor/${f}`, readFileSync(vendorPath(f)!, "utf8"));
+  out.set("index.html", readFileSync(join(UI_DIR, "index.html"), "utf8"));
+  return out;
+}
+
+export function viewerRouter(): Router {
+  const r = Router();
+  const assets = new Set(readdirSync(join(UI_DIR, "assets")));
+  r.get("/ui/assets/:file", (req, res, next) => {
+    const file = String(req.params["file"]);
+    if (!assets.has(file)) return next();
+    res.type(typeOf(file)).setHeader("Cache-Control", "no-cache");
+    res.sendFile(join(UI_DIR, "assets", file));
+  });
+  r.get("/ui/vendor/:file", (req, res, next) => {
+    const file = String(req.params["file"]);
+    const path = vendorPath(file);
+    if (!path) return next();
+    res.type(typeOf(file)).setHeader("Cache-Control", "max-age=3600");
+    res.sendFile(path);
+  });
+  r.get(["/ui", "/ui/*rest"], (req, res, next) => {
+    if (/^\/ui\/(assets|vendor)\//.test(req.path)) return next();
+    res.type("html").setHeader("Cache-Control", "no-cache");
+    res.sendFile(join(UI_DIR, "index.html"));
+  });
+  return r;
+}

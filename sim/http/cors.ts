@@ -1,0 +1,63 @@
+// CORS for /api/v1, so browser dApps and wallets can call the fake directly. Mounted
+// in front of every /api/v1 handler (route faults and error responses included), so
+// a 4xx or 503 carries the headers too and the page can read the error body. Never
+// mounted on /__fakex: the control API is for test code, not for web pages.
+//
+// Policy: "*" (the default) allows every origin. Otherwise a list of exact origins
+// ("https://app.example", or several separated by commas): a request whose Origin is
+// in the list gets that origin echoed back, any other origin gets no
+// Access-Control-Allow-Origin (the browser then blocks the read), and every answer
+// says `Vary: Origin` because it depends on the request's Origin. No credentials
+// mode: the bearer key travels in the Authorization header, which "*" permits.
+
+import type { RequestHandler } from "express";
+
+export type CorsPolicy = { kind: "any" } | { kind: "list"; origins: ReadonlySet<string> };
+
+export const CORS_ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
+export const CORS_ALLOW_HEADERS = "Authorization, Content-Type";
+/** Seconds a browser may cache a preflight answer. */
+export const CORS_MAX_AGE_SEC = 600;
+/** Response headers a page may read beyond the CORS-safelisted ones. */
+export const CORS_EXPOSE_HEADERS = "Retry-After";
+
+const ORIGIN = /^https?:\/\/[^\s/?#,]+$/;
+
+/**
+ * Parse `--cors-origin` / `corsOrigin`: undefined or "*" → any origin; otherwise one
+ * origin or a comma-separated list, each scheme://host[:port] without a path or a
+ * trailing slash (the exact string a browser sends in Origin). Throws on anything else.
+ */
+export function parseCorsOrigin(value: string | undefined): CorsPolicy {
+  if (value === undefined || value.trim() === "*") return { kind: "any" };
+  const origins = value.split(",").map((s) => s.trim());
+  for (const o of origins) {
+    if (!ORIGIN.test(o)) throw new Error(`cors origin must be "*" or a comma-separated list of origins like https://app.example:8080, got ${JSON.stringify(o)}`);
+  }
+  return { kind: "list", origins: new Set(origins) };
+}
+
+/** Sets the CORS headers on every response and answers preflights with 204. */
+export function corsMiddleware(policy: CorsPolicy): RequestHandler {
+  return (req, res, next) => {
+    if (policy.kind === "any") {
+      res.setHeader("Access-Control-Allow-Origin", "*");
+    } else {
+      res.append("Vary", "Origin");
+      const origin = req.headers.origin;
+      if (origin !== undefined && policy.origins.has(origin)) res.setHeader("Access-Control-Allow-Origin", origin);
+    }
+    res.setHeader("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+    // A preflight is an OPTIONS naming the method it asks about; answer it here, for any
+    // path (the real request then gets its own status, 404 included). A bare OPTIONS is
+    // not a preflight and goes on to the routes (405 with Allow, like any other method).
+    if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
+      res.setHeader("Access-Control-Allow-Methods", CORS_ALLOW_METHODS);
+      res.setHeader("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
+      res.setHeader("Access-Control-Max-Age", String(CORS_MAX_AGE_SEC));
+      res.status(204).end();
+      return;
+    }
+    next();
+  };
+}

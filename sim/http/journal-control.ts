@@ -1,0 +1,90 @@
+// The request journal over HTTP, mounted under /__fakex next to the control router:
+//
+//   GET    /requests?method=&path=&status=&owner=&since=&limit=&offset=   newest first
+//   GET    /requests/count?method=&path=&status=&owner=&since=            {"count"}
+//   GET    /requests/{id}                                                 one entry, links resolved
+//   DELETE /requests                                                      {"cleared"}
+//
+// `path` is exact or a pattern with * ("/api/v1/orders*"); `status` a code or a class
+// ("4xx"); `since` virtual time as unix seconds or ISO-8601.
+import { Router, type Request } from "express";
+import { z } from "zod";
+import { ControlInputError } from "./control.ts";
+import { MAX_JOURNAL_PAGE, type JournalFilter, type RequestJournal } from "./journal.ts";
+
+const filterQuery = z
+  .object({
+    method: z.string().regex(/^[A-Za-z]{1,10}$/).optional(),
+    path: z.string().min(1).max(500).optional(),
+    status: z.string().regex(/^([1-5]\d\d|[1-5]xx)$/i, "a status code (404) or class (4xx)").optional(),
+    owner: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x address").optional(),
+    since: z.string().min(1).max(40).optional(),
+    limit: z.string().regex(/^\d{1,6}$/).optional(),
+    offset: z.string().regex(/^\d{1,9}$/).optional(),
+  })
+  .strict();
+
+/** Query string → filter; 400 (ControlInputError) on anything it cannot read. */
+export function journalFilterOf(query: unknown): JournalFilter {
+  const r = filterQuery.safeParse(query ?? {});
+  if (!r.success) throw new ControlInputError(r.error.issues.map((i) => `${i.path.join(".") || "query"}: ${i.message}`).join("; "));
+  const q = r.data;
+  const f: JournalFilter = {};
+  if (q.method !== undefined) f.method = q.method;
+  if (q.path !== undefined) f.path = q.path;
+  if (q.status !== undefined) f.status = q.status.toLowerCase();
+  if (q.owner !== undefined) f.owner = q.owner;
+  if (q.since !== undefined) f.sinceMs = sinceMs(q.since);
+  if (q.limit !== undefined) {
+    f.limit = Number(q.limit);
+    if (f.limit < 1 || f.limit > MAX_JOURNAL_PAGE) throw new ControlInputError(`limit must be 1-${MAX_JOURNAL_PAGE}`);
+  }
+  if (q.offset !== undefined) f.offset = Number(q.offset);
+  return f;
+}
+
+function sinceMs(s: string): number {
+  if (/^\d{1,12}$/.test(s)) return Number(s) * 1000;
+  const ms = Date.parse(s);
+  if (!Number.isFinite(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(s)) throw new ControlInputError("since: unix seconds or an ISO-8601 time");
+  return ms;
+}
+
+export function journalRouter(journal: RequestJournal): Router {
+  const r = Router();
+  const methodNotAllowed = (...methods: string[]) => (_req: Request, res: import("express").Response) => {
+    res.setHeader("Allow", methods.join(", "));
+    res.status(405).json({ detail: "Method Not Allowed" });
+  };
+  r.route("/requests")
+    .get((req, res) => {
+      res.json(journal.list(journalFilterOf(req.query)));
+    })
+    .delete((_req, res) => {
+      res.json({ cleared: journal.clear() });
+    })
+    .all(methodNotAllowed("GET", "DELETE"));
+  r.route("/requests/count")
+    .get((req, res) => {
+      const f = journalFilterOf(req.query);
+      if (f.limit !== undefined || f.offset !== undefined) throw new ControlInputError("count takes no limit or offset");
+      res.json({ count: journal.count(f) });
+    })
+    .all(methodNotAllowed("GET"));
+  r.route("/requests/:id")
+    .get((req, res) => {
+      const e = journal.get(String(req.params["id"]));
+      if (!e) {
+        res.status(404).json({ detail: `no request ${JSON.stringify(req.params["id"])} in the journal (never made, cleared, or dropped by --journal-size)` });
+        return;
+      }
+      res.json(e);
+    })
+    .all(methodNotAllowed("GET"));
+  r.use(((err, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    if (err instanceof ControlInputError || err instanceof RangeError) res.status(400).json({ detail: err.message });
+    else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
+  }) as import("express").ErrorRequestHandler);
+  return r;
+}

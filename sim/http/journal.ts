@@ -1,0 +1,517 @@
+// The request journal: one entry per /api/v1 request, with what the request caused.
+//
+// It sits at the HTTP edge (the engine knows nothing of requests). Each request gets an
+// id from a counter (returned as X-Request-Id) and, when it finishes, an entry: virtual
+// and wall time, method, path, query, status, wallet, duration, bounded copies of both
+// bodies, and links found in the engine's event log between the request's start and
+// finish (orders created or cancelled, fills, quotes consumed, VL batches). What happens
+// later to those orders and fills (settlement batches, transaction hashes, reverts) is
+// resolved when the entry is read, from the ids it recorded, so a request placed before
+// POST /__fakex/settle or an auto-settle round still leads to its transaction.
+//
+// Wall time (wall_time, duration_ms) is for people; nothing hashed reads it.
+import { performance } from "node:perf_hooks";
+import type { RequestHandler } from "express";
+import type { Engine } from "../core/engine.ts";
+import type { FillRecord } from "../core/fills.ts";
+import { withRequestNote, type FaultNote, type RequestNote, type SignatureNearMiss } from "./journal-notes.ts";
+
+export const DEFAULT_JOURNAL_SIZE = 10_000;
+/** Bytes of each body kept in an entry. */
+export const DEFAULT_JOURNAL_BODY_BYTES = 4 * 1024;
+export const MAX_JOURNAL_PAGE = 1000;
+
+export interface BodyCopy {
+  /** The body as text (JSON as sent), cut at the journal's body limit. */
+  text: string;
+  bytes: number;
+  truncated: boolean;
+}
+
+/** What the request caused, found in the engine's event log while it ran. */
+export interface RecordedLinks {
+  orders_created: string[];
+  orders_cancelled: string[];
+  fills: number[];
+  quotes_consumed: string[];
+  vl_batches: string[];
+}
+
+export interface Rejection {
+  /** The exchange's error code behind the answer (also for 5xx, whose body hides it). */
+  code: string | null;
+  detail: string | null;
+  /** Request fields the error names ("body.price", "signature"). */
+  fields: string[];
+  /** A signature that did not verify: the typed data expected and who it recovers to. */
+  signature?: SignatureNearMiss;
+}
+
+export interface JournalEntry {
+  id: string;
+  seq: number;
+  /** Virtual time (ms) when the request arrived, and as ISO-8601. */
+  at: number;
+  at_iso: string;
+  /** Wall time when it arrived (ISO-8601); not deterministic. */
+  wall_time: string;
+  /** Wall milliseconds from arrival to the last byte of the answer. */
+  duration_ms: number;
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  status: number;
+  /** The API key's owner, or the wallet a signed body names (lowercase). */
+  wallet: string | null;
+  request_body: BodyCopy | null;
+  response_body: BodyCopy | null;
+  /** The engine events appended while it ran: seq in (from, to]. */
+  events: { from: number; to: number };
+  links: RecordedLinks;
+  rejection: Rejection | null;
+  /**
+   * A forced route fault on this request: with after_commit the effect in `links` was
+   * committed and `committed_status` is the answer the client never got; `status` is
+   * what it got (for "reset" and "timeout", no answer at all).
+   */
+  fault: FaultNote | null;
+}
+
+export interface ResolvedOrderLink {
+  order_id: string;
+  status: string | null;
+}
+
+export interface ResolvedFillLink {
+  fill_id: number;
+  /** True: the fill happened during the request; false: later, against an order it created. */
+  during_request: boolean;
+  symbol: string;
+  maker_order_id: string;
+  taker_order_id: string;
+  status: string;
+  settlement_id: number | null;
+  tx_hash: string | null;
+  revert_reason: string | null;
+}
+
+export interface ResolvedBatchLink {
+  settlement_id: number;
+  tx_hash: string | null;
+  status: string;
+  block: string | null;
+  kind: "match" | "swap";
+  fill_ids: number[];
+}
+
+/** An entry as read: its recorded links resolved against the engine's state now. */
+export interface ResolvedEntry extends Omit<JournalEntry, "links"> {
+  links: {
+    orders_created: ResolvedOrderLink[];
+    orders_cancelled: ResolvedOrderLink[];
+    fills: ResolvedFillLink[];
+    settlement_batches: ResolvedBatchLink[];
+    /** Distinct on-chain revert reasons of the linked fills. */
+    revert_reasons: string[];
+    quotes_consumed: string[];
+    vl_batches: string[];
+  };
+}
+
+export interface JournalFilter {
+  method?: string;
+  /** Exact path, or a pattern where * matches any run of characters. */
+  path?: string;
+  /** An exact status (404) or a class ("4xx"). */
+  status?: string | number;
+  owner?: string;
+  /** Only requests that arrived at or after this virtual time (epoch ms). */
+  sinceMs?: number;
+  limit?: number;
+  offset?: number;
+}
+
+export interface JournalPage {
+  entries: ResolvedEntry[];
+  total: number;
+  next_offset: number | null;
+}
+
+export interface JournalState {
+  seq: number;
+  entries: JournalEntry[];
+}
+
+/** What the journal reads from the simulator: the clock and the engine's log and records. */
+export type JournalSource = Pick<Engine, "log" | "clock" | "orderRecord" | "fillRecords" | "settlementBatches">;
+
+export interface RequestJournalOptions {
+  /** Entries kept (oldest dropped first); 0 keeps none but still numbers requests. */
+  size?: number;
+  bodyBytes?: number;
+}
+
+export class RequestJournal {
+  readonly size: number;
+  readonly bodyBytes: number;
+  private seq = 0;
+  // A ring: `entries` grows to `size`, then `head` marks the oldest entry to overwrite next.
+  private entries: JournalEntry[] = [];
+  private head = 0;
+
+  constructor(
+    private readonly source: JournalSource,
+    o: RequestJournalOptions = {},
+  ) {
+    this.size = o.size ?? DEFAULT_JOURNAL_SIZE;
+    if (!Number.isInteger(this.size) || this.size < 0) throw new RangeError(`journal size must be a whole number >= 0, got ${this.size}`);
+    this.bodyBytes = o.bodyBytes ?? DEFAULT_JOURNAL_BODY_BYTES;
+  }
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  /** Entries oldest first. */
+  private ordered(): JournalEntry[] {
+    return this.head === 0 ? this.entries : [...this.entries.slice(this.head), ...this.entries.slice(0, this.head)];
+  }
+
+  /** Mount on /api/v1 ahead of everything else, so every answer carries its id. */
+  middleware(): RequestHandler {
+    return (req, res, next) => {
+      const seq = ++this.seq;
+      const id = `r${seq}`;
+      res.setHeader("X-Request-Id", id);
+      // Size 0 (load tests): numbered, nothing recorded, nothing captured.
+      if (this.size === 0) return next();
+      const at = this.source.clock.nowMs();
+      const wall = Date.now();
+      const t0 = performance.now();
+      const fromEvent = this.source.log.length;
+      const note: RequestNote = {};
+      const sent = captureResponseBody(res, this.bodyBytes);
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        const toEvent = this.source.log.length;
+        const wallet = (res.locals["owner"] as string | undefined) ?? note.wallet ?? null;
+        this.append({
+          id,
+          seq,
+          at,
+          at_iso: new Date(at).toISOString(),
+          wall_time: new Date(wall).toISOString(),
+          duration_ms: Math.round((performance.now() - t0) * 1000) / 1000,
+          method: req.method,
+          path: req.baseUrl + req.path,
+          query: { ...(req.query as Record<string, string | string[]>) },
+          status: res.statusCode,
+          wallet,
+          request_body: copyRequestBody(req.body as unknown, this.bodyBytes),
+          response_body: sent(),
+          events: { from: fromEvent, to: toEvent },
+          links: this.linksIn(fromEvent, toEvent, wallet),
+          rejection: res.statusCode >= 400 ? rejectionOf(note, sent()) : null,
+          fault: note.fault ?? null,
+        });
+      };
+      res.once("finish", finish);
+      res.once("close", finish);
+      withRequestNote(note, next);
+    };
+  }
+
+  private append(e: JournalEntry): void {
+    if (this.size === 0) return;
+    if (this.entries.length < this.size) {
+      this.entries.push(e);
+      return;
+    }
+    this.entries[this.head] = e;
+    this.head = (this.head + 1) % this.size;
+  }
+
+  /**
+   * Links from the events the request's window holds. Other requests may run at the
+   * same time (their events fall in the window too), so only the request's own wallet's
+   * orders count, and fills and quotes only through those orders.
+   */
+  private linksIn(from: number, to: number, wallet: string | null): RecordedLinks {
+    const links: RecordedLinks = { orders_created: [], orders_cancelled: [], fills: [], quotes_consumed: [], vl_batches: [] };
+    const mine = (owner: unknown) => wallet === null || owner === wallet;
+    const created = new Set<string>();
+    for (let i = from; i < to; i++) {
+      const ev = this.source.log.at(i);
+      const d = ev.data as Record<string, unknown>;
+      switch (ev.type) {
+        case "order_placed":
+          if (mine(d["owner"])) {
+            created.add(String(d["order_id"]));
+            links.orders_created.push(String(d["order_id"]));
+          }
+          break;
+        case "order_cancel": {
+          const id = String(d["order_id"]);
+          if (mine(this.ownerOf(id))) links.orders_cancelled.push(id);
+          break;
+        }
+        case "fill":
+          if (created.has(String(d["maker"])) || created.has(String(d["taker"]))) links.fills.push(Number(d["fill_id"]));
+          break;
+        case "swap_accepted":
+          if (created.has(String(d["order_id"]))) links.quotes_consumed.push(String(d["quote_uuid"]));
+          break;
+        case "vl_batch":
+          if (mine(d["owner"])) links.vl_batches.push(String(d["vl_batch_id"]));
+          break;
+      }
+    }
+    return links;
+  }
+
+  private ownerOf(orderId: string): string | null {
+    try {
+      return this.source.orderRecord(orderId).owner;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Entries matching the filter, newest first, a page at a time; links resolved now. */
+  list(f: JournalFilter = {}): JournalPage {
+    const limit = f.limit ?? 100;
+    const offset = f.offset ?? 0;
+    const matching = this.matching(f);
+    const page = matching.slice(offset, offset + limit);
+    const resolve = this.resolver();
+    return { entries: page.map(resolve), total: matching.length, next_offset: offset + limit < matching.length ? offset + limit : null };
+  }
+
+  count(f: JournalFilter = {}): number {
+    return this.matching(f).length;
+  }
+
+  get(id: string): ResolvedEntry | undefined {
+    const e = this.entries.find((x) => x.id === id);
+    return e ? this.resolver()(e) : undefined;
+  }
+
+  /** The raw entries, oldest first (the report and tests that want every field as recorded). */
+  all(): readonly JournalEntry[] {
+    return this.ordered();
+  }
+
+  clear(): number {
+    const n = this.entries.length;
+    this.entries = [];
+    this.head = 0;
+    return n;
+  }
+
+  snapshot(): JournalState {
+    return { seq: this.seq, entries: this.ordered().slice() };
+  }
+
+  /** Entries come back; the counter never goes back, so an id printed earlier stays unique. */
+  restore(s: JournalState): void {
+    if (!Array.isArray(s.entries) || !Number.isInteger(s.seq)) throw new RangeError("journal state: entries and seq expected");
+    this.entries = this.size === 0 ? [] : s.entries.slice(-this.size);
+    this.head = 0;
+    this.seq = Math.max(this.seq, s.seq);
+  }
+
+  private matching(f: JournalFilter): JournalEntry[] {
+    const method = f.method?.toUpperCase();
+    const path = f.path === undefined ? undefined : pathMatcher(f.path);
+    const status = f.status === undefined ? undefined : statusMatcher(String(f.status));
+    const owner = f.owner?.toLowerCase();
+    const out: JournalEntry[] = [];
+    const all = this.ordered();
+    for (let i = all.length - 1; i >= 0; i--) {
+      const e = all[i]!;
+      if (method !== undefined && e.method !== method) continue;
+      if (path !== undefined && !path(e.path)) continue;
+      if (status !== undefined && !status(e.status)) continue;
+      if (owner !== undefined && e.wallet !== owner) continue;
+      if (f.sinceMs !== undefined && e.at < f.sinceMs) continue;
+      out.push(e);
+    }
+    return out;
+  }
+
+  /** One pass over fills and batches per read, shared by every entry of a page. */
+  private resolver(): (e: JournalEntry) => ResolvedEntry {
+    let records: readonly FillRecord[] | null = null;
+    let fills: Map<number, FillRecord> | null = null;
+    let byOrder: Map<string, number[]> | null = null;
+    const allFills = () => (records ??= this.source.fillRecords());
+    const fillById = (id: number) => (fills ??= new Map(allFills().map((f) => [f.id, f]))).get(id);
+    const fillsOfOrder = (orderId: string) => {
+      if (!byOrder) {
+        byOrder = new Map();
+        for (const f of allFills()) {
+          for (const o of [f.makerOrderId, f.takerOrderId]) {
+            let ids = byOrder.get(o);
+            if (!ids) byOrder.set(o, (ids = []));
+            ids.push(f.id);
+          }
+        }
+      }
+      return byOrder.get(orderId) ?? [];
+    };
+    const batches = this.source.settlementBatches();
+    const order = (id: string): ResolvedOrderLink => {
+      try {
+        return { order_id: id, status: this.source.orderRecord(id).status };
+      } catch {
+        return { order_id: id, status: null };
+      }
+    };
+    return (e) => {
+      const fillLinks: ResolvedFillLink[] = [];
+      // The fills the request made, then later ones against the orders it created (a
+      // resting order filled by someone else's request leads back here too).
+      const during = new Set(e.links.fills);
+      const ids = new Set(e.links.fills);
+      for (const o of e.links.orders_created) for (const id of fillsOfOrder(o)) ids.add(id);
+      for (const id of [...ids].sort((a, b) => a - b)) {
+        const f = fillById(id);
+        if (!f) continue;
+        fillLinks.push({
+          fill_id: f.id,
+          during_request: during.has(f.id),
+          symbol: f.symbol,
+          maker_order_id: f.makerOrderId,
+          taker_order_id: f.takerOrderId,
+          status: f.status,
+          settlement_id: f.settlementId,
+          tx_hash: f.txHash,
+          revert_reason: f.revertReason,
+        });
+      }
+      const batchIds = [...new Set(fillLinks.map((f) => f.settlement_id).filter((x): x is number => x !== null))].sort((a, b) => a - b);
+      const settlement_batches = batchIds
+        .map((id) => batches.find((b) => b.id === id))
+        .filter((b) => b !== undefined)
+        .map(batchLink);
+      const revert_reasons = [...new Set(fillLinks.map((f) => f.revert_reason).filter((x): x is string => x !== null))];
+      return {
+        ...e,
+        links: {
+          orders_created: e.links.orders_created.map(order),
+          orders_cancelled: e.links.orders_cancelled.map(order),
+          fills: fillLinks,
+          settlement_batches,
+          revert_reasons,
+          quotes_consumed: e.links.quotes_consumed,
+          vl_batches: e.links.vl_batches,
+        },
+      };
+    };
+  }
+}
+
+export function batchLink(b: ReturnType<JournalSource["settlementBatches"]>[number]): ResolvedBatchLink {
+  return {
+    settlement_id: b.id,
+    tx_hash: b.txHash,
+    status: b.status,
+    block: b.minedBlock === null ? null : b.minedBlock.toString(),
+    kind: b.kind === "swap" ? "swap" : "match",
+    fill_ids: [...b.fillIds],
+  };
+}
+
+function pathMatcher(p: string): (path: string) => boolean {
+  if (!p.includes("*")) return (x) => x === p;
+  const re = new RegExp(`^${p.split("*").map(escapeRegExp).join(".*")}$`);
+  return (x) => re.test(x);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function statusMatcher(s: string): (status: number) => boolean {
+  const cls = /^([1-5])xx$/i.exec(s);
+  if (cls) return (x) => Math.floor(x / 100) === Number(cls[1]);
+  if (!/^[1-5]\d\d$/.test(s)) throw new RangeError(`status must be a code (404) or a class (4xx), got ${JSON.stringify(s)}`);
+  return (x) => x === Number(s);
+}
+
+function cut(text: string, max: number): BodyCopy {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= max) return { text, bytes, truncated: false };
+  return { text: Buffer.from(text).subarray(0, max).toString("utf8"), bytes, truncated: true };
+}
+
+function copyRequestBody(body: unknown, max: number): BodyCopy | null {
+  if (body === undefined) return null;
+  return cut(typeof body === "string" ? body : JSON.stringify(body), max);
+}
+
+/** Keep the first `max` bytes of what the response writes; read them back when it is done. */
+function captureResponseBody(res: import("express").Response, max: number): () => BodyCopy | null {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let total = 0;
+  const take = (chunk: unknown, encoding: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === "function") return;
+    const buf = Buffer.isBuffer(chunk) ? chunk : typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8") : null;
+    if (!buf) return;
+    total += buf.length;
+    if (kept < max) {
+      const part = buf.subarray(0, max - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+  };
+  const write = res.write.bind(res) as (...a: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...a: unknown[]) => unknown;
+  res.write = ((...a: unknown[]) => {
+    take(a[0], a[1]);
+    return write(...a);
+  }) as typeof res.write;
+  res.end = ((...a: unknown[]) => {
+    take(a[0], a[1]);
+    return end(...a);
+  }) as typeof res.end;
+  return () => (total === 0 ? null : { text: Buffer.concat(chunks).toString("utf8"), bytes: total, truncated: total > kept });
+}
+
+/** Why a request was turned away: the noted error, the fields it names, a signature's near miss. */
+function rejectionOf(note: RequestNote, body: BodyCopy | null): Rejection {
+  const detail = note.error?.detail ?? detailOf(body);
+  const fields = new Set<string>();
+  for (const m of (detail ?? "").matchAll(/\b((?:body|query|params)(?:\.[A-Za-z0-9_]+)*):/g)) fields.add(m[1]!);
+  const named = fieldOf(body);
+  if (named) fields.add(named);
+  if (note.signature) fields.add(note.signature.field);
+  return { code: note.error?.code ?? null, detail, fields: [...fields], ...(note.signature ? { signature: note.signature } : {}) };
+}
+
+/** The preview envelope names the failing field ({"field": "price"}). */
+function fieldOf(body: BodyCopy | null): string | null {
+  if (!body || body.truncated) return null;
+  try {
+    const v = JSON.parse(body.text) as { field?: unknown };
+    return typeof v.field === "string" ? `body.${v.field}` : null;
+  } catch {
+    return null;
+  }
+}
+
+function detailOf(body: BodyCopy | null): string | null {
+  if (!body || body.truncated) return null;
+  try {
+    const v = JSON.parse(body.text) as { detail?: unknown };
+    const d = v.detail;
+    if (typeof d === "string") return d;
+    if (d && typeof d === "object" && typeof (d as { detail?: unknown }).detail === "string") return (d as { detail: string }).detail;
+  } catch {
+    // not JSON: no detail to read
+  }
+  return null;
+}

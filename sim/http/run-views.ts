@@ -1,0 +1,201 @@
+// Read-only JSON views of a run for the viewer (/__fakex/ui) and the report, mounted
+// under /__fakex. Tests can read them too: the viewer has no other data path.
+//
+//   GET /run                       clock, block mode, fault plan, route faults, health, counts
+//   GET /orders?limit&offset       most recent orders first (id, owner, market, side, status, ...)
+//   GET /orders/{id}               the order (GET /orders/{id} shape), its fills with ids,
+//                                  settlement batches and tx hashes, and the requests that touched it
+//   GET /batches?limit&offset      settlement batches, newest first, with revert reasons
+//   GET /markets                   every market with its depth ladder and recent trades
+import { Router, type ErrorRequestHandler, type Request } from "express";
+import { formatUnits } from "../core/amounts.ts";
+import type { Engine } from "../core/engine.ts";
+import type { FillRecord } from "../core/fills.ts";
+import type { Registry } from "../core/registry.ts";
+import { ControlInputError, type ControlHandle } from "./control.ts";
+import { batchLink, type RequestJournal } from "./journal.ts";
+
+export interface RunViewParts {
+  engine: Engine;
+  registry: Registry;
+  control: Pick<ControlHandle, "now" | "blockMode" | "faultPlan" | "routeFaults" | "health">;
+  journal: RequestJournal;
+}
+
+export const MAX_VIEW_PAGE = 500;
+const RECENT_TRADES = 30;
+
+function page(req: Request, def = 50): { limit: number; offset: number } {
+  const limit = req.query["limit"] === undefined ? def : Number(req.query["limit"]);
+  const offset = req.query["offset"] === undefined ? 0 : Number(req.query["offset"]);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VIEW_PAGE) throw new ControlInputError(`limit must be 1-${MAX_VIEW_PAGE}`);
+  if (!Number.isInteger(offset) || offset < 0) throw new ControlInputError("offset must be a whole number >= 0");
+  return { limit, offset };
+}
+
+/**
+ * Order ids in placement order, read from the engine's event log (the engine keeps no
+ * global list). The viewer polls: only events appended since the last read are scanned,
+ * unless a restore replaced the log (shorter now, or the last order event read is no
+ * longer there), which starts the scan over.
+ */
+export class OrderIdIndex {
+  private ids: string[] = [];
+  private scanned = 0;
+  private last: { index: number; id: string } | null = null;
+
+  constructor(private readonly engine: Pick<Engine, "log">) {}
+
+  /** Every order id, oldest first (the array is the index's own: do not change it). */
+  all(): readonly string[] {
+    const log = this.engine.log;
+    if (log.length < this.scanned || (this.last && !this.still(this.last))) {
+      this.ids = [];
+      this.scanned = 0;
+      this.last = null;
+    }
+    for (; this.scanned < log.length; this.scanned++) {
+      const ev = log.at(this.scanned);
+      if (ev.type !== "order_placed") continue;
+      const id = String(ev.data["order_id"]);
+      this.ids.push(id);
+      this.last = { index: this.scanned, id };
+    }
+    return this.ids;
+  }
+
+  private still(l: { index: number; id: string }): boolean {
+    const ev = this.engine.log.at(l.index);
+    return ev.type === "order_placed" && ev.data["order_id"] === l.id;
+  }
+}
+
+function fillRow(f: FillRecord, registry: Registry) {
+  const m = registry.marketBySymbol(f.symbol);
+  return {
+    fill_id: f.id,
+    symbol: f.symbol,
+    maker_order_id: f.makerOrderId,
+    taker_order_id: f.takerOrderId,
+    maker_side: f.makerSide,
+    price: m ? formatUnits(f.priceTicks, m.tickPrecision) : f.priceTicks.toString(),
+    quantity: m ? formatUnits(f.lots, m.quantityPrecision) : f.lots.toString(),
+    status: f.status,
+    settlement_id: f.settlementId,
+    tx_hash: f.txHash,
+    revert_reason: f.revertReason,
+    at: f.at.ms,
+  };
+}
+
+export function runViewsRouter(p: RunViewParts): Router {
+  const { engine, registry, control, journal } = p;
+  const orderIds = new OrderIdIndex(engine);
+  const r = Router();
+
+  r.get("/run", (_req, res) => {
+    res.json({
+      clock: control.now(),
+      block_mode: control.blockMode(),
+      fault_plan: control.faultPlan(),
+      route_faults: control.routeFaults(),
+      health: control.health(),
+      counts: {
+        orders: orderIds.all().length,
+        fills: engine.fillCount(),
+        settlement_batches: engine.settlementBatches().length,
+        events: engine.log.length,
+        requests: journal.length,
+      },
+      markets: registry.markets().map((m) => m.symbol),
+    });
+  });
+
+  r.get("/orders", (req, res) => {
+    const { limit, offset } = page(req);
+    const all = orderIds.all();
+    const end = all.length - offset;
+    const ids = end <= 0 ? [] : all.slice(Math.max(0, end - limit), end).reverse();
+    const orders = ids.map((id) => {
+      const o = engine.getOrder(id);
+      return {
+        order_id: id,
+        owner: o.owner_address,
+        symbol: o.symbol,
+        side: o.side,
+        order_type: o.order_type,
+        status: o.status,
+        price: o.price,
+        amount: o.amount,
+        filled_amount: o.filled_amount,
+        created_at: o.created_at,
+        settlement_summary: o.settlement_summary,
+      };
+    });
+    res.json({ orders, total: all.length, next_offset: offset + limit < all.length ? offset + limit : null });
+  });
+
+  r.get("/orders/:id", (req, res) => {
+    const id = String(req.params["id"]);
+    let order;
+    try {
+      order = engine.getOrder(id);
+    } catch {
+      res.status(404).json({ detail: `no order ${JSON.stringify(id)}` });
+      return;
+    }
+    // The wire fills (this order's view, with economics) beside the records' ids and batches.
+    const wire = engine.fillsOfOrder(id);
+    const records = engine.fillRecords().filter((f) => f.makerOrderId === id || f.takerOrderId === id);
+    const fills = records.map((f, i) => ({ ...fillRow(f, registry), wire: wire[i] ?? null }));
+    const batchIds = new Set(records.map((f) => f.settlementId).filter((x) => x !== null));
+    const batches = engine
+      .settlementBatches()
+      .filter((b) => batchIds.has(b.id))
+      .map(batchLink);
+    const requests = journal
+      .all()
+      .filter((e) => e.links.orders_created.includes(id) || e.links.orders_cancelled.includes(id))
+      .map((e) => ({ id: e.id, method: e.method, path: e.path, status: e.status, at_iso: e.at_iso }));
+    res.json({ order, fills, settlement_batches: batches, requests });
+  });
+
+  r.get("/batches", (req, res) => {
+    const { limit, offset } = page(req);
+    const all = engine.settlementBatches();
+    const fills = new Map(engine.fillRecords().map((f) => [f.id, f]));
+    const rows = [...all]
+      .reverse()
+      .slice(offset, offset + limit)
+      .map((b) => ({
+        ...batchLink(b),
+        revert_reasons: [...new Set(b.fillIds.map((id) => fills.get(id)?.revertReason).filter((x): x is string => typeof x === "string"))],
+        symbols: [...new Set(b.fillIds.map((id) => fills.get(id)?.symbol).filter((x): x is string => typeof x === "string"))],
+      }));
+    res.json({ batches: rows, total: all.length, next_offset: offset + limit < all.length ? offset + limit : null });
+  });
+
+  r.get("/markets", (_req, res) => {
+    const fills = engine.fillRecords();
+    const markets = registry.markets().map((m) => ({
+      symbol: m.symbol,
+      base: m.baseSymbol,
+      quote: m.quoteSymbol,
+      bids: engine.depth(m.symbol, "bid"),
+      asks: engine.depth(m.symbol, "ask"),
+      recent_trades: fills
+        .filter((f) => f.symbol === m.symbol)
+        .slice(-RECENT_TRADES)
+        .reverse()
+        .map((f) => fillRow(f, registry)),
+    }));
+    res.json({ markets });
+  });
+
+  r.use(((err, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    if (err instanceof ControlInputError) res.status(400).json({ detail: err.message });
+    else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
+  }) as ErrorRequestHandler);
+  return r;
+}

@@ -1,0 +1,182 @@
+// Seeded market activity on the virtual clock: the mid walks within its band and
+// each step's bound, books keep depth on both sides, takers' fills settle on chain
+// with the agents' (and the fee recipient's) balances conserved, the same seed and
+// clock steps give the same event-log hash, and snapshot / restore carries the
+// agents' state.
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import type { ActivityView } from "../../fixtures/activity.ts";
+import { Vault } from "../../sim/chain/artifacts.ts";
+import { maxStepMove, walkBand } from "../../sim/core/market-walk.ts";
+import type { Address } from "../../sim/core/typed-data.ts";
+
+let ex: FakeExchange;
+let clean: string;
+const SYMBOL = "USDT/USDC";
+/** The EURC-USDC market, in whichever orientation the deployed addresses give it. */
+const eurUsdc = () => ex.registry.markets().find((m) => [m.baseSymbol, m.quoteSymbol].sort().join("/") === "EURC/USDC")!.symbol;
+
+async function ctl(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${ex.controlUrl}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const view = async () => (await ctl("GET", "/activity")).body as ActivityView;
+const hash = () => ex.control.eventHash();
+
+/** Start on one market, then `steps` clock advances of one step each; returns the mids seen. */
+async function run(steps: number, input: Record<string, unknown> = { markets: [SYMBOL], takers_per_min: 12, volatility: 0.002, step_sec: 30 }) {
+  const started = await ctl("POST", "/activity", input);
+  expect(started.status, JSON.stringify(started.body)).toBe(200);
+  const mids: number[] = [Number(started.body.markets[SYMBOL].mid)];
+  for (let i = 0; i < steps; i++) {
+    await ctl("POST", "/clock/advance", { seconds: 30 });
+    mids.push(Number((await view()).markets[SYMBOL]!.mid));
+  }
+  return mids;
+}
+
+function vaultOf(owner: Address, token: Address): Promise<bigint> {
+  return ex.clients.public.readContract({ address: ex.contracts.vault, abi: Vault.abi, functionName: "balanceOf", args: [owner, token] });
+}
+
+beforeAll(async () => {
+  ex = await createFakeExchange({ seed: 21, startTime: "2026-01-01T00:00:00Z" });
+  clean = await ex.snapshot();
+}, 120_000);
+afterAll(async () => {
+  await ex?.close();
+});
+beforeEach(async () => {
+  await ex.restore(clean);
+});
+
+describe("market activity", () => {
+  test("the mid walks around the FX anchor within its band and each step's bound; books keep depth on both sides", async () => {
+    const m = ex.registry.marketBySymbol(SYMBOL)!;
+    const tick = 10 ** -m.tickPrecision;
+    const anchor = Number((await ctl("POST", "/activity", { markets: [SYMBOL], volatility: 0.002, step_sec: 30 })).body.markets[SYMBOL].anchor);
+    await ctl("DELETE", "/activity");
+    await ex.restore(clean);
+    const mids = await run(40);
+    const band = walkBand(0.002);
+    for (const mid of mids) expect(Math.abs(Math.log(mid / anchor))).toBeLessThanOrEqual(band + tick / anchor);
+    for (let i = 1; i < mids.length; i++) expect(Math.abs(Math.log(mids[i]! / mids[i - 1]!))).toBeLessThanOrEqual(maxStepMove(0.002, 30) + (2 * tick) / anchor);
+    expect(new Set(mids).size).toBeGreaterThan(5); // it moves
+    const bids = ex.parts.engine.depth(SYMBOL, "bid");
+    const asks = ex.parts.engine.depth(SYMBOL, "ask");
+    expect(bids.length).toBeGreaterThanOrEqual(3);
+    expect(asks.length).toBeGreaterThanOrEqual(3);
+    expect(Number(bids[0]!.price)).toBeLessThan(Number(asks[0]!.price));
+    // The quotes straddle the current mid.
+    const mid = mids.at(-1)!;
+    expect(Number(bids[0]!.price)).toBeLessThan(mid);
+    expect(Number(asks[0]!.price)).toBeGreaterThan(mid);
+    // Other markets keep the seeded ladder untouched.
+    expect(ex.parts.engine.depth(eurUsdc(), "bid")).toHaveLength(3);
+  });
+
+  test("takers cross: real fills between the agents settle on chain, the agents' balances (plus fees) are conserved", async () => {
+    const m = ex.registry.marketBySymbol(SYMBOL)!;
+    const owners = [...ex.makers.map((x) => x.address), ex.deployment.feeRecipient.toLowerCase() as Address];
+    const total = async (token: Address) => (await Promise.all(owners.map((o) => vaultOf(o, token)))).reduce((a, b) => a + b, 0n);
+    const before = { base: await total(m.base as Address), quote: await total(m.quote as Address) };
+    const makerBase = await vaultOf(ex.makers[0]!.address, m.base as Address);
+    const fillsBefore = ex.parts.engine.fillCount();
+    await run(20);
+    await ex.control.settle();
+    const fills = ex.parts.engine.fillRecords().slice(fillsBefore);
+    expect(fills.length).toBeGreaterThan(0);
+    expect(fills.every((f) => f.status === "settled")).toBe(true);
+    // Balances moved between the agents, and the totals did not change.
+    expect(await vaultOf(ex.makers[0]!.address, m.base as Address)).not.toBe(makerBase);
+    expect({ base: await total(m.base as Address), quote: await total(m.quote as Address) }).toEqual(before);
+    // The engine's ledger agrees with the chain for both agents.
+    for (const maker of ex.makers) {
+      const b = await ex.parts.engine.balances(maker.address);
+      for (const token of [m.base, m.quote]) {
+        const row = b.balances.find((x) => x.token.toLowerCase() === token.toLowerCase())!;
+        expect(BigInt(row.vault_total)).toBe(await vaultOf(maker.address, token as Address));
+      }
+    }
+  });
+
+  test("same seed and clock steps: the same event-log hash; a snapshot taken mid-run replays the rest identically", async () => {
+    await run(10);
+    const first = hash();
+    await ex.restore(clean);
+    await run(10);
+    expect(hash()).toBe(first);
+
+    await ex.restore(clean);
+    await run(5);
+    const mid = await ex.snapshot();
+    const viewAtSnapshot = await view();
+    for (let i = 0; i < 5; i++) await ctl("POST", "/clock/advance", { seconds: 30 });
+    const after = hash();
+    await ex.restore(mid);
+    expect(await view()).toEqual(viewAtSnapshot);
+    for (let i = 0; i < 5; i++) await ctl("POST", "/clock/advance", { seconds: 30 });
+    expect(hash()).toBe(after);
+    // One long advance stops at every step: the same log as step-by-step advances.
+    await ex.restore(mid);
+    await ctl("POST", "/clock/advance", { seconds: 150 });
+    expect(hash()).toBe(after);
+  });
+
+  test("control: every field optional, bad input 400 and nothing started, DELETE stops", async () => {
+    for (const bad of [{ markets: ["NOPE/USDC"] }, { markets: [] }, { volatility: 1 }, { takers_per_min: -1 }, { step_sec: 0.5 }, { speed: 3 }]) {
+      const r = await ctl("POST", "/activity", bad);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(typeof r.body.detail).toBe("string");
+    }
+    expect((await view()).running).toBe(false);
+    const all = await ctl("POST", "/activity", {});
+    expect(all.status).toBe(200);
+    expect(Object.keys(all.body.markets).sort()).toEqual(ex.registry.activeMarkets().map((m) => m.symbol).sort());
+    expect(all.body).toMatchObject({ running: true, step_sec: 30 });
+    // Retune one market; the others keep their settings.
+    const tuned = await ctl("POST", "/activity", { markets: [SYMBOL], takers_per_min: 30, volatility: 0.004 });
+    expect(tuned.body.markets[SYMBOL]).toMatchObject({ takers_per_min: 30, volatility: 0.004 });
+    expect(tuned.body.markets[eurUsdc()]).toMatchObject({ takers_per_min: 6, volatility: 0.001 });
+    const partly = await ctl("DELETE", "/activity", { markets: [SYMBOL] });
+    expect(Object.keys(partly.body.markets)).not.toContain(SYMBOL);
+    const stopped = await ctl("DELETE", "/activity");
+    expect(stopped.body).toMatchObject({ running: false, next_step: null, markets: {} });
+    const events = ex.parts.engine.log.length;
+    await ctl("POST", "/clock/advance", { seconds: 300 });
+    expect(ex.parts.engine.log.length).toBe(events);
+    // A market named the other way round is the same market.
+    const reversed = await ctl("POST", "/activity", { markets: ["USDC/USDT"] });
+    expect(Object.keys(reversed.body.markets)).toEqual([SYMBOL]);
+    await ctl("DELETE", "/activity");
+    // ex.control carries the same operations.
+    const v = await ex.control.startActivity({ markets: [SYMBOL] });
+    expect(v.running).toBe(true);
+    expect(ex.control.stopActivity().running).toBe(false);
+  });
+});
+
+describe("market activity: bounded work per advance", () => {
+  test("dueSteps stops at its cap and skipTo moves the schedule past the advance", async () => {
+    const { MarketActivity, MAX_STEPS_PER_ADVANCE } = await import("../../fixtures/activity.ts");
+    await ex.restore(clean);
+    await ex.control.startActivity({ markets: [SYMBOL], step_sec: 10 });
+    const now = ex.control.now().now;
+    const next = ex.control.activity().next_step!;
+    expect(next).toBe(now + 10);
+    // A year ahead: at most the cap of step times, the first of them the next step.
+    const probe = new MarketActivity({ engine: ex.parts.engine, registry: ex.registry, fx: ex.parts.fx, domain: () => ex.domain, makers: ex.makers, seed: 21, settleRound: async () => {} });
+    await probe.start({ markets: [SYMBOL], step_sec: 10 });
+    const due = probe.dueSteps(now, now + 365 * 86400);
+    expect(due).toHaveLength(MAX_STEPS_PER_ADVANCE);
+    expect(due[0]).toBe(now + 10);
+    probe.skipTo(now + 365 * 86400);
+    expect(probe.nextStep).toBe(now + 365 * 86400 + 10);
+    probe.stop();
+  });
+});

@@ -1,0 +1,52 @@
+// Headless Chromium (Debian's package) driven by playwright-core, for the viewer tests.
+// Playwright's own browser downloads are not used: CI installs /usr/bin/chromium.
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { PNG } from "pngjs";
+
+export const CHROMIUM = process.env["FAKEX_CHROMIUM"] ?? "/usr/bin/chromium";
+export const chromiumAvailable = existsSync(CHROMIUM);
+
+export interface RunningBrowser {
+  browser: Browser;
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function launchChromium(): Promise<RunningBrowser> {
+  const profile = mkdtempSync(join(tmpdir(), "fakex-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  const browser = context.browser()!;
+  return {
+    browser,
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Distinct colours in a PNG: a blank page has one (or a handful from anti-aliasing). */
+export function distinctColours(png: Buffer): number {
+  const img = PNG.sync.read(png);
+  const seen = new Set<number>();
+  for (let i = 0; i < img.data.length; i += 4) seen.add(img.data.readUInt32BE(i));
+  return seen.size;
+}

@@ -1,0 +1,277 @@
+// The request journal on a full fake exchange (Anvil): ids, entries, links from each
+// kind of request to its orders, fills, settlement batches, transaction hashes, reverts
+// and quotes; near-miss reasons; filters; snapshot/restore; the in-process handle.
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import type { FundedAccount } from "../../fixtures/chain.ts";
+
+let ex: FakeExchange;
+let clean: string;
+
+async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${ex.baseUrl}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as any, id: res.headers.get("x-request-id") };
+}
+
+async function control(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${ex.controlUrl}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const market = () => ex.registry.markets().find((x) => x.baseSymbol === "USDT")!;
+
+async function place(acc: FundedAccount, side: "bid" | "ask", price = "1", amount = "20") {
+  const preview = await api("POST", "/orders/preview", ex.newOrder(acc, { symbol: market().symbol, side, amount, price }));
+  expect(preview.status).toBe(200);
+  const { body } = await ex.signOrder(acc, preview.body);
+  const r = await api("POST", "/orders", body);
+  return { ...r, signed: body };
+}
+
+async function fundBoth() {
+  const [a, b] = [ex.accounts[0]!, ex.accounts[1]!];
+  await ex.control.fund({ address: a.address, token: market().baseSymbol, amount: 100_000_000n, vault: true });
+  await ex.control.fund({ address: b.address, token: market().quoteSymbol, amount: 100_000_000n, vault: true });
+  return [a, b] as const;
+}
+
+beforeAll(async () => {
+  ex = await createFakeExchange({ seed: 17 });
+  clean = await ex.snapshot();
+}, 60_000);
+
+afterAll(async () => {
+  await ex?.close();
+});
+
+beforeEach(async () => {
+  await ex.restore(clean);
+});
+
+describe("request journal", () => {
+  test("every /api/v1 answer carries X-Request-Id; the entry records time, method, path, query, status, duration and bodies", async () => {
+    const r = await api("GET", "/markets?limit=2");
+    const missing = await api("GET", "/no-such-route");
+    expect(r.id).toMatch(/^r\d+$/);
+    expect(missing.status).toBe(404);
+    expect(missing.id).toMatch(/^r\d+$/);
+    expect(missing.id).not.toBe(r.id);
+
+    const e = (await control("GET", `/requests/${r.id}`)).body;
+    expect(e).toMatchObject({ id: r.id, method: "GET", path: "/api/v1/markets", query: { limit: "2" }, status: r.status, wallet: null, rejection: null });
+    expect(e.at).toBe(ex.parts.clock.nowMs());
+    expect(e.at_iso).toBe(new Date(e.at).toISOString());
+    expect(Date.parse(e.wall_time)).toBeGreaterThan(0);
+    expect(e.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(e.request_body).toBeNull();
+    expect(JSON.parse(e.response_body.text)).toEqual(r.body);
+    expect(e.response_body.truncated).toBe(false);
+    const nf = (await control("GET", `/requests/${missing.id}`)).body;
+    expect(nf.status).toBe(404);
+    expect(nf.rejection).toMatchObject({ detail: "Not Found" });
+  });
+
+  test("a forced 503 (route fault) is journaled too, with its id", async () => {
+    expect((await control("POST", "/routes", { rules: [{ method: "GET", path: "/markets", fail: true, times: 1 }] })).status).toBe(200);
+    const r = await api("GET", "/markets");
+    expect(r.status).toBe(503);
+    expect(r.id).toMatch(/^r\d+$/);
+    const e = (await control("GET", `/requests/${r.id}`)).body;
+    expect(e).toMatchObject({ method: "GET", path: "/api/v1/markets", status: 503 });
+    expect(e.rejection).not.toBeNull();
+    expect((await control("GET", "/requests/count?status=503")).body).toEqual({ count: 1 });
+  });
+
+  test("crossing orders: each POST /orders links its order; the taker's its fill; after settle both lead to the batch and its tx hash", async () => {
+    const [a, b] = await fundBoth();
+    const ask = await place(a, "ask");
+    const bid = await place(b, "bid");
+    expect([ask.status, bid.status]).toEqual([201, 201]);
+
+    const before = (await control("GET", `/requests/${bid.id}`)).body;
+    expect(before.wallet).toBe(b.address);
+    expect(before.links.orders_created).toEqual([{ order_id: bid.body.order_id, status: "matched" }]);
+    expect(before.links.fills).toHaveLength(1);
+    expect(before.links.fills[0]).toMatchObject({ maker_order_id: ask.body.order_id, taker_order_id: bid.body.order_id, status: "pending", during_request: true, tx_hash: null });
+    expect(before.links.settlement_batches).toEqual([]);
+    expect(JSON.parse(before.request_body.text).order_id).toBe(bid.body.order_id);
+
+    await control("POST", "/settle");
+    const after = (await control("GET", `/requests/${bid.id}`)).body;
+    const batch = after.links.settlement_batches[0];
+    expect(batch).toMatchObject({ status: "confirmed", kind: "match", fill_ids: [after.links.fills[0].fill_id] });
+    expect(batch.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(after.links.fills[0]).toMatchObject({ status: "settled", tx_hash: batch.tx_hash });
+    // The same hash the interface reports, and a receipt on chain.
+    const fills = ex.parts.engine.fillsOfOrder(bid.body.order_id);
+    expect(fills[0]!.tx_hash).toBe(batch.tx_hash);
+    const receipt = await ex.clients.public.getTransactionReceipt({ hash: batch.tx_hash });
+    expect(receipt.status).toBe("success");
+    // The maker's request leads to the same transaction: its order was filled later.
+    const maker = (await control("GET", `/requests/${ask.id}`)).body;
+    expect(maker.links.fills).toEqual([expect.objectContaining({ during_request: false, tx_hash: batch.tx_hash })]);
+    expect(maker.links.orders_created[0].status).toBe("settled");
+  });
+
+  test("an on-chain revert shows on the request that made the fill", async () => {
+    const [a, b] = await fundBoth();
+    ex.control.setFaultPlan({ revertFills: [{ fill: ex.parts.engine.fillCount() + 1, reason: "InsufficientBalance" }] });
+    await place(a, "ask");
+    const bid = await place(b, "bid");
+    await ex.control.settle();
+    const e = (await control("GET", `/requests/${bid.id}`)).body;
+    expect(e.links.revert_reasons).toEqual(["InsufficientBalance"]);
+    expect(e.links.fills[0]).toMatchObject({ status: "reverted", revert_reason: "InsufficientBalance" });
+    expect(e.links.settlement_batches[0].tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  test("a cancel links the cancelled order", async () => {
+    const [a] = await fundBoth();
+    const ask = await place(a, "ask", "1.0005");
+    await ex.control.advanceClock(301);
+    const { body } = await ex.signCancel(a, ask.signed);
+    const c = await api("POST", "/orders/cancel", body);
+    expect(c.status).toBe(200);
+    const e = (await control("GET", `/requests/${c.id}`)).body;
+    expect(e.wallet).toBe(a.address);
+    expect(e.links.orders_cancelled).toEqual([{ order_id: ask.body.order_id, status: "cancelled" }]);
+    expect(e.links.orders_created).toEqual([]);
+  });
+
+  test("a swap links the quote it consumed, its order, its legs and, once settled, its transaction", async () => {
+    const me = ex.accounts[0]!;
+    const quote = await api("POST", "/swap/quote", {
+      from_token: ex.contracts.tokens.USDC,
+      to_token: ex.contracts.tokens.USDT,
+      from_amount: "50000000",
+      owner_address: me.address,
+      recipient: me.address,
+      expiration: ex.control.now().now + 600,
+    });
+    expect(quote.status).toBe(200);
+    const { body } = await ex.signIntent(me, quote.body);
+    const swap = await api("POST", "/swap", body);
+    expect(swap.status).toBe(200);
+    await ex.control.settle();
+    const e = (await control("GET", `/requests/${swap.id}`)).body;
+    expect(typeof quote.body.uuid).toBe("string");
+    expect(e.links.quotes_consumed).toEqual([quote.body.uuid]);
+    expect(e.links.orders_created).toEqual([{ order_id: swap.body.trade_id, status: "settled" }]);
+    expect(e.links.fills.length).toBeGreaterThan(0);
+    expect(e.links.settlement_batches).toEqual([expect.objectContaining({ kind: "swap", status: "confirmed", tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })]);
+  });
+
+  test("near misses: a bad signature records the typed data expected and the address it recovers to; a bad field names the field", async () => {
+    const [a, b] = await fundBoth();
+    const preview = await api("POST", "/orders/preview", ex.newOrder(a, { symbol: market().symbol, side: "ask", amount: "20", price: "1.5" }));
+    const { body: signedByB } = await ex.signOrder(b, preview.body);
+    const bad = await api("POST", "/orders", { ...signedByB, owner_address: a.address });
+    expect(bad.status).toBe(400);
+    const e = (await control("GET", `/requests/${bad.id}`)).body;
+    expect(e.rejection.code).toBe("SIGNATURE_INVALID");
+    expect(e.rejection.fields).toContain("signature");
+    expect(e.rejection.signature).toMatchObject({ field: "signature", expected_signer: a.address, recovered_signer: b.address });
+    expect(e.rejection.signature.typed_data.primaryType).toBe("Order");
+    expect(e.rejection.signature.typed_data.domain).toMatchObject({ name: ex.domain.name, chainId: ex.chainId, verifyingContract: ex.contracts.exchange });
+    expect(e.rejection.signature.typed_data.message.user).toBe(a.address);
+    expect(e.links.orders_created).toEqual([]);
+
+    const badPrice = await api("POST", "/orders/preview", { ...ex.newOrder(a, { symbol: market().symbol, side: "ask", amount: "20", price: "1" }), price: "abc" });
+    expect(badPrice.status).toBe(400);
+    const p = (await control("GET", `/requests/${badPrice.id}`)).body;
+    expect(p.rejection).toMatchObject({ code: "INVALID_DECIMAL_FORMAT", fields: ["body.price"] });
+  });
+
+  test("an API-key request records the key's owner as its wallet", async () => {
+    const a = ex.accounts[0]!;
+    const auth = await ex.signManageApiKey(a, "create", ex.control.now().now);
+    const k = await api("POST", "/api-keys", { ...auth, label: "journal" });
+    expect(k.status).toBe(200);
+    const r = await api("GET", `/orders?owner_address=${a.address}`, undefined, { authorization: `Bearer ${k.body.api_key}:${k.body.api_secret}` });
+    expect(r.status).toBe(200);
+    expect((await control("GET", `/requests/${r.id}`)).body.wallet).toBe(a.address);
+  });
+
+  test("filters, count, pagination (newest first), clearing, and bad filters", async () => {
+    await control("DELETE", "/requests");
+    const [a, b] = await fundBoth();
+    await place(a, "ask");
+    await place(b, "bid");
+    await api("GET", "/nope");
+    const all = (await control("GET", "/requests")).body;
+    expect(all.total).toBe(5); // 2 previews, 2 orders, 1 unknown path
+    expect(all.entries.map((e: any) => e.seq)).toEqual([...all.entries.map((e: any) => e.seq)].sort((x: number, y: number) => y - x));
+    expect((await control("GET", "/requests/count?method=post&path=/api/v1/orders")).body).toEqual({ count: 2 });
+    expect((await control("GET", "/requests/count?path=/api/v1/orders*")).body).toEqual({ count: 4 });
+    expect((await control("GET", "/requests/count?status=4xx")).body).toEqual({ count: 1 });
+    expect((await control("GET", "/requests/count?status=201")).body).toEqual({ count: 2 });
+    expect((await control("GET", `/requests/count?owner=${a.address}`)).body).toEqual({ count: 1 });
+    const now = ex.control.now().now;
+    expect((await control("GET", `/requests/count?since=${now + 1}`)).body).toEqual({ count: 0 });
+    expect((await control("GET", `/requests/count?since=${new Date(now * 1000).toISOString()}`)).body).toEqual({ count: 5 });
+    const p1 = (await control("GET", "/requests?limit=2")).body;
+    const p2 = (await control("GET", `/requests?limit=2&offset=${p1.next_offset}`)).body;
+    const p3 = (await control("GET", `/requests?limit=2&offset=${p2.next_offset}`)).body;
+    expect([...p1.entries, ...p2.entries, ...p3.entries].map((e: any) => e.id)).toEqual(all.entries.map((e: any) => e.id));
+    expect(p3.next_offset).toBeNull();
+    // In process, the same entries.
+    expect(ex.control.requests({ method: "POST", status: "2xx" }).entries.map((e) => e.id)).toEqual(
+      all.entries.filter((e: any) => e.method === "POST" && e.status < 300).map((e: any) => e.id),
+    );
+
+    for (const q of ["status=99", "owner=bob", "limit=0", "since=yesterday", "colour=red"]) expect((await control("GET", `/requests?${q}`)).status).toBe(400);
+    expect((await control("GET", "/requests/count?limit=3")).status).toBe(400);
+    expect((await control("GET", "/requests/r999999")).status).toBe(404);
+    expect((await control("POST", "/requests")).status).toBe(405);
+
+    expect((await control("DELETE", "/requests")).body).toEqual({ cleared: 5 });
+    expect((await control("GET", "/requests/count")).body).toEqual({ count: 0 });
+  });
+
+  test("snapshots carry the journal: restore brings its entries back; ids are never handed out twice", async () => {
+    await control("DELETE", "/requests");
+    const first = await api("GET", "/markets");
+    const snap = await ex.snapshot();
+    const second = await api("GET", "/tokens");
+    expect(ex.control.requests().total).toBe(2);
+    await ex.restore(snap);
+    const after = ex.control.requests();
+    expect(after.entries.map((e) => e.id)).toEqual([first.id]);
+    const third = await api("GET", "/tokens");
+    expect(third.id).not.toBe(second.id);
+    expect(Number(third.id!.slice(1))).toBeGreaterThan(Number(second.id!.slice(1)));
+  });
+});
+
+describe("run views", () => {
+  test("/orders lists the newest first and pages; after a restore it shows the restored run's orders", async () => {
+    const [a] = await fundBoth();
+    const before = (await control("GET", "/orders?limit=500")).body;
+    const snap = await ex.snapshot();
+    const placed = await place(a, "ask", "1.0005");
+    const after = (await control("GET", "/orders?limit=2")).body;
+    expect(after.total).toBe(before.total + 1);
+    expect(after.orders[0]).toMatchObject({ order_id: placed.body.order_id, owner: a.address, status: "pending" });
+    expect(after.orders[1].order_id).toBe(before.orders[0].order_id);
+    const page2 = (await control("GET", `/orders?limit=2&offset=${after.next_offset}`)).body;
+    expect(page2.orders.map((o: any) => o.order_id)).toEqual(before.orders.slice(1, 3).map((o: any) => o.order_id));
+    expect((await control("GET", `/orders?offset=${after.total + 5}`)).body.orders).toEqual([]);
+    const detail = (await control("GET", `/orders/${placed.body.order_id}`)).body;
+    expect(detail.requests).toEqual([expect.objectContaining({ id: placed.id, method: "POST", path: "/api/v1/orders", status: 201 })]);
+
+    await ex.restore(snap);
+    const restored = (await control("GET", "/orders?limit=500")).body;
+    expect(restored.total).toBe(before.total);
+    expect(restored.orders.map((o: any) => o.order_id)).toEqual(before.orders.map((o: any) => o.order_id));
+    expect((await control("GET", `/orders/${placed.body.order_id}`)).status).toBe(404);
+    expect((await control("GET", "/orders?limit=0")).status).toBe(400);
+  });
+});

@@ -1,0 +1,108 @@
+// `fakex report`: from a running server (--from) and from a stopped run's state
+// directory (--state-dir, where the journal was saved with the rest); the file is
+// self-contained (no URL outside itself) and holds the run's orders, fills, tx hashes
+// and requests. (That it renders in a browser: viewer.browser.test.ts.)
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { main } from "../../fixtures/cli.ts";
+import { createFakeExchange } from "../../fixtures/fake-exchange.ts";
+import { assertWithReplay, PropertyFailure } from "../../properties/replay.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "fakex-report-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function reportData(file: string): { data: Record<string, any>; source: string } {
+  const html = readFileSync(file, "utf8");
+  const m = /<script id="fakex-report" type="application\/json">([\s\S]*?)<\/script>/.exec(html);
+  expect(m, "the report embeds its data").not.toBeNull();
+  return JSON.parse(m![1]!);
+}
+
+describe("fakex report", () => {
+  test("--from a running server and --state-dir of the stopped run: the same orders, fills, tx hashes and requests", async () => {
+    const stateDir = join(dir, "state");
+    const ex = await createFakeExchange({ seed: 29, stateDir, journalSize: 50 });
+    let orderId: string;
+    let requestId: string;
+    let txHash: string;
+    try {
+      expect(ex.parts.journal.size).toBe(50);
+      const m = ex.registry.markets().find((x) => x.baseSymbol === "USDT")!;
+      const [a, b] = [ex.accounts[0]!, ex.accounts[1]!];
+      await ex.control.fund({ address: a.address, token: m.baseSymbol, amount: 100_000_000n, vault: true });
+      await ex.control.fund({ address: b.address, token: m.quoteSymbol, amount: 100_000_000n, vault: true });
+      const post = async (path: string, body: unknown) => {
+        const res = await fetch(`${ex.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        return { status: res.status, body: (await res.json()) as any, id: res.headers.get("x-request-id")! };
+      };
+      for (const [acc, side] of [[a, "ask"], [b, "bid"]] as const) {
+        const preview = await post("/orders/preview", ex.newOrder(acc, { symbol: m.symbol, side, amount: "20", price: "1" }));
+        const r = await post("/orders", (await ex.signOrder(acc, preview.body)).body);
+        expect(r.status).toBe(201);
+        orderId = r.body.order_id;
+        requestId = r.id;
+      }
+      await ex.control.settle();
+      txHash = ex.parts.engine.fillsOfOrder(orderId!)[0]!.tx_hash!;
+
+      const live = join(dir, "live.html");
+      expect(await main(["report", "--from", ex.controlUrl, "--out", live])).toBe(0);
+      const html = readFileSync(live, "utf8");
+      // Self-contained: every script and style is inline; nothing points back at the server.
+      expect(html).not.toMatch(/\b(src|href)="(https?:|\/)/);
+      expect(html).not.toContain(ex.controlUrl.replace(/\/__fakex$/, "") + "/__fakex/ui");
+      const r = reportData(live);
+      expect(r.source).toBe(ex.controlUrl);
+      expect(r.data["/orders"].orders.map((o: { order_id: string }) => o.order_id)).toContain(orderId!);
+      expect(r.data[`/orders/${orderId!}`].fills[0].tx_hash).toBe(txHash);
+      expect(r.data[`/requests/${requestId!}`].links.settlement_batches[0].tx_hash).toBe(txHash);
+      // A state-changing request makes the server write its state (with the journal) again.
+      await post("/orders/preview", ex.newOrder(a, { symbol: m.symbol, side: "ask", amount: "1", price: "2" }));
+    } finally {
+      await ex.close();
+    }
+
+    const stopped = join(dir, "stopped.html");
+    expect(await main(["report", "--state-dir", stateDir, "--out", stopped])).toBe(0);
+    const s = reportData(stopped);
+    expect(s.data[`/orders/${orderId!}`].order.status).toBe("settled");
+    expect(s.data[`/orders/${orderId!}`].fills[0].tx_hash).toBe(txHash);
+    // The journal came back from the state directory, links and all.
+    expect(s.data[`/requests/${requestId!}`].links.orders_created).toEqual([{ order_id: orderId!, status: "settled" }]);
+    expect(s.data[`/requests/${requestId!}`].links.settlement_batches[0].tx_hash).toBe(txHash);
+  });
+
+  test("needs exactly one of --from and --state-dir (exit 2); an unreachable server is exit 1; a bad --journal-size is exit 2", async () => {
+    expect(await main(["report", "--out", join(dir, "x.html")])).toBe(2);
+    expect(await main(["report", "--from", "http://127.0.0.1:9/__fakex", "--state-dir", dir])).toBe(2);
+    expect(await main(["report", "--colour", "red"])).toBe(2);
+    expect(await main(["report", "--from", "http://127.0.0.1:9/__fakex", "--out", join(dir, "y.html")])).toBe(1);
+    // serve refuses a bad --journal-size before starting anything.
+    expect(await main(["serve", "--journal-size", "-1"])).toBe(2);
+    expect(await main(["serve", "--journal-size", "lots"])).toBe(2);
+  });
+
+  test("a failing property with reportFrom writes the run report beside its replay bundle", async () => {
+    const ex = await createFakeExchange({ seed: 31, liquidity: false });
+    try {
+      await fetch(`${ex.baseUrl}/markets`);
+      const replays = join(dir, "replays");
+      const failure = await assertWithReplay(
+        { module: new URL("../properties/toy-properties.ts", import.meta.url).href, export: "sumStaysSmall" },
+        { numRuns: 50 },
+        { dir: replays, reportFrom: ex.controlUrl },
+      ).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(PropertyFailure);
+      const bundle = (failure as PropertyFailure).bundlePath;
+      const html = bundle.replace(/\.json$/, ".html");
+      expect((failure as PropertyFailure).message).toContain(`run report: ${html}`);
+      const r = reportData(html);
+      expect(r.source).toBe(ex.controlUrl);
+      expect(r.data["/requests"].entries.map((e: { path: string }) => e.path)).toContain("/api/v1/markets");
+    } finally {
+      await ex.close();
+    }
+  });
+});

@@ -1,0 +1,159 @@
+// The run viewer and the report in a real browser: Debian's headless Chromium driven by
+// playwright-core. An order placed and settled through the API shows on the front page
+// with its status, its own page shows its fill and transaction hash, a control button
+// moves the clock, and the report file opened from disk shows the same order.
+// Skipped (and said so) only when /usr/bin/chromium is missing; in CI that is a failure.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import { writeReport } from "../../fixtures/report.ts";
+import { CHROMIUM, chromiumAvailable, distinctColours, launchChromium, type RunningBrowser } from "./browser.ts";
+
+if (!chromiumAvailable) {
+  console.warn(`viewer browser tests SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set FAKEX_CHROMIUM)`);
+}
+
+// .ci/run sets FAKEX_REQUIRE_CHROMIUM (so does any CI that sets CI): there a missing browser fails.
+describe.runIf(!chromiumAvailable && (process.env["CI"] || process.env["FAKEX_REQUIRE_CHROMIUM"]))("viewer in CI", () => {
+  test("Chromium is installed (CI must run the browser tests)", () => {
+    expect(chromiumAvailable, `no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium`).toBe(true);
+  });
+});
+
+describe.skipIf(!chromiumAvailable)("run viewer in headless Chromium", () => {
+  let ex: FakeExchange;
+  let browser: RunningBrowser;
+  let page: Page;
+  let blankColours: number;
+  let ask: { order_id: string };
+  let bid: { order_id: string };
+  let bidRequestId: string;
+  const dir = mkdtempSync(join(tmpdir(), "fakex-viewer-"));
+
+  async function api(method: string, path: string, body?: unknown) {
+    const res = await fetch(`${ex.baseUrl}${path}`, { method, headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: res.status, body: (await res.json()) as any, id: res.headers.get("x-request-id")! };
+  }
+
+  /** A screenshot of the page as it is now, checked to be more than a blank page. */
+  async function nonBlankScreenshot(name: string): Promise<number> {
+    const png = await page.screenshot({ path: join(dir, `${name}.png`) });
+    const colours = distinctColours(png);
+    expect(colours, `${name}: a rendered page has many colours, a blank one ${blankColours}`).toBeGreaterThan(blankColours + 50);
+    return colours;
+  }
+
+  beforeAll(async () => {
+    ex = await createFakeExchange({ seed: 23 });
+    const m = ex.registry.markets().find((x) => x.baseSymbol === "USDT")!;
+    const [a, b] = [ex.accounts[0]!, ex.accounts[1]!];
+    await ex.control.fund({ address: a.address, token: m.baseSymbol, amount: 100_000_000n, vault: true });
+    await ex.control.fund({ address: b.address, token: m.quoteSymbol, amount: 100_000_000n, vault: true });
+    const place = async (acc: typeof a, side: "bid" | "ask") => {
+      const preview = await api("POST", "/orders/preview", ex.newOrder(acc, { symbol: m.symbol, side, amount: "20", price: "1" }));
+      const { body } = await ex.signOrder(acc, preview.body);
+      const r = await api("POST", "/orders", body);
+      expect(r.status).toBe(201);
+      return r;
+    };
+    ask = (await place(a, "ask")).body;
+    const placed = await place(b, "bid");
+    bid = placed.body;
+    bidRequestId = placed.id;
+    const settled = await fetch(`${ex.controlUrl}/settle`, { method: "POST" });
+    expect(settled.status).toBe(200);
+
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    await page.goto("about:blank");
+    blankColours = distinctColours(await page.screenshot());
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await ex?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the front page lists the settled order with its id and status", async () => {
+    await page.goto(`${ex.controlUrl}/ui`);
+    const row = page.locator(`tr[data-order-id="${bid.order_id}"]`);
+    await row.waitFor();
+    await expect.poll(() => row.locator(".status").textContent()).toBe("settled");
+    expect(await row.locator("a").textContent()).toBe(bid.order_id);
+    expect(await page.locator(`tr[data-order-id="${ask.order_id}"] .status`).textContent()).toBe("settled");
+    await nonBlankScreenshot("front");
+  });
+
+  test("an order's page (its own URL) shows its fill and the settlement transaction hash", async () => {
+    await page.locator(`tr[data-order-id="${bid.order_id}"] a`).click();
+    await page.waitForURL(`${ex.controlUrl}/ui/orders/${bid.order_id}`);
+    const txHash = ex.parts.engine.fillsOfOrder(bid.order_id)[0]!.tx_hash!;
+    expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    const fill = page.locator("table.fills tr[data-fill-id]");
+    await fill.first().waitFor();
+    expect(await fill.count()).toBe(1);
+    expect(await fill.first().locator("code.hash").textContent()).toBe(txHash);
+    expect(await fill.first().locator(".status").textContent()).toBe("settled");
+    expect(await page.locator("table.batches code.hash").first().textContent()).toBe(txHash);
+    await nonBlankScreenshot("order");
+
+    // Loaded fresh at that URL (what a failing test prints), the same view.
+    await page.goto(`${ex.controlUrl}/ui/orders/${bid.order_id}`);
+    await page.locator("table.fills code.hash").first().waitFor();
+    expect(await page.locator('[data-testid="order-id"]').textContent()).toBe(bid.order_id);
+  });
+
+  test("a request's page shows what it caused", async () => {
+    await page.goto(`${ex.controlUrl}/ui/requests/${bidRequestId}`);
+    await page.locator("ul.links li").first().waitFor();
+    const text = await page.locator("main").textContent();
+    expect(text).toContain(`created order ${bid.order_id}`);
+    expect(text).toContain(ex.parts.engine.fillsOfOrder(bid.order_id)[0]!.tx_hash!);
+    await nonBlankScreenshot("request");
+  });
+
+  test("the markets, settlement, requests and timeline views render", async () => {
+    for (const [path, selector] of [
+      ["/markets", ".market .uplot"],
+      ["/batches", "table.batches"],
+      ["/requests", "table.requests"],
+      ["/timeline", ".chart .uplot"],
+    ] as const) {
+      await page.goto(`${ex.controlUrl}/ui${path}`);
+      await page.locator(selector).first().waitFor();
+      await nonBlankScreenshot(path.slice(1));
+    }
+  });
+
+  test("the Advance clock button moves the virtual clock", async () => {
+    await page.goto(`${ex.controlUrl}/ui`);
+    const clock = page.locator('[data-testid="clock"]');
+    await clock.waitFor();
+    const before = ex.control.now().now;
+    await page.locator('input[aria-label="seconds"]').fill("120");
+    await page.locator('button[data-action="advance"]').click();
+    await expect.poll(() => ex.control.now().now).toBe(before + 120);
+    await expect.poll(() => clock.textContent()).toBe(new Date((before + 120) * 1000).toISOString());
+  });
+
+  test("the report file opens from disk and shows the same order, its fill and tx hash", async () => {
+    const out = join(dir, "report.html");
+    await writeReport(ex.controlUrl, out);
+    await page.goto(pathToFileURL(out).href);
+    const row = page.locator(`tr[data-order-id="${bid.order_id}"]`);
+    await row.waitFor();
+    expect(await row.locator(".status").textContent()).toBe("settled");
+    expect(await page.locator("main").textContent()).toContain("Report of a stopped run");
+    await nonBlankScreenshot("report-front");
+    await row.locator("a").click();
+    await page.locator("table.fills code.hash").first().waitFor();
+    expect(page.url()).toContain(`#/orders/${bid.order_id}`);
+    expect(await page.locator("table.fills code.hash").first().textContent()).toBe(ex.parts.engine.fillsOfOrder(bid.order_id)[0]!.tx_hash);
+    await nonBlankScreenshot("report-order");
+  });
+});

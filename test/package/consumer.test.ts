@@ -1,0 +1,164 @@
+// fakex as a user gets it: `npm pack` (prepack builds dist/), the tarball installed into
+// an empty project, then every way of consuming it, with no tsx and no compiler at run
+// time: plain Node ESM and CommonJS scripts, a node:test, a vitest and a jest file (each
+// starts an exchange, places and settles one order, closes, and leaves no Anvil),
+// `npx fakex serve` until /health answers 200, `npx fakex conformance` against it, and
+// `tsc --noEmit` on consumer files with moduleResolution nodenext and bundler.
+// Slow by nature (a build and an install): one pack and one install serve every case.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { execFile, spawn } from "node:child_process";
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { rpcAnswers } from "../fixtures/rpc.ts";
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
+const CONSUMER_FILES = fileURLToPath(new URL("./consumer", import.meta.url));
+// Same versions as this repo's own, so the install is served from npm's cache.
+const repoPkg = JSON.parse(await readFile(path.join(REPO, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+// jest is not one of ours: a pinned version, installed in the same single install.
+const CONSUMER_DEV_DEPS = [...["vitest", "typescript", "@types/node"].map((d) => `${d}@${repoPkg.devDependencies[d]}`), "jest@30.5.2"];
+
+let work: string;
+let project: string;
+let packed: string[];
+
+/** Runs `command` in the consumer project; resolves with its output, rejects with it on failure. */
+async function inProject(command: string, args: string[], timeout = 180_000, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  try {
+    const { stdout, stderr } = await run(command, args, { cwd: project, timeout, maxBuffer: 64 << 20, env: { ...process.env, ...env } });
+    return stdout + stderr;
+  } catch (e) {
+    const x = e as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(" ")} failed: ${x.message}\n${x.stdout ?? ""}\n${x.stderr ?? ""}`);
+  }
+}
+
+let cases = 0;
+
+/**
+ * Runs one consumer (node with `args`) with $FAKEX_RPC_LOG set, where the shared flow
+ * writes the RPC URL of each exchange it traded on; once the consumer has exited, none
+ * of them may answer: no Anvil outlived it.
+ */
+async function consumer(args: string[]): Promise<string> {
+  const log = path.join(work, `rpc-${++cases}.log`);
+  const out = await inProject(process.execPath, args, 180_000, { FAKEX_RPC_LOG: log });
+  const urls = (await readFile(log, "utf8")).split("\n").filter(Boolean);
+  expect(urls.length).toBeGreaterThan(0);
+  for (const url of urls) expect(await rpcAnswers(url), url).toBe(false);
+  return out.replace(/\x1b\[[0-9;]*m/g, ""); // without colours
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(tmpdir(), "fakex-consumer-"));
+  project = path.join(work, "project");
+  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", work], { cwd: REPO, maxBuffer: 64 << 20 });
+  const [info] = JSON.parse(stdout.slice(stdout.indexOf("["))) as { filename: string; files: { path: string }[] }[];
+  packed = info!.files.map((f) => f.path);
+  await cp(CONSUMER_FILES, project, { recursive: true });
+  await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2));
+  const tarball = path.join(work, info!.filename);
+  await inProject("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, ...CONSUMER_DEV_DEPS], 400_000);
+}, 900_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+// Each case runs whole processes (an exchange start, a tsc run) on a shared machine.
+describe("the packed tarball, installed into a fresh project", { timeout: 300_000 }, () => {
+  test("holds the build, the bin, README and the interface reference, and no tests, benches, tools or sources", () => {
+    expect(packed).toEqual(expect.arrayContaining(["dist/esm/index.js", "dist/cjs/index.js", "dist/types/index.d.ts", "dist/cjs/package.json", "bin/fakex.js", "README.md", "docs/interface.md", "ui/index.html", "ui/assets/app.js"]));
+    const unwanted = packed.filter((f) => /(^|\/)(test|tests|bench|tools|examples)\//.test(f) || /\.test\.|\.spec\./.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)));
+    expect(unwanted).toEqual([]);
+  });
+
+  test("installs no build tools: no tsx, forge, solc or OpenZeppelin sources", async () => {
+    for (const tool of ["tsx", "@foundry-rs/forge", "solc", "@openzeppelin/contracts"]) {
+      await expect(stat(path.join(project, "node_modules", tool)), tool).rejects.toThrow();
+    }
+  });
+
+  test("plain Node, ES modules", async () => {
+    expect(await consumer(["esm.mjs"])).toContain("settled 1");
+    // The seeded-chain cache sits in the consumer's node_modules/.cache, not inside the package.
+    expect((await stat(path.join(project, "node_modules", ".cache", "fakex"))).isDirectory()).toBe(true);
+  });
+
+  test("plain Node, CommonJS", async () => {
+    expect(await consumer(["cjs.cjs"])).toContain("settled 1");
+  });
+
+  test("node:test", async () => {
+    const out = await consumer(["--test", "node-test.test.mjs"]);
+    expect(out).toMatch(/# pass 1\b/);
+    expect(out).toMatch(/# fail 0\b/);
+  });
+
+  test("vitest through fakex/vitest", async () => {
+    const out = await consumer(["node_modules/vitest/vitest.mjs", "run", "vitest.test.mjs"]);
+    expect(out).toMatch(/Tests\s+1 passed/);
+  });
+
+  test("jest, CommonJS (--experimental-vm-modules: @viem/anvil imports execa, an ES module, at run time)", async () => {
+    const out = await consumer(["--experimental-vm-modules", "node_modules/jest/bin/jest.js", "jest.test.cjs"]);
+    expect(out).toMatch(/Tests:\s+1 passed, 1 total/);
+  });
+
+  test("TypeScript: nodenext and bundler resolution", async () => {
+    for (const config of ["tsconfig.nodenext.json", "tsconfig.bundler.json"]) {
+      await inProject(process.execPath, ["node_modules/typescript/bin/tsc", "-p", config]);
+    }
+  });
+
+  test("npx fakex serve answers /health with 200 and passes npx fakex conformance; SIGTERM stops it and its Anvil", async () => {
+    const infoFile = path.join(work, "info.json");
+    // Its own process group, signalled as a whole, as a terminal does: npx does not pass
+    // SIGTERM on to the command it runs.
+    const serve = spawn("npx", ["fakex", "serve", "--port", "0", "--no-liquidity", "--info-file", infoFile], {
+      cwd: project,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    const signalGroup = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-serve.pid!, signal);
+      } catch {
+        // the group is gone already
+      }
+    };
+    let output = "";
+    serve.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    serve.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => serve.once("exit", (code) => resolve(code)));
+    try {
+      let info: { base_url: string; rpc_url: string; accounts: { private_key: string }[] } | undefined;
+      for (let i = 0; i < 600 && !info; i++) {
+        info = await readFile(infoFile, "utf8").then((t) => JSON.parse(t), () => undefined);
+        if (!info) {
+          if (serve.exitCode !== null) throw new Error(`fakex serve exited early: ${output}`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+      expect(info, output).toBeDefined();
+      expect((await fetch(`${info!.base_url}/health`)).status).toBe(200);
+      const table = await inProject("npx", ["fakex", "conformance", "--base-url", info!.base_url, "--private-key", info!.accounts[0]!.private_key]);
+      expect(table).toMatch(/^[1-9]\d* passed, 0 failed/m);
+      signalGroup("SIGTERM");
+      await exited;
+      // npx may exit before fakex does; fakex and its Anvil must follow within moments.
+      let alive = true;
+      for (let i = 0; i < 100 && alive; i++) {
+        alive = (await rpcAnswers(info!.rpc_url)) || (await fetch(`${info!.base_url}/health`).then(() => true, () => false));
+        if (alive) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(alive, output).toBe(false);
+    } finally {
+      signalGroup("SIGKILL");
+    }
+  });
+});

@@ -1,0 +1,34 @@
+// Where the package finds its own files, run from the sources (this repository). The
+// built and installed cases are covered by test/package/consumer.test.ts.
+import { describe, expect, test } from "vitest";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { MODULE_FILE } from "../../sim/platform/module-format.ts";
+import { CODE_EXT, CODE_ROOT, PACKAGE_ROOT, STAMPED_CODE_ROOT, codeFile, nodeModulesCacheDir } from "../../sim/platform/package-paths.ts";
+import { stateCacheDir } from "../../fixtures/state-cache.ts";
+
+const REPO = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+
+describe("package paths from the sources", () => {
+  test("the code root, package root and stamped tree are the repository; modules are .ts", () => {
+    expect(MODULE_FILE).toBe(path.join(REPO, "sim", "platform", "module-format.ts"));
+    expect(CODE_ROOT).toBe(REPO);
+    expect(PACKAGE_ROOT).toBe(REPO);
+    expect(STAMPED_CODE_ROOT).toBe(REPO);
+    expect(CODE_EXT).toBe(".ts");
+    expect(codeFile("fixtures/scenarios")).toBe(path.join(REPO, "fixtures", "scenarios.ts"));
+    expect(existsSync(codeFile("fixtures/scenarios"))).toBe(true);
+  });
+
+  test("the seeded-chain cache defaults to the repository's node_modules/.cache/fakex", () => {
+    expect(nodeModulesCacheDir()).toBe(path.join(REPO, "node_modules", ".cache"));
+    const saved = process.env["FAKEX_STATE_CACHE"];
+    delete process.env["FAKEX_STATE_CACHE"];
+    try {
+      expect(stateCacheDir()).toBe(path.join(REPO, "node_modules", ".cache", "fakex"));
+    } finally {
+      if (saved !== undefined) process.env["FAKEX_STATE_CACHE"] = saved;
+    }
+  });
+});

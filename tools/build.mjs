@@ -1,0 +1,28 @@
+// npm run build: the package as it ships, in dist/ (never committed).
+//   dist/esm    ES modules (the package is "type": "module")
+//   dist/cjs    CommonJS, marked by its own package.json {"type": "commonjs"}
+//   dist/types  declarations, shared by both
+// Sources import each other with .ts extensions; tsc rewrites them to .js. The one
+// module that differs by format, sim/platform/module-format, has a CommonJS twin that
+// tsconfig.build.cjs.json picks through moduleSuffixes; its output is renamed here.
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const dist = path.join(root, "dist");
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+
+function compile(project) {
+  execFileSync(process.execPath, [tsc, "-p", path.join(root, project)], { stdio: "inherit", cwd: root });
+}
+
+await rm(dist, { recursive: true, force: true });
+compile("tsconfig.build.json");
+compile("tsconfig.build.cjs.json");
+const platform = path.join(dist, "cjs", "sim", "platform");
+await rename(path.join(platform, "module-format.cjs.js"), path.join(platform, "module-format.js"));
+await writeFile(path.join(dist, "cjs", "package.json"), `${JSON.stringify({ type: "commonjs" }, null, 2)}\n`);
+console.log("built dist/esm, dist/cjs, dist/types");

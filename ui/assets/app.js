@@ -1,0 +1,468 @@
+// The fakex run viewer: plain ES modules, preact + htm for the views, uPlot for charts.
+// Served: it reads the control JSON under /__fakex (the same endpoints tests read) and
+// polls while open. As a report (fakex report): the same views over data captured in
+// the page (<script id="fakex-report">), routed by the URL's #fragment.
+import { h, render } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import htm from "htm";
+import uPlot from "uplot";
+
+const html = htm.bind(h);
+const CONTROL = "/__fakex";
+const UI = `${CONTROL}/ui`;
+const POLL_MS = 1000;
+
+const reportNode = document.getElementById("fakex-report");
+const REPORT = reportNode ? JSON.parse(reportNode.textContent) : null;
+
+// ---------------------------------------------------------------- data and routing
+
+/** GET a control view; in a report, the captured answer for its path (queries aside). */
+async function get(path) {
+  if (REPORT) {
+    const key = path.split("?")[0];
+    if (!(key in REPORT.data)) throw new Error(`not captured in this report: ${key}`);
+    return REPORT.data[key];
+  }
+  const res = await fetch(CONTROL + path, { headers: { accept: "application/json" } });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : `HTTP ${res.status}`);
+  return body;
+}
+
+async function post(path, body) {
+  const res = await fetch(CONTROL + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
+  const out = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(out.detail ?? `HTTP ${res.status}`);
+  return out;
+}
+
+/** The view's path below /__fakex/ui ("/", "/orders/abc"). */
+function currentRoute() {
+  if (REPORT) return decodeURIComponent(location.hash.replace(/^#/, "")) || "/";
+  const p = location.pathname.startsWith(UI) ? location.pathname.slice(UI.length) : "/";
+  return decodeURIComponent(p) || "/";
+}
+
+function href(route) {
+  const encoded = route.split("/").map(encodeURIComponent).join("/");
+  return REPORT ? `#${encoded}` : `${UI}${encoded}`;
+}
+
+function navigate(route) {
+  if (REPORT) location.hash = route;
+  else history.pushState(null, "", href(route));
+  window.dispatchEvent(new Event("fakex:navigate"));
+}
+
+function Link({ to, children, cls }) {
+  const onClick = (e) => {
+    if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+    e.preventDefault();
+    navigate(to);
+  };
+  return html`<a class=${cls} href=${href(to)} onClick=${onClick}>${children}</a>`;
+}
+
+/** Load `path` now and, served, every POLL_MS; `tick` forces a reload after an action. */
+function useData(path, tick) {
+  const [state, setState] = useState({ data: null, error: null });
+  useEffect(() => {
+    let live = true;
+    const load = () =>
+      get(path).then(
+        (data) => live && setState({ data, error: null }),
+        (e) => live && setState((s) => ({ data: s.data, error: String(e.message ?? e) })),
+      );
+    load();
+    const timer = REPORT ? null : setInterval(load, POLL_MS);
+    return () => {
+      live = false;
+      if (timer) clearInterval(timer);
+    };
+  }, [path, tick]);
+  return state;
+}
+
+// ---------------------------------------------------------------- small pieces
+
+const short = (s, n = 10) => (typeof s === "string" && s.length > n + 4 ? `${s.slice(0, n)}…` : s);
+const Status = ({ s }) => html`<span class=${`status status-${s}`}>${s ?? "—"}</span>`;
+const Hash = ({ v }) => (v ? html`<code class="hash" title=${v}>${v}</code>` : html`<span class="muted">—</span>`);
+const Json = ({ v }) => html`<pre class="json">${typeof v === "string" ? v : JSON.stringify(v, null, 2)}</pre>`;
+
+function Body({ copy }) {
+  if (!copy) return html`<span class="muted">none</span>`;
+  let text = copy.text;
+  try {
+    if (!copy.truncated) text = JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    // not JSON: shown as sent
+  }
+  return html`<div><pre class="json">${text}</pre>${copy.truncated ? html`<p class="muted">truncated: ${copy.bytes} bytes in all</p>` : null}</div>`;
+}
+
+function Loading({ state, children }) {
+  if (state.error && !state.data) return html`<p class="error">${state.error}</p>`;
+  if (!state.data) return html`<p class="muted">loading…</p>`;
+  return html`${state.error ? html`<p class="error">${state.error}</p>` : null}${children(state.data)}`;
+}
+
+/** A uPlot chart that follows its data (rebuilt when the data changes shape). */
+function Chart({ opts, data }) {
+  const el = useRef(null);
+  const plot = useRef(null);
+  useEffect(() => {
+    if (!el.current) return;
+    const width = Math.max(300, el.current.clientWidth || 600);
+    plot.current?.destroy();
+    plot.current = new uPlot({ ...opts, width, height: opts.height ?? 220 }, data, el.current);
+    return () => {
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, [JSON.stringify(data), JSON.stringify(opts.series.map((s) => s.label))]);
+  return html`<div class="chart" ref=${el}></div>`;
+}
+
+// ---------------------------------------------------------------- run panel and controls
+
+function RunPanel({ tick, bump }) {
+  const state = useData("/run", tick);
+  const [seconds, setSeconds] = useState("60");
+  const [snapId, setSnapId] = useState("");
+  const [message, setMessage] = useState("");
+  const act = (label, fn) => async () => {
+    try {
+      const out = await fn();
+      setMessage(`${label}: ${JSON.stringify(out)}`);
+    } catch (e) {
+      setMessage(`${label} failed: ${e.message}`);
+    }
+    bump();
+  };
+  return html`<section class="panel run">
+    <${Loading} state=${state}>${(r) => html`
+      <div class="facts">
+        <div><label>Virtual clock</label><strong data-testid="clock">${r.clock.iso}</strong> <span class="muted">(${r.clock.now})</span></div>
+        <div><label>Block mode</label><strong>${r.block_mode.kind}${r.block_mode.seconds ? ` ${r.block_mode.seconds}s` : ""}</strong></div>
+        <div><label>Health</label><${Status} s=${r.health.status} /> <span class="muted">executor ${r.health.executor_id}</span></div>
+        <div><label>Fault plan</label><code>${Object.keys(r.fault_plan ?? {}).length ? JSON.stringify(r.fault_plan) : "none"}</code></div>
+        <div><label>Route faults</label><code>${r.route_faults.length ? `${r.route_faults.length} rule(s)` : "none"}</code></div>
+        <div><label>Counts</label>${r.counts.orders} orders · ${r.counts.fills} fills · ${r.counts.settlement_batches} batches · ${r.counts.requests} requests · ${r.counts.events} events</div>
+      </div>`}<//>
+    ${REPORT
+      ? html`<p class="muted">Report of a stopped run, captured ${REPORT.captured_at} from ${REPORT.source}.</p>`
+      : html`<div class="controls">
+          <input aria-label="seconds" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} />
+          <button data-action="advance" onClick=${act("advance", () => post("/clock/advance", { seconds: Number(seconds) }))}>Advance clock</button>
+          <button data-action="mine" onClick=${act("mine", () => post("/mine", { blocks: 1 }))}>Mine block</button>
+          <button data-action="settle" onClick=${act("settle", () => post("/settle"))}>Settle</button>
+          <button data-action="snapshot" onClick=${act("snapshot", async () => {
+            const out = await post("/snapshot");
+            setSnapId(out.id);
+            return out;
+          })}>Snapshot</button>
+          <input aria-label="snapshot id" size="4" placeholder="id" value=${snapId} onInput=${(e) => setSnapId(e.target.value)} />
+          <button data-action="restore" onClick=${act("restore", () => post("/restore", { id: snapId }))}>Restore</button>
+          <span class="message" data-testid="message">${message}</span>
+        </div>`}
+  </section>`;
+}
+
+// ---------------------------------------------------------------- views
+
+function OrdersTable({ orders }) {
+  if (!orders.length) return html`<p class="muted">No orders yet.</p>`;
+  return html`<table class="orders">
+    <thead><tr><th>Order</th><th>Owner</th><th>Market</th><th>Side</th><th>Type</th><th>Price</th><th>Amount</th><th>Filled</th><th>Status</th><th>Created</th></tr></thead>
+    <tbody>${orders.map(
+      (o) => html`<tr data-order-id=${o.order_id}>
+        <td><${Link} to=${`/orders/${o.order_id}`}><code>${o.order_id}</code><//></td>
+        <td><code title=${o.owner}>${short(o.owner)}</code></td>
+        <td>${o.symbol}</td><td>${o.side}</td><td>${o.order_type}</td>
+        <td class="num">${o.price}</td><td class="num">${o.amount}</td><td class="num">${o.filled_amount}</td>
+        <td><${Status} s=${o.status} /></td><td>${o.created_at}</td>
+      </tr>`,
+    )}</tbody>
+  </table>`;
+}
+
+function Home({ tick }) {
+  const state = useData("/orders?limit=50", tick);
+  return html`<section class="panel"><h2>Recent orders</h2>
+    <${Loading} state=${state}>${(d) => html`<${OrdersTable} orders=${d.orders} /><p class="muted">${d.total} orders in all</p>`}<//>
+  </section>`;
+}
+
+function FillsTable({ fills, compact }) {
+  if (!fills.length) return html`<p class="muted">No fills.</p>`;
+  return html`<table class="fills">
+    <thead><tr><th>Fill</th><th>Maker</th><th>Taker</th>${compact ? html`<th>When</th>` : html`<th>Price</th><th>Quantity</th>`}<th>Status</th><th>Batch</th><th>Tx hash</th><th>Revert reason</th></tr></thead>
+    <tbody>${fills.map(
+      (f) => html`<tr data-fill-id=${f.fill_id}>
+        <td>${f.fill_id}</td>
+        <td><${Link} to=${`/orders/${f.maker_order_id}`}><code>${short(f.maker_order_id)}</code><//></td>
+        <td><${Link} to=${`/orders/${f.taker_order_id}`}><code>${short(f.taker_order_id)}</code><//></td>
+        ${compact ? html`<td>${f.during_request ? "during the request" : "later"}</td>` : html`<td class="num">${f.price}</td><td class="num">${f.quantity}</td>`}
+        <td><${Status} s=${f.status} /></td><td>${f.settlement_id ?? "—"}</td>
+        <td><${Hash} v=${f.tx_hash} /></td><td>${f.revert_reason ?? ""}</td>
+      </tr>`,
+    )}</tbody>
+  </table>`;
+}
+
+function BatchesTable({ batches }) {
+  if (!batches.length) return html`<p class="muted">No settlement batches.</p>`;
+  return html`<table class="batches">
+    <thead><tr><th>Batch</th><th>Kind</th><th>Status</th><th>Tx hash</th><th>Block</th><th>Fills</th><th>Revert reasons</th></tr></thead>
+    <tbody>${batches.map(
+      (b) => html`<tr>
+        <td>${b.settlement_id}</td><td>${b.kind}</td><td><${Status} s=${b.status} /></td>
+        <td><${Hash} v=${b.tx_hash} /></td><td>${b.block ?? "—"}</td><td>${b.fill_ids.join(", ")}</td>
+        <td>${(b.revert_reasons ?? []).join(", ")}</td>
+      </tr>`,
+    )}</tbody>
+  </table>`;
+}
+
+function OrderView({ id, tick }) {
+  const state = useData(`/orders/${encodeURIComponent(id)}`, tick);
+  return html`<section class="panel"><h2>Order <code data-testid="order-id">${id}</code></h2>
+    <${Loading} state=${state}>${(d) => html`
+      <div class="facts">
+        <div><label>Status</label><${Status} s=${d.order.status} /></div>
+        <div><label>Owner</label><code>${d.order.owner_address}</code></div>
+        <div><label>Market</label>${d.order.symbol} ${d.order.side} (${d.order.order_type})</div>
+        <div><label>Price × amount</label>${d.order.price} × ${d.order.amount}</div>
+        <div><label>Filled</label>${d.order.filled_amount} (remaining ${d.order.remaining_amount})</div>
+        <div><label>Created / expires</label>${d.order.created_at} / ${d.order.expiration}</div>
+        ${d.order.error_code ? html`<div><label>Error</label>${d.order.error_code}: ${d.order.error}</div>` : null}
+      </div>
+      <h3>Fills</h3><${FillsTable} fills=${d.fills} />
+      <h3>Settlement batches</h3><${BatchesTable} batches=${d.settlement_batches} />
+      <h3>Requests</h3>
+      ${d.requests.length
+        ? html`<ul>${d.requests.map((r) => html`<li><${Link} to=${`/requests/${r.id}`}>${r.id}<//> ${r.method} ${r.path} → ${r.status} at ${r.at_iso}</li>`)}</ul>`
+        : html`<p class="muted">No journaled request created or cancelled it (seeded liquidity, or the journal was cleared).</p>`}
+      <h3>Settlement summary and economics</h3>
+      <div class="two"><${Json} v=${d.order.settlement_summary} /><${Json} v=${d.order.settlement_economics} /></div>`}<//>
+  </section>`;
+}
+
+function BatchesView({ tick }) {
+  const state = useData("/batches?limit=200", tick);
+  return html`<section class="panel"><h2>Settlement batches</h2>
+    <${Loading} state=${state}>${(d) => html`<${BatchesTable} batches=${d.batches} /><p class="muted">${d.total} batches in all</p>`}<//>
+  </section>`;
+}
+
+/** Cumulative depth per price: bids from the best bid down, asks from the best ask up. */
+function depthSeries(m) {
+  const cum = (levels) => {
+    let run = 0;
+    return levels.map((l) => [Number(l.price), (run += Number(l.quantity))]);
+  };
+  const bids = cum(m.bids);
+  const asks = cum(m.asks);
+  const xs = [...new Set([...bids, ...asks].map((p) => p[0]))].sort((a, b) => a - b);
+  const at = (pts, x) => pts.find((p) => p[0] === x)?.[1] ?? null;
+  return [xs, xs.map((x) => at(bids, x)), xs.map((x) => at(asks, x))];
+}
+
+function MarketCard({ m }) {
+  const data = depthSeries(m);
+  const opts = {
+    title: `${m.symbol} depth`,
+    height: 200,
+    scales: { x: { time: false } },
+    axes: [{ label: `price (${m.quote})`, values: (_u, vals) => vals.map((v) => String(Number(v.toPrecision(6)))) }, { label: `cumulative ${m.base}`, size: 60 }],
+    series: [
+      {},
+      { label: "bids", stroke: "#1a7f37", fill: "rgba(26,127,55,0.15)", paths: uPlot.paths.stepped({ align: -1 }), spanGaps: false },
+      { label: "asks", stroke: "#cf222e", fill: "rgba(207,34,46,0.15)", paths: uPlot.paths.stepped({ align: 1 }), spanGaps: false },
+    ],
+  };
+  return html`<div class="market" data-symbol=${m.symbol}>
+    <h3>${m.symbol}</h3>
+    ${data[0].length ? html`<${Chart} opts=${opts} data=${data} />` : html`<p class="muted">Empty book.</p>`}
+    <div class="two">
+      <table class="ladder"><thead><tr><th>Bid qty</th><th>Bid</th><th>Ask</th><th>Ask qty</th></tr></thead>
+        <tbody>${Array.from({ length: Math.min(10, Math.max(m.bids.length, m.asks.length)) }, (_, i) => html`<tr>
+          <td class="num">${m.bids[i]?.quantity ?? ""}</td><td class="num bid">${m.bids[i]?.price ?? ""}</td>
+          <td class="num ask">${m.asks[i]?.price ?? ""}</td><td class="num">${m.asks[i]?.quantity ?? ""}</td></tr>`)}</tbody></table>
+      <div><h4>Recent trades</h4>${m.recent_trades.length
+        ? html`<table><thead><tr><th>Fill</th><th>Price</th><th>Qty</th><th>Status</th></tr></thead><tbody>${m.recent_trades.map(
+            (t) => html`<tr><td>${t.fill_id}</td><td class="num">${t.price}</td><td class="num">${t.quantity}</td><td><${Status} s=${t.status} /></td></tr>`,
+          )}</tbody></table>`
+        : html`<p class="muted">No trades.</p>`}</div>
+    </div>
+  </div>`;
+}
+
+function MarketsView({ tick }) {
+  const state = useData("/markets", tick);
+  return html`<section class="panel"><h2>Markets</h2>
+    <${Loading} state=${state}>${(d) => d.markets.map((m) => html`<${MarketCard} m=${m} />`)}<//>
+  </section>`;
+}
+
+function RequestsView({ tick }) {
+  const [filter, setFilter] = useState({ method: "", path: "", status: "", owner: "" });
+  const q = new URLSearchParams(Object.entries(filter).filter(([, v]) => v)).toString();
+  const state = useData(`/requests?limit=200${q ? `&${q}` : ""}`, tick);
+  const field = (k, placeholder) =>
+    html`<input placeholder=${placeholder} value=${filter[k]} onChange=${(e) => setFilter({ ...filter, [k]: e.target.value.trim() })} />`;
+  let rows = state.data?.entries ?? [];
+  // A report holds the unfiltered journal: filter it here the way the server would.
+  if (REPORT) rows = rows.filter((e) => (!filter.method || e.method === filter.method.toUpperCase()) && (!filter.path || e.path.includes(filter.path.replaceAll("*", ""))) && (!filter.status || String(e.status).startsWith(filter.status.replace(/x+$/i, ""))) && (!filter.owner || e.wallet === filter.owner.toLowerCase()));
+  return html`<section class="panel"><h2>Request journal</h2>
+    <div class="filters">${field("method", "method")} ${field("path", "path (* wildcard)")} ${field("status", "status (404, 4xx)")} ${field("owner", "owner 0x…")}</div>
+    <${Loading} state=${state}>${() => html`<table class="requests">
+      <thead><tr><th>Id</th><th>Virtual time</th><th>Method</th><th>Path</th><th>Status</th><th>Wallet</th><th>ms</th><th>Caused</th></tr></thead>
+      <tbody>${rows.map(
+        (e) => html`<tr>
+          <td><${Link} to=${`/requests/${e.id}`}>${e.id}<//></td><td>${e.at_iso}</td><td>${e.method}</td><td><code>${e.path}</code></td>
+          <td><span class=${e.status >= 400 ? "bad" : "ok"}>${e.status}</span></td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
+          <td class="num">${e.duration_ms}</td><td>${summary(e.links)}${e.rejection ? html` <span class="bad">${e.rejection.code ?? ""} ${e.rejection.fields.join(", ")}</span>` : null}</td>
+        </tr>`,
+      )}</tbody></table><p class="muted">${state.data.total} entries match</p>`}<//>
+  </section>`;
+}
+
+function summary(l) {
+  const parts = [];
+  if (l.orders_created.length) parts.push(`${l.orders_created.length} order(s)`);
+  if (l.orders_cancelled.length) parts.push(`${l.orders_cancelled.length} cancel(s)`);
+  if (l.fills.length) parts.push(`${l.fills.length} fill(s)`);
+  if (l.settlement_batches.length) parts.push(`${l.settlement_batches.length} batch(es)`);
+  if (l.quotes_consumed.length) parts.push(`${l.quotes_consumed.length} quote(s)`);
+  return parts.join(", ");
+}
+
+function RequestView({ id, tick }) {
+  const state = useData(`/requests/${encodeURIComponent(id)}`, tick);
+  return html`<section class="panel"><h2>Request <code>${id}</code></h2>
+    <${Loading} state=${state}>${(e) => html`
+      <div class="facts">
+        <div><label>Request</label><strong>${e.method} ${e.path}</strong> ${Object.keys(e.query).length ? html`<code>${new URLSearchParams(e.query).toString()}</code>` : null}</div>
+        <div><label>Status</label><span class=${e.status >= 400 ? "bad" : "ok"}>${e.status}</span></div>
+        <div><label>Wallet</label><code>${e.wallet ?? "—"}</code></div>
+        <div><label>Virtual / wall time</label>${e.at_iso} / ${e.wall_time} (${e.duration_ms} ms)</div>
+        <div><label>Engine events</label>${e.events.to > e.events.from ? `#${e.events.from + 1}–#${e.events.to}` : "none"}</div>
+      </div>
+      ${e.rejection ? html`<h3>Why it was rejected</h3><div class="rejection"><p><strong>${e.rejection.code ?? ""}</strong> ${e.rejection.detail ?? ""}</p>
+        ${e.rejection.fields.length ? html`<p>Fields: ${e.rejection.fields.map((f) => html`<code>${f}</code> `)}</p>` : null}
+        ${e.rejection.signature ? html`<p>Expected signer <code>${e.rejection.signature.expected_signer}</code>, the signature recovers to <code>${e.rejection.signature.recovered_signer ?? "nobody"}</code>.</p><h4>Typed data the server checked</h4><${Json} v=${e.rejection.signature.typed_data} />` : null}</div>` : null}
+      <h3>What it caused</h3>
+      ${summary(e.links) || e.links.vl_batches.length ? null : html`<p class="muted">Nothing in the engine: no order, cancel, fill or quote.</p>`}
+      <ul class="links">
+        ${e.links.orders_created.map((o) => html`<li>created order <${Link} to=${`/orders/${o.order_id}`}><code>${o.order_id}</code><//> <${Status} s=${o.status} /></li>`)}
+        ${e.links.orders_cancelled.map((o) => html`<li>cancelled order <${Link} to=${`/orders/${o.order_id}`}><code>${o.order_id}</code><//> <${Status} s=${o.status} /></li>`)}
+        ${e.links.quotes_consumed.map((q) => html`<li>consumed quote <code>${q}</code></li>`)}
+        ${e.links.vl_batches.map((b) => html`<li>VL batch <code>${b}</code></li>`)}
+        ${e.links.revert_reasons.map((r) => html`<li class="bad">reverted on chain: <code>${r}</code></li>`)}
+      </ul>
+      ${e.links.fills.length ? html`<h4>Fills</h4><${FillsTable} fills=${e.links.fills} compact=${true} />` : null}
+      ${e.links.settlement_batches.length ? html`<h4>Settlement batches</h4><${BatchesTable} batches=${e.links.settlement_batches} />` : null}
+      <div class="two"><div><h3>Request body</h3><${Body} copy=${e.request_body} /></div><div><h3>Response body</h3><${Body} copy=${e.response_body} /></div></div>`}<//>
+  </section>`;
+}
+
+const TIMELINE_SERIES = [
+  ["order_placed", "orders", "#0969da"],
+  ["fill", "fills", "#8250df"],
+  ["settlement_broadcast", "batches sent", "#bf8700"],
+  ["settlement_receipt", "receipts", "#1a7f37"],
+];
+
+function TimelineView({ tick }) {
+  const head = useData("/run", tick);
+  const total = head.data?.counts.events ?? null;
+  const after = total === null ? 0 : Math.max(0, total - 1000);
+  const state = useData(total === null ? "/run" : `/events?after=${after}&limit=1000`, `${tick}/${total}`);
+  return html`<section class="panel"><h2>Timeline (virtual clock)</h2>
+    <${Loading} state=${state}>${(d) => {
+      const events = d.events ?? [];
+      if (!events.length) return html`<p class="muted">No events.</p>`;
+      const xs = [];
+      const ys = TIMELINE_SERIES.map(() => []);
+      const counts = TIMELINE_SERIES.map(() => 0);
+      for (const ev of events) {
+        const k = TIMELINE_SERIES.findIndex((s) => s[0] === ev.type);
+        if (k >= 0) counts[k]++;
+        xs.push(ev.at / 1000);
+        ys.forEach((col, i) => col.push(counts[i]));
+      }
+      const opts = {
+        height: 240,
+        // Events at one virtual instant: widen the axis to a minute either side.
+        scales: { x: { auto: false, range: xs[0] === xs[xs.length - 1] ? [xs[0] - 60, xs[0] + 60] : [xs[0], xs[xs.length - 1]] } },
+        axes: [{}, { label: "cumulative count" }],
+        series: [{}, ...TIMELINE_SERIES.map(([, label, stroke]) => ({ label, stroke, paths: uPlot.paths.stepped({ align: 1 }) }))],
+      };
+      return html`<${Chart} opts=${opts} data=${[xs, ...ys]} />
+        <table class="events"><thead><tr><th>#</th><th>Virtual time</th><th>Type</th><th>Data</th></tr></thead>
+        <tbody>${[...events].reverse().slice(0, 300).map(
+          (ev) => html`<tr><td>${ev.seq}</td><td>${new Date(ev.at).toISOString()}</td><td>${ev.type}</td><td><code class="data">${JSON.stringify(ev.data)}</code></td></tr>`,
+        )}</tbody></table>`;
+    }}<//>
+  </section>`;
+}
+
+// ---------------------------------------------------------------- shell
+
+const NAV = [
+  ["/", "Orders"],
+  ["/markets", "Markets"],
+  ["/batches", "Settlement"],
+  ["/requests", "Requests"],
+  ["/timeline", "Timeline"],
+];
+
+function viewFor(route, tick) {
+  const [, first, rest] = /^\/([^/]*)\/?(.*)$/.exec(route) ?? [];
+  switch (first) {
+    case "":
+      return html`<${Home} tick=${tick} />`;
+    case "orders":
+      return rest ? html`<${OrderView} id=${rest} tick=${tick} />` : html`<${Home} tick=${tick} />`;
+    case "markets":
+      return html`<${MarketsView} tick=${tick} />`;
+    case "batches":
+      return html`<${BatchesView} tick=${tick} />`;
+    case "requests":
+      return rest ? html`<${RequestView} id=${rest} tick=${tick} />` : html`<${RequestsView} tick=${tick} />`;
+    case "timeline":
+      return html`<${TimelineView} tick=${tick} />`;
+    default:
+      return html`<section class="panel"><p class="error">No view at ${route}.</p></section>`;
+  }
+}
+
+function App() {
+  const [route, setRoute] = useState(currentRoute());
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const on = () => setRoute(currentRoute());
+    window.addEventListener("popstate", on);
+    window.addEventListener("hashchange", on);
+    window.addEventListener("fakex:navigate", on);
+    return () => {
+      window.removeEventListener("popstate", on);
+      window.removeEventListener("hashchange", on);
+      window.removeEventListener("fakex:navigate", on);
+    };
+  }, []);
+  const bump = () => setTick((t) => t + 1);
+  const section = route.split("/")[1] ?? "";
+  return html`<header>
+      <h1><${Link} to="/">fakex</${Link}> <span class="muted">run viewer${REPORT ? " · report" : ""}</span></h1>
+      <nav>${NAV.map(([to, label]) => html`<${Link} cls=${(to === "/" ? section === "" || section === "orders" : to === `/${section}`) ? "active" : ""} to=${to}>${label}<//>`)}</nav>
+    </header>
+    <main><${RunPanel} tick=${tick} bump=${bump} />${viewFor(route, tick)}</main>`;
+}
+
+const root = document.getElementById("app");
+root.textContent = ""; // the "Loading…" placeholder: render adds to what is there
+render(html`<${App} />`, root);
