@@ -1,15 +1,16 @@
 // Resume paths of createFakeExchange({ stateDir }) in process. What kill -9 leaves
-// behind is the state file as it was when the last answer went out, so each test
-// copies the file right after an acknowledgement, lets the server carry on (or close),
-// and resumes from the copy.
+// behind is the checkpoint and the write-ahead log as they were when the last answer
+// went out, so each test copies them right after an acknowledgement, lets the server
+// carry on (or close), and resumes from the copy.
 import { afterEach, describe, expect, test } from "vitest";
-import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createWalletClient, erc20Abi, http } from "viem";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { toAccount } from "../../fixtures/signing.ts";
 import { STATE_FILE } from "../../fixtures/state-dir.ts";
+import { walDir } from "../../fixtures/wal.ts";
 
 const open: FakeExchange[] = [];
 afterEach(async () => {
@@ -22,11 +23,11 @@ async function start(stateDir: string, extra: Parameters<typeof createFakeExchan
   return ex;
 }
 
-/** The state directory as kill -9 would leave it now. */
+/** The state directory as kill -9 would leave it now: the checkpoint and the write-ahead log. */
 function crashCopy(dir: string): string {
   const copy = mkdtempSync(path.join(tmpdir(), "fakex-crash-"));
-  mkdirSync(copy, { recursive: true });
   copyFileSync(path.join(dir, STATE_FILE), path.join(copy, STATE_FILE));
+  cpSync(walDir(dir), walDir(copy), { recursive: true });
   return copy;
 }
 
