@@ -1,119 +1,145 @@
-// What `--state-dir` costs per acknowledged request: POST /orders latency on the
-// default fake (seeded makers' ladders, virtual clock, rate limits off), without a
-// state directory and with one, one request at a time and 16 at a time (where group
-// commit lets requests that finish during a write share the next one). Previews and
-// signatures are made before the clock starts; only the POST /orders round trips
-// are timed. Also one user transaction through rpc_url (proxy: mined, then written)
-// against the same transaction sent straight to Anvil.
+// What `--state-dir` costs per acknowledged request, and whether that grows with the
+// state: POST /orders p50 (one at a time, through HTTP) on a fake holding 1,000 and then
+// 50,000 resting orders, with a state directory and without one; then the restart time
+// of the 50k directory (checkpoint load plus the replay of the log the timed orders left).
 //
-//   npx tsx bench/state-dir.ts            # 200 orders per phase
-//   ORDERS=500 npx tsx bench/state-dir.ts
+// The resting orders are put straight into the engine (engine.placeOrder on bodies built
+// up front: the HTTP route's signature check is what it skips), then, with a state dir,
+// a checkpoint is taken (persistence.persist()), so the directory honestly holds them:
+// the checkpoint is as big as 50k orders make it, and the timed orders go through the
+// write-ahead log after it. The timed orders are signed before the clock starts.
+//
+//   npx tsx bench/state-dir.ts            # 200 timed orders per size, 1 run
+//   ORDERS=300 RUNS=5 npx tsx bench/state-dir.ts
+// Last lines: "ratio: <with ÷ without at 50k>" and "growth: <with at 50k ÷ with at 1k>".
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { createWalletClient, erc20Abi, http } from "viem";
 import { createFakeExchange, type FakeExchange } from "../fixtures/fake-exchange.ts";
-import { toAccount } from "../fixtures/signing.ts";
 import { STATE_FILE } from "../fixtures/state-dir.ts";
+import { limitOrderBody } from "../sim/core/order-body.ts";
 import { describe, envInt, machine, median } from "./stats.ts";
 
-const ORDERS = envInt("ORDERS", 200, 16);
-const CONCURRENCY = 16;
-const TXS = envInt("TXS", 30, 1);
-
-async function signedOrders(ex: FakeExchange, n: number, tag: number): Promise<Record<string, unknown>[]> {
-  const me = ex.accounts[0]!;
-  const market = ex.registry.markets().find((m) => m.baseSymbol === "USDT")!;
-  const bodies: Record<string, unknown>[] = [];
-  for (let i = 0; i < n; i++) {
-    // Asks far above the book: they rest, nothing matches, every request does the same work.
-    const price = (2 + tag + i / 10_000).toFixed(4);
-    const preview = await post(`${ex.baseUrl}/orders/preview`, ex.newOrder(me, { symbol: market.symbol, side: "ask", amount: "10", price }));
-    if (preview.status !== 200) throw new Error(`preview ${preview.status}: ${JSON.stringify(preview.body)}`);
-    bodies.push((await ex.signOrder(me, preview.body as never)).body as unknown as Record<string, unknown>);
-  }
-  return bodies;
-}
+const ORDERS = envInt("ORDERS", 200, 20);
+const RUNS = envInt("RUNS", 1, 1);
+const SIZES = (process.env["SIZES"] ?? "1000,50000").split(",").map(Number);
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
 
-async function timedPost(url: string, body: unknown): Promise<number> {
-  const t0 = performance.now();
-  const r = await post(url, body);
-  const ms = performance.now() - t0;
-  if (r.status !== 201) throw new Error(`POST /orders ${r.status}: ${JSON.stringify(r.body)}`);
+/** Asks far above the book, signed through preview + signOrder: they rest, every request does the same work. */
+async function signedOrders(ex: FakeExchange, n: number, tag: number): Promise<unknown[]> {
+  const me = ex.accounts[0]!;
+  const market = ex.registry.markets().find((m) => m.baseSymbol === "USDT")!;
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) {
+    const price = (5 + tag + i / 10_000).toFixed(4);
+    const preview = await post(`${ex.baseUrl}/orders/preview`, ex.newOrder(me, { symbol: market.symbol, side: "ask", amount: "10", price }));
+    if (preview.status !== 200) throw new Error(`preview ${preview.status}: ${JSON.stringify(preview.body)}`);
+    out.push((await ex.signOrder(me, preview.body as never)).body);
+  }
+  return out;
+}
+
+const bulkPlaced = new Map<FakeExchange, number>();
+
+/** Resting asks straight into the engine until `total` were put there this way. */
+function restOrders(ex: FakeExchange, total: number): void {
+  const engine = ex.parts.engine;
+  const market = ex.registry.markets().find((m) => m.baseSymbol === "USDT")!;
+  const owner = ex.accounts[0]!.address.toLowerCase();
+  const expiration = ex.parts.clock.nowSec() + 30 * 86_400;
+  for (let i = bulkPlaced.get(ex) ?? 0; i < total; i++) {
+    const hex = i.toString(16).padStart(12, "0");
+    engine.placeOrder(
+      limitOrderBody({ owner, side: "ask", amount: "10", price: (2 + (i % 1000) / 1000).toFixed(4), market, orderId: `00000000-0000-4000-8000-${hex}`, executorId: engine.executorId, expiration }) as never,
+    );
+  }
+  bulkPlaced.set(ex, total);
+}
+
+async function timed(ex: FakeExchange, bodies: unknown[]): Promise<number[]> {
+  const ms: number[] = [];
+  for (const b of bodies) {
+    const t0 = performance.now();
+    const r = await post(`${ex.baseUrl}/orders`, b);
+    ms.push(performance.now() - t0);
+    if (r.status !== 201) throw new Error(`POST /orders ${r.status}: ${JSON.stringify(r.body)}`);
+  }
   return ms;
 }
 
-async function phase(ex: FakeExchange, label: string, tag: number): Promise<string[]> {
-  const url = `${ex.baseUrl}/orders`;
-  const sequential = await signedOrders(ex, ORDERS, tag);
-  const concurrent = await signedOrders(ex, ORDERS, tag + 1);
-  const seq: number[] = [];
-  for (const b of sequential) seq.push(await timedPost(url, b));
-  const writesBefore = ex.persistence?.stats.writes ?? 0;
-  const t0 = performance.now();
-  const lat: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < concurrent.length) lat.push(await timedPost(url, concurrent[next++]));
-    }),
-  );
-  const wall = performance.now() - t0;
-  const writes = (ex.persistence?.stats.writes ?? 0) - writesBefore;
-  const lines = [
-    describe(`${label} POST /orders, 1 at a time`, seq, 2),
-    `${label} POST /orders, ${CONCURRENCY} at a time: ${((ORDERS / wall) * 1000).toFixed(0)} orders/s, median latency ${median(lat).toFixed(2)} ms` +
-      (ex.persistence ? `, ${writes} state writes for ${ORDERS} orders` : ""),
-  ];
-  if (ex.persistence) {
-    const size = statSync(path.join(ex.persistence.dir, STATE_FILE)).size;
-    lines.push(`${label} state file: ${(size / 1024).toFixed(0)} KiB, last write ${ex.persistence.stats.lastMs.toFixed(1)} ms (capture + dump + encode + fsync + rename)`);
-  }
-  return lines;
+interface RunResult {
+  p50: Record<string, number>;
+  restartMs: number;
+  checkpointMs: number;
+  checkpointKiB: number;
 }
 
-async function transfers(ex: FakeExchange, rpcUrl: string, label: string): Promise<string> {
-  const wallet = createWalletClient({ account: toAccount(ex.accounts[1]!), chain: ex.clients.public.chain, transport: http(rpcUrl) });
-  const token = ex.contracts.tokens["USDC"]!;
-  const ms: number[] = [];
-  for (let i = 0; i < TXS; i++) {
+async function oneRun(run: number): Promise<RunResult> {
+  const dir = mkdtempSync(path.join(tmpdir(), "fakex-bench-state-"));
+  const plain = await createFakeExchange({ rateLimits: false, liquidity: false, users: 1 });
+  const persisted = await createFakeExchange({ rateLimits: false, liquidity: false, users: 1, stateDir: dir });
+  const p50: Record<string, number> = {};
+  let restartMs = 0;
+  try {
+    for (const ex of [plain, persisted]) {
+      await ex.control.fund({ address: ex.accounts[0]!.address, token: "USDT", amount: 10n ** 18n, vault: true });
+      await timed(ex, await signedOrders(ex, 30, 90)); // warm-up: JIT, connections
+    }
+    for (const [si, size] of SIZES.entries()) {
+      for (const [label, ex] of [["without", plain], ["with", persisted]] as const) {
+        const t0 = performance.now();
+        restOrders(ex, size);
+        const t1 = performance.now();
+        // The directory holds the bulk: a checkpoint of it, then the log starts afresh.
+        await ex.persistence?.persist();
+        if (process.env["VERBOSE"]) console.log(`${label}@${size}: bulk ${(t1 - t0).toFixed(0)} ms, checkpoint ${(performance.now() - t1).toFixed(0)} ms`);
+        const bodies = await signedOrders(ex, ORDERS, si * 2);
+        p50[`${label}@${size}`] = median(await timed(ex, bodies));
+        if (process.env["VERBOSE"]) console.log(`${label}@${size}: p50 ${p50[`${label}@${size}`]!.toFixed(2)} ms`);
+      }
+    }
+    const stats = persisted.persistence!.stats;
+    const logRecords = stats.wal.records;
+    // Restart on the 50k directory as kill -9 leaves it: the checkpoint plus the timed orders' log.
+    await persisted.parts.anvil.stop();
     const t0 = performance.now();
-    const hash = await wallet.writeContract({ address: token, abi: erc20Abi, functionName: "transfer", args: [ex.accounts[2]!.address, 1n] });
-    ms.push(performance.now() - t0);
-    await ex.clients.public.waitForTransactionReceipt({ hash });
+    const back = await createFakeExchange({ rateLimits: false, stateDir: dir });
+    restartMs = performance.now() - t0;
+    if (back.control.eventHash() !== persisted.control.eventHash()) throw new Error("restart: the event-log hash differs");
+    console.log(`run ${run}: restart with ${persisted.parts.engine.log.length} events (log after the checkpoint: ${logRecords} records) ${restartMs.toFixed(0)} ms, event-log hash equal`);
+    const result = { p50, restartMs, checkpointMs: back.persistence!.stats.lastMs, checkpointKiB: statSync(path.join(dir, STATE_FILE)).size / 1024 };
+    await back.close();
+    return result;
+  } finally {
+    await plain.close();
+    await persisted.parts.anvil.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
   }
-  return describe(`${label} ERC-20 transfer (writeContract until the hash)`, ms, 2);
 }
 
 async function main(): Promise<void> {
   console.log(machine());
-  const dir = mkdtempSync(path.join(tmpdir(), "fakex-bench-state-"));
-  const plain = await createFakeExchange({ rateLimits: false });
-  const persisted = await createFakeExchange({ rateLimits: false, stateDir: dir });
-  try {
-    for (const ex of [plain, persisted]) {
-      await ex.control.fund({ address: ex.accounts[0]!.address, token: "USDT", amount: 10n ** 12n, vault: true });
-      // Warm-up: JIT, connections, the first writes.
-      await phase(ex, "warm-up", 100);
-    }
-    const out = [
-      ...(await phase(plain, "no --state-dir:", 10)),
-      ...(await phase(persisted, "--state-dir:   ", 10)),
-      await transfers(plain, plain.rpcUrl, "no --state-dir: Anvil directly,"),
-      await transfers(persisted, persisted.rpcUrl, "--state-dir:    rpc_url proxy,"),
-    ];
-    for (const line of out) console.log(line);
-  } finally {
-    await plain.close();
-    await persisted.close();
-    rmSync(dir, { recursive: true, force: true });
+  const runs: RunResult[] = [];
+  for (let r = 1; r <= RUNS; r++) {
+    const res = await oneRun(r);
+    runs.push(res);
+    console.log(`run ${r}: p50 ${Object.entries(res.p50).map(([k, v]) => `${k} ${v.toFixed(2)} ms`).join(", ")}; checkpoint at 50k ${res.checkpointMs.toFixed(0)} ms, ${res.checkpointKiB.toFixed(0)} KiB`);
   }
+  const col = (key: string) => runs.map((r) => r.p50[key]!);
+  for (const size of SIZES) {
+    for (const label of ["without", "with"]) console.log(describe(`POST /orders p50, ${label} --state-dir, ${size} resting orders`, col(`${label}@${size}`), 2));
+  }
+  console.log(describe("restart at 50k (checkpoint load + log replay + new checkpoint)", runs.map((r) => r.restartMs), 0));
+  console.log(describe("checkpoint at 50k (capture + dump + encode + fsync + rename)", runs.map((r) => r.checkpointMs), 0));
+  const ratio = median(runs.map((r) => r.p50["with@50000"]! / r.p50["without@50000"]!));
+  const growth = median(runs.map((r) => r.p50["with@50000"]! / r.p50["with@1000"]!));
+  console.log(`ratio: ${ratio.toFixed(2)}`);
+  console.log(`growth: ${growth.toFixed(2)}`);
 }
 
 await main();

@@ -19,7 +19,7 @@ import type { RequestHandler } from "express";
 import { ExchangeError } from "../core/errors.ts";
 import { Rng, type RngState } from "../core/rng.ts";
 import { drawLatency, isZeroLatency, parseLatency, type LatencySpec } from "./route-faults-latency.ts";
-import { FAIL_KINDS, answerWithFault, swallowResponse, type FailKind } from "./route-faults-outcome.ts";
+import { FAIL_KINDS, answerWithFault, faultHooks, swallowResponse, type FailKind } from "./route-faults-outcome.ts";
 import { noteFault } from "./journal-notes.ts";
 
 export { MAX_FAULT_LATENCY_MS } from "./route-faults-latency.ts";
@@ -146,11 +146,10 @@ export class RouteFaults {
   }
 
   /**
-   * Express middleware, mounted at the API prefix (req.path is relative to it).
-   * `beforeLoss` runs after an after_commit route committed and before its answer
-   * is lost (the state dir writes the committed effect there).
+   * Express middleware, mounted at the API prefix (req.path is relative to it). A durable
+   * log in front (FaultHooks) records the effect before a fault loses the answer.
    */
-  middleware(beforeLoss?: () => Promise<void>): RequestHandler {
+  middleware(): RequestHandler {
     return (req, res, next) => {
       if (this.rules.length === 0) return next();
       const rule = this.take(req.method, req.path);
@@ -158,22 +157,32 @@ export class RouteFaults {
       const kind = failKind(rule);
       // Headers the middleware in front set (CORS): a fault's answer keeps them.
       const edge = { ...res.getHeaders() };
+      const hooks = faultHooks(res);
       const act = () => {
         if (kind === null) return next();
+        if (hooks.replay) {
+          // Applying a logged request again: the answer that was logged.
+          return rule.after_commit ? next() : answerWithFault(res, 503, null, edge);
+        }
         if (!rule.after_commit) {
           noteFault({ kind: String(kind), after_commit: false, committed_status: null });
-          return answerWithFault(res, kind, null, edge);
+          // Logged as a 503: nothing took effect.
+          const lose = () => answerWithFault(res, kind, null, edge);
+          if (hooks.committed) hooks.committed(503).then(lose, lose);
+          else lose();
+          return;
         }
         swallowResponse(res, (committed) => {
           noteFault({ kind: String(kind), after_commit: true, committed_status: committed.status });
           const lose = () => answerWithFault(res, kind, committed, edge);
-          if (beforeLoss) beforeLoss().then(lose, lose);
+          if (hooks.committed) hooks.committed(committed.status).then(lose, lose);
           else lose();
         });
         next();
       };
+      // Drawn in every case (the Rng moves the same way when a logged request is applied again).
       const delay = this.latencyOf(rule);
-      if (delay > 0) setTimeout(act, delay);
+      if (delay > 0 && !hooks.replay) setTimeout(act, delay);
       else act();
     };
   }

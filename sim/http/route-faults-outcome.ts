@@ -98,3 +98,25 @@ export function swallowResponse(res: Response, onCommitted: (committed: Committe
     return res;
   }) as typeof res.end;
 }
+
+/**
+ * What a durable log in front of the routes (fixtures/wal-persistence.ts) tells the fault
+ * middleware: `committed` records the request's effect with the status it answered (and
+ * resolves once that is on disk) before a fault loses the answer; `replay` marks a logged
+ * request being applied again at start-up, which gets the answer that was logged (a 503
+ * for a fault before commit, the route's own after commit), never a reset or a hold.
+ */
+export interface FaultHooks {
+  replay: boolean;
+  committed?: (status: number) => Promise<void>;
+}
+
+const HOOKS = Symbol("fakex.faultHooks");
+
+export function setFaultHooks(res: object, hooks: FaultHooks): void {
+  (res as { [HOOKS]?: FaultHooks })[HOOKS] = hooks;
+}
+
+export function faultHooks(res: object): FaultHooks {
+  return (res as { [HOOKS]?: FaultHooks })[HOOKS] ?? { replay: false };
+}

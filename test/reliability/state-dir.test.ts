@@ -1,6 +1,6 @@
 // The parts of --state-dir below the CLI: the lossless encoding, the state file's
-// checks, the group-commit writer, the reply hold-back, the RPC classification and
-// the identity check. No chain needed.
+// checks, the RPC classification and the identity check. No chain needed (the
+// write-ahead log's own parts: wal.test.ts).
 import { describe, expect, test } from "vitest";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,11 +14,9 @@ import {
   STATE_FILE,
   StateFileError,
   buildStamp,
-  StatePersister,
   encodeLayers,
   identityConflicts,
   lockStateDir,
-  persistBeforeReply,
   readStateFile,
   writeStateFile,
   type CapturedState,
@@ -82,6 +80,7 @@ function captured(n: number): CapturedState {
     scenario: null,
     pendingTxs: [],
     rngs: { apiKeys: [1, 2, 3, 4], clientOrderIds: [5, 6, 7, 8] },
+    walGeneration: 1,
   };
 }
 
@@ -217,89 +216,6 @@ describe("identity check", () => {
     expect(identityConflicts(identity, { profile: "testnet" })).toEqual(['--profile: the saved state was made with "local", this start asks for "testnet"']);
     expect(identityConflicts({ ...identity, profile: "mainnet" }, { profile: "mainnet" })).toEqual([]);
     expect(identityConflicts({ ...identity, profile: "mainnet" }, { profile: "local" })).toHaveLength(1);
-  });
-});
-
-describe("group commit", () => {
-  test("calls during a write share the next one; a call after a write began gets a later write", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
-    let captures = 0;
-    let release: (() => void) | null = null;
-    const p = new StatePersister(dir, async () => {
-      captures++;
-      // The first capture waits until the test lets it go.
-      if (captures === 1) await new Promise<void>((r) => (release = r));
-      return captured(captures);
-    });
-    const first = p.persist();
-    await new Promise((r) => setImmediate(r));
-    expect(captures).toBe(1);
-    // While write 1 is in flight, five calls: they must not ride on write 1 (it began before them).
-    const later = Array.from({ length: 5 }, () => p.persist());
-    expect(later.every((x) => x === later[0])).toBe(true);
-    expect(later[0]).not.toBe(first);
-    release!();
-    await first;
-    await Promise.all(later);
-    expect(captures).toBe(2);
-    expect(p.stats).toMatchObject({ writes: 2, requests: 6 });
-    expect((await readStateFile(dir))?.savedAtMs).toBe(2);
-    await p.idle();
-  });
-
-  test("a failed capture rejects its callers and the next call writes again", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
-    let n = 0;
-    const p = new StatePersister(dir, async () => {
-      n++;
-      if (n === 1) throw new Error("dump failed");
-      return captured(n);
-    });
-    await expect(p.persist()).rejects.toThrow("dump failed");
-    await p.persist();
-    expect(p.stats.writes).toBe(1);
-    expect((await readStateFile(dir))?.savedAtMs).toBe(2);
-  });
-});
-
-describe("persistBeforeReply", () => {
-  function app(persist: () => Promise<void>) {
-    const a = express();
-    a.use(persistBeforeReply(persist));
-    a.post("/ok", (_req, res) => {
-      res.status(201).json({ ok: true });
-    });
-    a.post("/bad", (_req, res) => {
-      res.status(400).json({ detail: "no" });
-    });
-    a.get("/read", (_req, res) => {
-      res.json({ read: true });
-    });
-    return a;
-  }
-
-  test("a 2xx to a state-changing request waits for the write; 4xx and GET do not ask for one", async () => {
-    const order: string[] = [];
-    const a = app(async () => {
-      order.push("persist");
-    });
-    const r = await request(a).post("/ok").send({});
-    expect(r.status).toBe(201);
-    expect(r.body).toEqual({ ok: true });
-    expect(order).toEqual(["persist"]);
-    expect((await request(a).post("/bad").send({})).status).toBe(400);
-    expect((await request(a).get("/read")).status).toBe(200);
-    expect(order).toEqual(["persist"]);
-  });
-
-  test("a failed write turns the answer into 503 with Retry-After: nothing was acknowledged", async () => {
-    const a = app(async () => {
-      throw new Error("disk full");
-    });
-    const r = await request(a).post("/ok").send({});
-    expect(r.status).toBe(503);
-    expect(r.headers["retry-after"]).toBe("1");
-    expect(r.body).toEqual({ detail: "Service Unavailable" });
   });
 });
 

@@ -1,0 +1,252 @@
+// The write-ahead log below the server: framing and checksums, torn tails against
+// damage, generations, group commit, and WalPersistence's lock, records, hold-back,
+// checkpoints and replay order, with a stand-in capture (no chain needed).
+import { describe, expect, test } from "vitest";
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import express from "express";
+import request from "supertest";
+import { encodeLossless } from "../../fixtures/lossless-json.ts";
+import { StateFileError, readStateFile, type CapturedState } from "../../fixtures/state-dir.ts";
+import { WalWriter, decodeSegment, encodeFrame, listGenerations, readWal, segmentPath, walDir } from "../../fixtures/wal.ts";
+import { WalPersistence, type WalRecord } from "../../fixtures/wal-persistence.ts";
+
+function tmp(): string {
+  return mkdtempSync(path.join(tmpdir(), "fakex-wal-"));
+}
+
+async function writeRecords(dir: string, generation: number, records: unknown[]): Promise<void> {
+  const w = new WalWriter(dir, generation);
+  await w.durable(records.map((r) => w.append(r)).at(-1)!);
+  await w.close();
+}
+
+describe("frames", () => {
+  test("records come back in order; the file is length, CRC-32, JSON per record", async () => {
+    const dir = tmp();
+    const recs = [{ a: 1 }, { b: "ü€" }, { c: [1, 2, 3] }];
+    await writeRecords(dir, 1, recs);
+    const buf = readFileSync(segmentPath(dir, 1));
+    expect(buf.equals(Buffer.concat(recs.map(encodeFrame)))).toBe(true);
+    expect(buf.readUInt32LE(0)).toBe(Buffer.byteLength(JSON.stringify(recs[0])));
+    expect(await readWal(dir, 1)).toEqual({ records: recs, tornBytes: 0, generations: [1] });
+  });
+
+  test("a torn tail (cut record, cut header, bad checksum on the last record, zero fill) is dropped", () => {
+    const good = Buffer.concat([encodeFrame({ n: 1 }), encodeFrame({ n: 2 })]);
+    const last = encodeFrame({ n: 3 });
+    const bad = Buffer.from(last);
+    bad[bad.length - 2] = bad[bad.length - 2]! ^ 0xff;
+    for (const tail of [last.subarray(0, last.length - 3), last.subarray(0, 5), bad, Buffer.alloc(40)]) {
+      const seg = decodeSegment(Buffer.concat([good, tail]), "f", true);
+      expect(seg.records).toEqual([{ n: 1 }, { n: 2 }]);
+      expect(seg.tornBytes).toBe(tail.length);
+    }
+  });
+
+  test("a damaged record with records after it, or damage in an older file, is a StateFileError", async () => {
+    const frames = [encodeFrame({ n: 1 }), encodeFrame({ n: 2 }), encodeFrame({ n: 3 })];
+    const buf = Buffer.concat(frames);
+    buf[frames[0]!.length + 10] = buf[frames[0]!.length + 10]! ^ 0x01; // inside record 2's payload
+    expect(() => decodeSegment(buf, "f", true)).toThrow(StateFileError);
+    expect(() => decodeSegment(buf, "f", true)).toThrow(/fails its checksum and records follow/);
+    // A cut record is only a torn tail in the newest file.
+    const cut = Buffer.concat([frames[0]!, frames[1]!.subarray(0, 6)]);
+    expect(() => decodeSegment(cut, "f", false)).toThrow(/not the newest log file/);
+    const dir = tmp();
+    await writeRecords(dir, 4, [{ n: 1 }]);
+    appendFileSync(segmentPath(dir, 4), frames[1]!.subarray(0, 6));
+    await writeRecords(dir, 5, [{ n: 2 }]);
+    await expect(readWal(dir, 4)).rejects.toThrow(StateFileError);
+  });
+
+  test("generations are read from the checkpoint's on; a missing one in between is an error", async () => {
+    const dir = tmp();
+    await writeRecords(dir, 2, [{ g: 2 }]);
+    await writeRecords(dir, 3, [{ g: 3 }]);
+    expect((await readWal(dir, 2)).records).toEqual([{ g: 2 }, { g: 3 }]);
+    expect((await readWal(dir, 3)).records).toEqual([{ g: 3 }]);
+    expect((await readWal(dir, 4)).records).toEqual([]);
+    await writeRecords(dir, 5, [{ g: 5 }]);
+    // 4 is missing before 5.
+    await expect(readWal(dir, 3)).rejects.toThrow(/log 4 is missing/);
+    expect((await readWal(dir, 5)).records).toEqual([{ g: 5 }]);
+  });
+});
+
+describe("group commit", () => {
+  test("records appended while a write is in flight share the next write + fdatasync", async () => {
+    const dir = tmp();
+    const w = new WalWriter(dir, 1);
+    const seqs = Array.from({ length: 200 }, (_, i) => w.append({ i }));
+    await Promise.all(seqs.map((s) => w.durable(s)));
+    expect(w.stats.records).toBe(200);
+    expect(w.stats.syncs).toBeGreaterThanOrEqual(1);
+    expect(w.stats.syncs).toBeLessThan(200);
+    await w.close();
+    expect((await readWal(dir, 1)).records).toHaveLength(200);
+  });
+
+  test("rotate: later records go to the next file, which exists once the rotation is durable", async () => {
+    const dir = tmp();
+    const w = new WalWriter(dir, 1);
+    w.append({ a: 1 });
+    const next = w.rotate();
+    expect(next.generation).toBe(2);
+    await w.durable(next.seq);
+    expect(await listGenerations(dir)).toEqual([1, 2]);
+    await w.durable(w.append({ b: 2 }));
+    await w.close();
+    expect((await readWal(dir, 1)).records).toEqual([{ a: 1 }, { b: 2 }]);
+    expect((await readWal(dir, 2)).records).toEqual([{ b: 2 }]);
+  });
+});
+
+const capturedBase: Omit<CapturedState, "walGeneration" | "layersJson" | "savedAtMs"> = {
+  identity: { seed: 1, chainId: 31337, users: 1, liquidity: false, configHash: "a".repeat(64), scenarioHash: null },
+  config: { tokens: [], markets: [] } as never,
+  deployment: { chainId: 31337 } as never,
+  accounts: [],
+  makers: [],
+  liquidity: null,
+  reoriented: [],
+  domainName: "fakex",
+  clockMode: "virtual",
+  httpPort: 1,
+  chain: "0x00",
+  scenario: null,
+  pendingTxs: [],
+  rngs: { apiKeys: [1, 2, 3, 4], clientOrderIds: [5, 6, 7, 8] },
+};
+
+/** A toy app under WalPersistence: POST /api/v1/add?n= appends to a list, with an await in the middle. */
+function toy(dir: string, generation = 0, thresholds?: { bytes?: number; ageMs?: number }) {
+  const list: number[] = [];
+  let captures = 0;
+  const p = new WalPersistence({
+    dir,
+    generation,
+    clockMs: () => 1_000 + list.length,
+    stateVersion: () => list.length,
+    ...(thresholds ? { thresholds } : {}),
+    capture: async () => {
+      captures++;
+      return { ...capturedBase, savedAtMs: list.length, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } }, list: [...list] }) };
+    },
+  });
+  const app = express();
+  app.use("/api/v1", p.middleware());
+  app.post("/api/v1/add", express.json(), async (req, res) => {
+    const n = Number(req.query["n"]);
+    if (!Number.isInteger(n)) return res.status(422).json({ detail: "n" });
+    // Without the lock, a later request could finish first and be logged first.
+    await new Promise((r) => setTimeout(r, (n * 7) % 5));
+    list.push(n);
+    res.status(201).json({ n, auth: req.headers.authorization ?? null, body: req.body as unknown });
+  });
+  app.get("/api/v1/list", (_req, res) => {
+    res.json(list);
+  });
+  return { p, app, list, captures: () => captures };
+}
+
+describe("WalPersistence", () => {
+  test("state-changing requests apply one at a time, and the log holds them in apply order with what replay needs", async () => {
+    const dir = tmp();
+    const t = toy(dir);
+    await t.p.recover([], null as never, async () => undefined);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => request(t.app).post(`/api/v1/add?n=${i}`).set("authorization", `Bearer k${i}`).send({ i })),
+    );
+    expect(answers.every((a) => a.status === 201)).toBe(true);
+    expect((await request(t.app).post("/api/v1/add?n=x").send({})).status).toBe(422);
+    expect((await request(t.app).get("/api/v1/list")).status).toBe(200);
+    await t.p.close();
+    const state = await readStateFile(dir);
+    // close() checkpointed: the log after it is empty, the state holds everything.
+    expect((await readWal(dir, state!.walGeneration)).records).toEqual([]);
+    expect(state!.walGeneration).toBe(2);
+    // The log before the checkpoint (generation 1, removed by it) is gone.
+    expect(await listGenerations(dir)).toEqual([2]);
+  });
+
+  test("the records of a run, replayed in order, rebuild the same list; the 422 is logged too, the read is not", async () => {
+    const dir = tmp();
+    const t = toy(dir);
+    await t.p.recover([], null as never, async () => undefined);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => request(t.app).post(`/api/v1/add?n=${i}`).set("authorization", `Bearer k${i}`).send({ i })));
+    await request(t.app).post("/api/v1/add?n=bad").send({});
+    await request(t.app).get("/api/v1/list");
+    // A crash here: the log (generation 1) is what is left.
+    const { records } = await readWal(dir, 1);
+    const http = records as Extract<WalRecord, { k: "http" }>[];
+    expect(http.map((r) => r.k)).toEqual(Array(9).fill("http"));
+    expect(http.at(-1)).toMatchObject({ m: "POST", u: "/api/v1/add?n=bad", s: 422 });
+    const first = http[0]!;
+    expect(first.h["authorization"]).toMatch(/^Bearer k\d$/);
+    expect(first.h["host"]).toBeUndefined();
+    expect(first.b).toEqual({ i: Number(first.h["authorization"]!.slice(8)) });
+    // Replay into a fresh toy: the same list, in the same order.
+    const dir2 = tmp();
+    const u = toy(dir2);
+    const server = u.app.listen(0);
+    const port = (server.address() as { port: number }).port;
+    const clockTo: number[] = [];
+    await u.p.recover(
+      records as WalRecord[],
+      {
+        clockTo: async (ms) => void clockTo.push(ms),
+        http: async (rec, headers) => (await fetch(`http://127.0.0.1:${port}${rec.u}`, { method: rec.m, headers: { ...rec.h, ...headers }, body: JSON.stringify(rec.b) })).status,
+        rpc: async () => undefined,
+        settle: async () => undefined,
+      },
+      async () => undefined,
+    );
+    server.close();
+    expect(u.list).toEqual(t.list);
+    expect(clockTo).toEqual(http.map((r) => r.t));
+    expect(u.p.stats.replayMismatches).toBe(0);
+    // Replayed requests were not logged again; the recovery checkpoint holds them.
+    expect(u.p.stats.wal.records).toBe(0);
+    expect((await readStateFile(dir2))!.savedAtMs).toBe(8);
+  });
+
+  test("a 2xx waits for its record's fsync; a failed log write turns it into 503 with Retry-After", async () => {
+    const dir = tmp();
+    const t = toy(dir);
+    await t.p.recover([], null as never, async () => undefined);
+    // Break the log: its directory becomes a file, so the next generation (the next checkpoint's) cannot be opened.
+    await t.p.checkpoint();
+    rmSync(walDir(dir), { recursive: true });
+    writeFileSync(walDir(dir), "not a directory");
+    const failed = t.p.checkpoint().catch((e: unknown) => e);
+    const r = await request(t.app).post("/api/v1/add?n=1").send({});
+    expect(r.status).toBe(503);
+    expect(r.headers["retry-after"]).toBe("1");
+    expect(r.body).toEqual({ detail: "Service Unavailable" });
+    expect(await failed).toBeInstanceOf(Error);
+  });
+
+  test("the size threshold starts a checkpoint in the background while requests go on; nothing is lost across it", async () => {
+    const dir = tmp();
+    const t = toy(dir, 0, { bytes: 2_000 });
+    await t.p.recover([], null as never, async () => undefined);
+    const answers = [];
+    for (let i = 0; i < 60; i++) answers.push(request(t.app).post(`/api/v1/add?n=${i}`).send({ pad: "x".repeat(100) }));
+    expect((await Promise.all(answers)).every((a) => a.status === 201)).toBe(true);
+    await t.p.idle();
+    // Below the threshold: these stay in the log.
+    for (let i = 60; i < 63; i++) expect((await request(t.app).post(`/api/v1/add?n=${i}`).send({})).status).toBe(201);
+    // The recovery checkpoint, then at least one in the background (one at a time, so fewer than one per 2 kB).
+    expect(t.p.stats.checkpoints).toBeGreaterThanOrEqual(2);
+    // Crash now: checkpoint + log after it = every acknowledged request.
+    const state = await readStateFile(dir);
+    const { records } = await readWal(dir, state!.walGeneration);
+    const inState = (JSON.parse(JSON.stringify(state!.layers)) as { list: number[] }).list;
+    expect(inState.length + records.length).toBe(63);
+    expect(records.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(inState).size).toBe(inState.length);
+    expect(readdirSync(walDir(dir)).length).toBeLessThanOrEqual(2);
+  });
+});
