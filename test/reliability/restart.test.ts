@@ -42,6 +42,15 @@ async function serve(dir: string, extra: string[] = []): Promise<{ p: Proc; info
   return { p, info: JSON.parse(json.join("\n")) as Info, readyLine: readyLine! };
 }
 
+/**
+ * The process's stderr once it holds `text` (or after 5 s): stdout and stderr are separate
+ * pipes, so a line written to stderr before the info JSON may still arrive after it.
+ */
+async function stderrOf(p: Proc, text: string): Promise<string> {
+  for (let i = 0; i < 100 && !p.err().includes(text); i++) await new Promise((r) => setTimeout(r, 50));
+  return p.err();
+}
+
 /** Equal info JSON, allowing only the port to differ (the saved one may have been taken). */
 function sameServer(a: Info, b: Info): boolean {
   const port = (i: Info) => new URL(i.base_url).port;
@@ -245,7 +254,7 @@ describe("fakex serve --state-dir: restart loses nothing acknowledged", () => {
 
     const second = await serve(termDir);
     try {
-      expect(second.p.err()).toContain(`resumed from ${termDir}`);
+      expect(await stderrOf(second.p, "resumed from")).toContain(`resumed from ${termDir}`);
       // Same contracts, accounts, chain and executor; the same URLs unless another process
       // took the freed port in between (then the server falls back to a free one).
       expect(sameServer(second.info, first.info)).toBe(true);
@@ -342,7 +351,7 @@ describe("fakex serve --state-dir: restart loses nothing acknowledged", () => {
     first.p.child.kill("SIGTERM");
     expect(await first.p.exited).toBe(0);
     const again = await serve(dir);
-    expect(again.p.err()).toContain("resumed from");
+    expect(await stderrOf(again.p, "resumed from")).toContain("resumed from");
     expect(again.info.chain_id).toBe(11155111);
     expect(again.info.contracts.exchange).toBe("0x63c8e50c04c278d3574b2468c72e470df866efd2");
     const config = await call(`${again.info.base_url}/config`, "GET");
@@ -361,7 +370,7 @@ describe("fakex serve --state-dir: restart loses nothing acknowledged", () => {
     first.p.child.kill("SIGKILL");
     await first.p.exited;
     const again = await serve(dir, ["--scenario", path.join(scenarios, "degraded-health.json"), "--seed", "1"]);
-    expect(again.p.err()).toContain("resumed from");
+    expect(await stderrOf(again.p, "resumed from")).toContain("resumed from");
     expect(sameServer(again.info, first.info)).toBe(true);
     again.p.child.kill("SIGKILL");
     await again.p.exited;
