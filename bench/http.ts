@@ -5,7 +5,7 @@
 // Run: npm run bench:http   (ORDERS=20000 CONNECTIONS=16 by default)
 // The last line is `ratio: <orders/s ÷ verifyTypedData ops/s>`.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,8 +97,12 @@ async function main(): Promise<void> {
   const server = createServer(ex.app);
   let firstNs = 0n;
   let lastNs = 0n;
+  let cpuAtFirst = { user: 0, sys: 0 };
   server.on("request", (_req, res) => {
-    if (firstNs === 0n) firstNs = process.hrtime.bigint();
+    if (firstNs === 0n) {
+      firstNs = process.hrtime.bigint();
+      cpuAtFirst = mainThreadCpu();
+    }
     res.on("finish", () => {
       lastNs = process.hrtime.bigint();
     });
@@ -126,6 +130,7 @@ async function main(): Promise<void> {
       },
     ],
   });
+  const cpu = mainThreadCpu();
   server.close();
   rmSync(dir, { recursive: true, force: true });
   const ok = result["2xx"];
@@ -134,6 +139,10 @@ async function main(): Promise<void> {
   const resting = ex.engine.depth("EURC/USDC", "ask").reduce((n, l) => n + l.orders, 0);
   process.stdout.write(`POST /orders: ${ok} x 201 (${result.non2xx} non-2xx, ${result.errors} errors) in ${seconds.toFixed(2)} s over ${CONNECTIONS} connections; ${resting} resting\n`);
   process.stdout.write(`POST /orders: ${ordersPerSec.toFixed(0)} orders/s (latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms)\n`);
+  // Diagnostic: the server's (main thread's) CPU per request, which moves far less with
+  // the neighbours' load than orders/s does (the load generator runs on its own thread).
+  const perReq = (ms: number) => ((ms * 1000) / Math.max(1, ok)).toFixed(1);
+  process.stdout.write(`server thread CPU per request: ${perReq(cpu.user - cpuAtFirst.user + cpu.sys - cpuAtFirst.sys)} µs (user ${perReq(cpu.user - cpuAtFirst.user)}, sys ${perReq(cpu.sys - cpuAtFirst.sys)})\n`);
   if (result.non2xx > 0 || resting !== ok) process.stdout.write("WARNING: not every request was a resting 201\n");
 
   // viem verifyTypedData on the same kind of Order, same process, after the HTTP run.
@@ -173,6 +182,18 @@ async function main(): Promise<void> {
   const verifyPerSec = n / (Number(process.hrtime.bigint() - start) / 1e9);
   process.stdout.write(`viem verifyTypedData: ${verifyPerSec.toFixed(0)} ops/s\n`);
   process.stdout.write(`ratio: ${(ordersPerSec / verifyPerSec).toFixed(2)}\n`);
+}
+
+/** User and system CPU ms of this process's main thread (Linux /proc; zeros elsewhere). */
+function mainThreadCpu(): { user: number; sys: number } {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime (fields 14 and 15 of stat(5)) in clock ticks of 10 ms.
+    return { user: Number(fields[11]) * 10, sys: Number(fields[12]) * 10 };
+  } catch {
+    return { user: 0, sys: 0 };
+  }
 }
 
 function formatHundredths(lots: bigint): string {
