@@ -51,6 +51,7 @@ import { jsonBody } from "../body.ts";
 import { signingDomain, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 import { zAddress, zHex, zUint256 as zUint256Field, zUuid4 } from "../fields.ts";
+import { sendJson } from "../respond.ts";
 import { requireTypedSignature } from "../signed.ts";
 import { toContractSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
@@ -164,7 +165,7 @@ export function ordersRouter(ctx: HttpContext, engine: OrdersEngine): Router {
       } else {
         placed = engine.placeOrder({ ...(body as unknown as OrderBody), signature: contractSignature });
       }
-      res.status(201).json({ order_id: placed.orderId });
+      sendJson(res, 201, { order_id: placed.orderId });
     })
     .all(methodNotAllowed("GET", "POST"));
 
