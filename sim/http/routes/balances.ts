@@ -24,8 +24,7 @@ const BalancesQuery = z.object({
   include_zero: queryBoolean.optional(),
 });
 
-export function balancesRouter(ctx: HttpContext, registry: Registry, funds: FundsServices): Router {
-  const router = Router();
+export function balancesRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router()): Router {
   router
     .route("/balances")
     .get(requireApiKey(ctx), rateLimit(ctx, "read"), async (req, res) => {

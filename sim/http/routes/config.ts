@@ -6,8 +6,7 @@ import { Router } from "express";
 import { configView, type ConfigInputs } from "../../core/config-view.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function configRouter(inputs: () => ConfigInputs): Router {
-  const router = Router();
+export function configRouter(inputs: () => ConfigInputs, router: Router = Router()): Router {
   router
     .route("/config")
     .get((_req, res) => {

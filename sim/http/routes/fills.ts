@@ -62,8 +62,7 @@ function fillOnly(f: FillWire): FillWire {
   };
 }
 
-export function fillsRouter(ctx: HttpContext, engine: FillsEngine): Router {
-  const router = Router();
+export function fillsRouter(ctx: HttpContext, engine: FillsEngine, router: Router = Router()): Router {
 
   router
     .route("/fills")

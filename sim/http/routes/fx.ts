@@ -5,8 +5,7 @@ import { Router } from "express";
 import type { FxRates } from "../../core/fx.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function fxRouter(fx: FxRates): Router {
-  const router = Router();
+export function fxRouter(fx: FxRates, router: Router = Router()): Router {
   router
     .route("/fx/rate")
     .get((req, res) => {

@@ -130,8 +130,7 @@ const CancelBody = z.object({
 
 const CancelAllQuery = z.object({ owner_address: z.string({ error: "is required" }) });
 
-export function ordersRouter(ctx: HttpContext, engine: OrdersEngine): Router {
-  const router = Router();
+export function ordersRouter(ctx: HttpContext, engine: OrdersEngine, router: Router = Router()): Router {
   const registry: Registry = engine.registry;
 
   router

@@ -20,8 +20,7 @@ import { jsonBody } from "../body.ts";
 import type { HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function previewRouter(ctx: HttpContext, registry: Registry, health: Health): Router {
-  const router = Router();
+export function previewRouter(ctx: HttpContext, registry: Registry, health: Health, router: Router = Router()): Router {
   router
     .route("/orders/preview")
     .post(jsonBody(ctx.bodyLimit), (req, res) => {

@@ -4,8 +4,7 @@ import { Router } from "express";
 import type { HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function systemRouter(ctx: HttpContext): Router {
-  const router = Router();
+export function systemRouter(ctx: HttpContext, router: Router = Router()): Router {
   router
     .route("/system/time")
     .get((_req, res) => {

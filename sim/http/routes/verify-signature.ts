@@ -41,8 +41,7 @@ export interface VerifySignatureResponse {
   error: string | null;
 }
 
-export function verifySignatureRouter(ctx: HttpContext, registry: Registry, health: Health): Router {
-  const router = Router();
+export function verifySignatureRouter(ctx: HttpContext, registry: Registry, health: Health, router: Router = Router()): Router {
   router
     .route("/verify-signature")
     .post(jsonBody(ctx.bodyLimit), async (req, res) => {

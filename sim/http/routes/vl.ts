@@ -44,8 +44,7 @@ const CancelVlBody = z.object({
   signature: zSignature,
 });
 
-export function vlRouter(ctx: HttpContext, engine: VlEngine): Router {
-  const router = Router();
+export function vlRouter(ctx: HttpContext, engine: VlEngine, router: Router = Router()): Router {
 
   router
     .route("/orders/vl/batch")

@@ -56,8 +56,7 @@ async function verifiedIntent(ctx: HttpContext, res: Response, intent: unknown, 
   return m;
 }
 
-export function withdrawRouter(ctx: HttpContext, registry: Registry, funds: FundsServices): Router {
-  const router = Router();
+export function withdrawRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router()): Router {
   const body = jsonBody(ctx.bodyLimit);
   const guard = [optionalApiKey(ctx), rateLimit(ctx, "transfer")];
 
