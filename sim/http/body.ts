@@ -63,7 +63,10 @@ function readJson(req: IncomingMessage & { body?: unknown }, next: (err?: unknow
   req.body = undefined;
   const chunks: Buffer[] = [];
   let settled = false;
-  const finish = AsyncResource.bind((err: unknown) => {
+  // The body arrives in later ticks; carry the request's async context (its journal note) over.
+  const scope = new AsyncResource("FAKEX_JSON_BODY");
+  const finish = (err: unknown) => scope.runInAsyncScope(settle, null, err);
+  const settle = (err: unknown) => {
     if (settled) return;
     settled = true;
     req.removeListener("data", onData);
@@ -79,7 +82,7 @@ function readJson(req: IncomingMessage & { body?: unknown }, next: (err?: unknow
       return;
     }
     next();
-  });
+  };
   const onData = (chunk: Buffer) => chunks.push(chunk);
   req.on("data", onData);
   req.once("end", () => finish(undefined));
