@@ -6,7 +6,6 @@
 // The last line is `ratio: <orders/s ÷ verifyTypedData ops/s>`.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +20,7 @@ import { Rng } from "../sim/core/rng.ts";
 import { createMemoryExchange, MEMORY_EXCHANGE_DEFAULTS } from "../sim/http/exchange-app.ts";
 import { hashTyped } from "../sim/signing/signatures.ts";
 import { exchangeDomain } from "../sim/core/typed-data.ts";
+import { createAppServer } from "../sim/http/server.ts";
 
 const ORDERS = Number(process.env["ORDERS"] ?? 20_000);
 const CONNECTIONS = Number(process.env["CONNECTIONS"] ?? 16);
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
 
   // Timed at the server, first request in to last response out: autocannon's own
   // duration includes its worker's start-up and is rounded to its 1 s sampling.
-  const server = createServer(ex.app);
+  const server = createAppServer(ex.app);
   let firstNs = 0n;
   let lastNs = 0n;
   let cpuAtFirst = { user: 0, sys: 0 };

@@ -29,6 +29,7 @@ export * from "./chain/memory.ts";
 export { createAnvilChainPort, AnvilChainPort, ANVIL_MAX_BATCH_SIZE } from "./chain/anvil.ts";
 export type { AnvilChainPortOptions, BlockMode, PermitState } from "./chain/anvil.ts";
 export { createExchangeApp, createMemoryExchange } from "./http/exchange-app.ts";
+export { createAppServer } from "./http/server.ts";
 export * from "./core/quotes.ts";
 export * from "./core/routing.ts";
 export * from "./core/swap-gas.ts";

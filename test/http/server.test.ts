@@ -1,0 +1,82 @@
+// createAppServer: requests are born with the app's prototypes (so express's
+// per-request prototype change is a no-op), and a client sees exactly what it sees
+// from http.createServer(app): status, raw headers in order (Date aside) and body.
+import { IncomingMessage, ServerResponse, createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryExchange } from "../../sim/http/exchange-app.ts";
+import { createAppServer } from "../../sim/http/server.ts";
+
+interface Answer {
+  status: number;
+  headers: string[];
+  body: string;
+}
+
+function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body = ""): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port, path, method, headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on("data", (c: Buffer) => parts.push(c));
+      res.on("end", () => {
+        const raw: string[] = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) if (res.rawHeaders[i] !== "Date") raw.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+        resolve({ status: res.statusCode ?? 0, headers: raw, body: Buffer.concat(parts).toString("utf8") });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const ex = createMemoryExchange({ logger: { error: () => undefined } });
+const app = ex.app as unknown as { request: object; response: object };
+const servers: Server[] = [];
+let plainPort = 0;
+let appPort = 0;
+const seen: { req: boolean; res: boolean; instance: boolean }[] = [];
+
+async function listen(s: Server): Promise<number> {
+  servers.push(s);
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  return (s.address() as AddressInfo).port;
+}
+
+beforeAll(async () => {
+  plainPort = await listen(createServer(ex.app));
+  const s = createAppServer(ex.app);
+  // Runs before express sees the request.
+  s.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+    seen.push({ req: Object.getPrototypeOf(req) === app.request, res: Object.getPrototypeOf(res) === app.response, instance: req instanceof IncomingMessage && res instanceof ServerResponse });
+  });
+  appPort = await listen(s);
+});
+afterAll(() => {
+  for (const s of servers) s.close();
+});
+
+describe("createAppServer", () => {
+  it("creates requests and responses with the app's prototypes, still IncomingMessage and ServerResponse", async () => {
+    seen.length = 0;
+    await send(appPort, "GET", "/api/v1/system/time");
+    expect(seen).toEqual([{ req: true, res: true, instance: true }]);
+  });
+
+  const cases: [string, string, Record<string, string>, string][] = [
+    ["GET", "/api/v1/markets", {}, ""],
+    ["GET", "/api/v1/nowhere", {}, ""],
+    ["GET", "/api/v1/orders/preview", {}, ""],
+    ["OPTIONS", "/api/v1/orders", { origin: "https://a.example", "access-control-request-method": "POST" }, ""],
+    ["POST", "/api/v1/orders", { "content-type": "application/json" }, '{"side":"ask"'],
+    ["POST", "/api/v1/orders", { "content-type": "application/json" }, '{"owner_address":"0x0000000000000000000000000000000000000001"}'],
+    ["POST", "/api/v1/orders/cancel", { "content-type": "application/json" }, "{}"],
+    ["GET", "/api/v1/orders?owner_address=0x1", {}, ""],
+  ];
+  for (const [method, path, headers, body] of cases) {
+    it(`answers ${method} ${path} ${body} exactly as http.createServer(app)`, async () => {
+      const a = await send(appPort, method, path, headers, body);
+      const b = await send(plainPort, method, path, headers, body);
+      expect(a).toEqual(b);
+    });
+  }
+});
