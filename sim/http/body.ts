@@ -58,37 +58,73 @@ function directLength(req: IncomingMessage, maxBytes: number): number {
   return length;
 }
 
-/** The request body as JSON (body-parser's strict mode), then next() in the request's async context. */
-function readJson(req: IncomingMessage & { body?: unknown }, next: (err?: unknown) => void): void {
-  req.body = undefined;
-  const chunks: Buffer[] = [];
-  let settled = false;
-  // The body arrives in later ticks; carry the request's async context (its journal note) over.
-  const scope = new AsyncResource("FAKEX_JSON_BODY");
-  const finish = (err: unknown) => scope.runInAsyncScope(settle, null, err);
-  const settle = (err: unknown) => {
-    if (settled) return;
-    settled = true;
-    req.removeListener("data", onData);
+const READING = Symbol("fakex.jsonBody");
+type BodyRequest = IncomingMessage & { body?: unknown; [READING]?: BodyRead | undefined };
+
+/**
+ * One body being read. The listeners below are module functions (the request is their
+ * `this`), so a request allocates this object and no closures. As an AsyncResource it
+ * carries the request's async context (its journal note) to the tick the body ends in.
+ */
+class BodyRead extends AsyncResource {
+  readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly req: BodyRequest,
+    private readonly next: (err?: unknown) => void,
+  ) {
+    super("FAKEX_JSON_BODY");
+  }
+
+  finish(err: unknown): void {
     if (err !== undefined) {
-      next(err);
+      this.next(err);
       return;
     }
+    const chunks = this.chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
     try {
-      req.body = parseStrict(text);
+      this.req.body = parseStrict(text);
     } catch {
-      next(bodyError(400, "entity.parse.failed"));
+      this.next(bodyError(400, "entity.parse.failed"));
       return;
     }
-    next();
-  };
-  const onData = (chunk: Buffer) => chunks.push(chunk);
+    this.next();
+  }
+}
+
+/** The request body as JSON (body-parser's strict mode), then next(). */
+function readJson(req: BodyRequest, next: (err?: unknown) => void): void {
+  req.body = undefined;
+  req[READING] = new BodyRead(req, next);
   req.on("data", onData);
-  req.once("end", () => finish(undefined));
-  // A client that hangs up mid-body: 400 like body-parser's request.aborted.
-  req.once("error", () => finish(bodyError(400, "request.aborted")));
-  req.once("aborted", () => finish(bodyError(400, "request.aborted")));
+  req.on("end", onEnd);
+  // A client that hangs up mid-body: 400 like body-parser's request.aborted. The error
+  // listener stays (a no-op once settled), so a late error is never unhandled.
+  req.on("aborted", onAborted);
+  req.on("error", onAborted);
+}
+
+function onData(this: BodyRequest, chunk: Buffer): void {
+  this[READING]?.chunks.push(chunk);
+}
+
+function onEnd(this: BodyRequest): void {
+  settle(this, undefined);
+}
+
+function onAborted(this: BodyRequest): void {
+  settle(this, bodyError(400, "request.aborted"));
+}
+
+function settle(req: BodyRequest, err: unknown): void {
+  const read = req[READING];
+  if (read === undefined) return;
+  req[READING] = undefined;
+  req.removeListener("data", onData);
+  req.removeListener("end", onEnd);
+  req.removeListener("aborted", onAborted);
+  read.runInAsyncScope(read.finish, read, err);
 }
 
 const FIRST_CHAR = /^[\x20\x09\x0a\x0d]*(.|$)/;

@@ -4,7 +4,7 @@
 // answers (status, body, what the route saw) must be equal. sendJson must write what
 // res.status(n).json(v) writes.
 import { createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import express, { type RequestHandler } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +18,11 @@ function reference(): RequestHandler {
   return express.json({ limit: LIMIT, strict: true, type: (req) => !req.headers["content-type"] || /(^|[/+])json\b/i.test(req.headers["content-type"]) });
 }
 
+const errorTypes = new Map<RequestHandler, string[]>();
+
 function appWith(parser: RequestHandler) {
+  const types: string[] = [];
+  errorTypes.set(parser, types);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -28,6 +32,10 @@ function appWith(parser: RequestHandler) {
   app.post("/send-json", (_req, res) => sendJson(res, 201, { order_id: "ä-1", n: [1, 2] }));
   app.post("/express-json", (_req, res) => {
     res.status(201).json({ order_id: "ä-1", n: [1, 2] });
+  });
+  app.use((err: { type?: string }, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
+    types.push(String(err.type));
+    next(err);
   });
   app.use(errorHandler({ error: () => {} }));
   return app;
@@ -67,10 +75,27 @@ async function listen(app: express.Application): Promise<number> {
   return (s.address() as AddressInfo).port;
 }
 
+let fastParser: RequestHandler;
+let refParser: RequestHandler;
 beforeAll(async () => {
-  fast = await listen(appWith(jsonBody(LIMIT)));
-  ref = await listen(appWith(reference()));
+  fastParser = jsonBody(LIMIT);
+  refParser = reference();
+  fast = await listen(appWith(fastParser));
+  ref = await listen(appWith(refParser));
 });
+
+/** Headers promising 100 bytes, 10 sent, then the connection closed. */
+function abortMidBody(port: number): Promise<void> {
+  return new Promise((resolve) => {
+    const sock = connect(port, "127.0.0.1", () => {
+      sock.write("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"a\":12345");
+      setTimeout(() => {
+        sock.destroy();
+        resolve();
+      }, 50);
+    });
+  });
+}
 afterAll(() => {
   for (const s of servers) s.close();
 });
@@ -119,6 +144,13 @@ describe("jsonBody answers exactly as express.json", () => {
     const [a, b] = await Promise.all([send(fast, "/echo", headers, body), send(ref, "/echo", headers, body)]);
     expect(a).toEqual(b);
     expect(JSON.parse(a.body)).toEqual({ body: { chunked: true } });
+  });
+
+  it("a client hanging up mid-body: the same request.aborted error, the route never runs", async () => {
+    await Promise.all([abortMidBody(fast), abortMidBody(ref)]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(errorTypes.get(fastParser)).toContain("request.aborted");
+    expect(errorTypes.get(fastParser)).toEqual(errorTypes.get(refParser));
   });
 
   it("parses what it reads directly", async () => {
