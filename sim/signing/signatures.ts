@@ -8,7 +8,7 @@
 
 import { secp256k1 as nobleSecp256k1 } from "@noble/curves/secp256k1";
 import { hashTypedData } from "viem";
-import { keccakHexOf } from "../crypto/keccak.ts";
+import { keccakBytes, keccakHexOf } from "../crypto/keccak.ts";
 import { nativeSecp256k1 } from "../crypto/secp256k1.ts";
 import type { Address, Hex } from "../core/typed-data.ts";
 
@@ -195,6 +195,20 @@ function domainSeparatorHex(domain: TypedDomain): string {
   return sep;
 }
 
+// The separator as bytes, next to the hex cache (same key), for the digest preimage.
+const domainBytesCache = new Map<string, Buffer>();
+
+function domainSeparatorBytes(domain: TypedDomain): Buffer {
+  const hex = domainSeparatorHex(domain);
+  let bytes = domainBytesCache.get(hex);
+  if (bytes === undefined) {
+    bytes = Buffer.from(hex, "hex");
+    if (domainBytesCache.size >= DOMAIN_CACHE_MAX) domainBytesCache.clear();
+    domainBytesCache.set(hex, bytes);
+  }
+  return bytes;
+}
+
 /** The domain separator as the contract exposes it (GET /config `domain_separator`). */
 export function domainSeparator(domain: TypedDomain): Hex {
   return `0x${domainSeparatorHex(domain)}`;
@@ -217,7 +231,24 @@ export function hashTyped(
     // Nested structs are not used by the exchange; let viem do the general case.
     return hashTypedData({ domain, types, primaryType, message } as Parameters<typeof hashTypedData>[0]);
   }
-  return `0x${keccakHex("1901" + domainSeparatorHex(domain) + structHash(primaryType, fields, message))}`;
+  return `0x${Buffer.from(digestOfFlat(domain, primaryType, fields, message)).toString("hex")}`;
+}
+
+/** keccak256("\x19\x01" ‖ domainSeparator ‖ hashStruct) for a flat primary type, as bytes. */
+function digestOfFlat(domain: TypedDomain, primaryType: string, fields: readonly TypedField[], message: Readonly<Record<string, unknown>>): Uint8Array {
+  const preimage = Buffer.allocUnsafe(66);
+  preimage[0] = 0x19;
+  preimage[1] = 0x01;
+  domainSeparatorBytes(domain).copy(preimage, 2);
+  preimage.write(structHash(primaryType, fields, message), 34, "hex");
+  return keccakBytes(preimage);
+}
+
+/** hashTyped as 32 bytes (what recovery takes), without the hex round trip. */
+function hashTypedBytes(domain: TypedDomain, types: TypedFields, primaryType: string, message: Readonly<Record<string, unknown>>): Uint8Array {
+  const fields = types[primaryType];
+  if (fields && isFlat(fields)) return digestOfFlat(domain, primaryType, fields, message);
+  return Buffer.from(hashTyped(domain, types, primaryType, message).slice(2), "hex");
 }
 
 // ---------------------------------------------------------------------------
@@ -229,7 +260,8 @@ const N_HEX = "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141"
 const HALF_N_HEX = "7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0";
 const ZERO_WORD = "0".repeat(64);
 const DIGEST_HEX = /^0x[0-9a-fA-F]{64}$/;
-const SIG_HEX = /^0x(?:[0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
+// 64 or 65 bytes of hex: the length is checked first, so the pattern needs no alternation.
+const HEX_BODY = /^0x[0-9a-fA-F]*$/;
 
 interface SplitSignature {
   r: string; // 64 lowercase hex
@@ -281,7 +313,7 @@ function splitSignature(signature: string, vForm: VForm): SplitSignature | null 
 
 function addressFromUncompressed(pub: Uint8Array): Address {
   // The address is the last 20 bytes of keccak256 over X‖Y (without the 0x04 prefix).
-  return `0x${keccakHexOf(pub.subarray(1)).slice(24)}`;
+  return `0x${Buffer.from(keccakBytes(pub.subarray(1))).toString("hex", 12)}`;
 }
 
 function recoverNative(digest: Uint8Array, sig: SplitSignature): Address | null {
@@ -314,7 +346,7 @@ export function recoverDigestSigner(digest: unknown, signature: unknown, vForm: 
   if (typeof digest === "string" && DIGEST_HEX.test(digest)) digestBytes = Buffer.from(digest.slice(2), "hex");
   else if (digest instanceof Uint8Array && digest.length === 32) digestBytes = digest;
   else return null;
-  if (typeof signature !== "string" || !SIG_HEX.test(signature)) return null;
+  if (typeof signature !== "string" || (signature.length !== 130 && signature.length !== 132) || !HEX_BODY.test(signature)) return null;
   const sig = splitSignature(signature, vForm);
   if (!sig) return null;
   return active === "native" ? recoverNative(digestBytes, sig) : recoverJs(digestBytes, sig);
@@ -367,7 +399,7 @@ export async function verifyTypedSignature(args: VerifyTypedSignatureArgs): Prom
   const { expected, signature } = args;
   if (typeof expected !== "string" || !HEX_ADDRESS.test(expected)) return { valid: false, recovered: null, via: null };
   const want = expected.toLowerCase() as Address;
-  const digest = hashTyped(args.domain, args.types, args.primaryType, args.message);
+  const digest = hashTypedBytes(args.domain, args.types, args.primaryType, args.message);
   const vForm: VForm = CONTRACT_CHECKED_TYPES.has(args.primaryType) ? "contract" : "lenient";
   const recovered = recoverDigestSigner(digest, signature, vForm);
   if (recovered === want) return { valid: true, recovered, via: "ecdsa" };
@@ -375,7 +407,7 @@ export async function verifyTypedSignature(args: VerifyTypedSignatureArgs): Prom
   // signatures), so only require well-formed hex before asking the wallet.
   if (args.isContract && args.isValidSignature && typeof signature === "string" && HEX_ANY.test(signature)) {
     if (await args.isContract(want)) {
-      if (await args.isValidSignature(want, digest, signature as Hex)) return { valid: true, recovered, via: "eip1271" };
+      if (await args.isValidSignature(want, `0x${Buffer.from(digest).toString("hex")}`, signature as Hex)) return { valid: true, recovered, via: "eip1271" };
     }
   }
   return { valid: false, recovered, via: null };
