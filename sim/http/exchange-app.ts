@@ -45,8 +45,11 @@ export interface ExchangeAppParts {
   cors?: CorsPolicy | null;
 }
 
-/** The express app serving every endpoint the parts support, under /api/v1. */
-export function createExchangeApp(p: ExchangeAppParts): Application {
+/**
+ * The express app serving every endpoint the parts support, under /api/v1. With
+ * `into`, they are added to that app (behind its own middleware) and it is returned.
+ */
+export function createExchangeApp(p: ExchangeAppParts, into?: Application): Application {
   // One registry everywhere: GET /markets, preview and order entry must agree.
   if (p.engine.registry !== p.registry) throw new Error("createExchangeApp: engine.registry must be the registry the app serves");
   return createApp({
@@ -64,7 +67,7 @@ export function createExchangeApp(p: ExchangeAppParts): Application {
     ...(p.funds ? { funds: p.funds } : {}),
     ...(p.bodyLimit !== undefined ? { bodyLimit: p.bodyLimit } : {}),
     ...(p.cors !== undefined ? { cors: p.cors } : {}),
-  });
+  }, into);
 }
 
 export interface MemoryExchangeOptions {

@@ -4,7 +4,8 @@
 import { IncomingMessage, ServerResponse, createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryExchange } from "../../sim/http/exchange-app.ts";
+import express from "express";
+import { createExchangeApp, createMemoryExchange } from "../../sim/http/exchange-app.ts";
 import { createAppServer } from "../../sim/http/server.ts";
 
 interface Answer {
@@ -79,4 +80,57 @@ describe("createAppServer", () => {
       expect(a).toEqual(b);
     });
   }
+});
+
+describe("createExchangeApp(parts, into)", () => {
+  const mem = createMemoryExchange({ logger: { error: () => undefined } });
+  const parts = { engine: mem.engine, registry: mem.registry, clock: mem.clock, apiKeys: mem.apiKeys, rateLimits: mem.rateLimits, health: mem.health, fx: mem.fx, config: mem.config };
+  const outer = express();
+  outer.disable("x-powered-by");
+  outer.set("etag", false);
+  const protos: boolean[] = [];
+  outer.use((req, _res, next) => {
+    if (req.url === "/outer-boom") return next(new Error("outer middleware failed"));
+    next();
+  });
+  outer.use("/api/v1/system", (req, _res, next) => {
+    protos.push(Object.getPrototypeOf(req) === (outer as unknown as { request: object }).request);
+    next();
+  });
+  const returned = createExchangeApp(parts, outer);
+  let intoPort = 0;
+  let alonePort = 0;
+
+  beforeAll(async () => {
+    intoPort = await listen(createAppServer(outer));
+    alonePort = await listen(createAppServer(mem.app));
+  });
+
+  it("returns the app it was given", () => {
+    expect(returned).toBe(outer);
+  });
+
+  for (const [method, path, body] of [
+    ["GET", "/api/v1/system/time", ""],
+    ["GET", "/api/v1/markets", ""],
+    ["GET", "/api/v1/nowhere", ""],
+    ["POST", "/api/v1/orders", '{"side":'],
+  ] as const) {
+    it(`answers ${method} ${path} as the app on its own does`, async () => {
+      const headers: Record<string, string> = body ? { "content-type": "application/json" } : {};
+      expect(await send(intoPort, method, path, headers, body)).toEqual(await send(alonePort, method, path, headers, body));
+    });
+  }
+
+  it("keeps the request's prototypes (no app mounted in the app)", async () => {
+    protos.length = 0;
+    await send(intoPort, "GET", "/api/v1/system/time");
+    expect(protos).toEqual([true]);
+  });
+
+  it("leaves errors of the outer app's middleware to that app (not the /api/v1 error envelope)", async () => {
+    const a = await send(intoPort, "GET", "/outer-boom");
+    expect(a.status).toBe(500);
+    expect(a.headers.some((h) => h.startsWith("Content-Type: text/html"))).toBe(true);
+  });
 });
