@@ -1,0 +1,55 @@
+// The journal's copy of an answer is the first `bodyBytes` bytes the response wrote,
+// decoded as UTF-8, whatever mix of strings, encodings and buffers the route wrote
+// them in (a fitting UTF-8 string is kept as is; everything else goes through bytes).
+import express from "express";
+import request from "supertest";
+import { describe, expect, test } from "vitest";
+import { createMemoryExchange } from "../../sim/http/exchange-app.ts";
+import { RequestJournal } from "../../sim/http/journal.ts";
+
+const MAX = 16;
+
+/** What the copy must be: the written bytes, cut at MAX, decoded as UTF-8. */
+function expected(parts: [string | Buffer, BufferEncoding?][]) {
+  const bytes = Buffer.concat(parts.map(([c, enc]) => (typeof c === "string" ? Buffer.from(c, enc ?? "utf8") : c)));
+  return { text: bytes.subarray(0, MAX).toString("utf8"), bytes: bytes.length, truncated: bytes.length > MAX };
+}
+
+const CASES: { name: string; parts: [string | Buffer, BufferEncoding?][] }[] = [
+  { name: "one short string", parts: [['{"ok":true}']] },
+  { name: "a string over the limit", parts: [['{"detail":"a long answer"}']] },
+  { name: "a string exactly at the limit", parts: [["0123456789abcdef"]] },
+  { name: "multi-byte characters cut mid-character", parts: [["ééééééééé"]] },
+  { name: "a lone surrogate", parts: [["a\ud800b"]] },
+  { name: "strings and buffers mixed, crossing the limit", parts: [["abc"], [Buffer.from("defgh")], ["ijklmnopq"], ["rest"]] },
+  { name: "a latin1 string", parts: [["caf\u00e9", "latin1"]] },
+  { name: "a hex string", parts: [["48656c6c6f", "hex"]] },
+];
+
+describe("journal response copy", () => {
+  const mem = createMemoryExchange({ logger: { error: () => undefined } });
+  const journal = new RequestJournal(mem.engine, { bodyBytes: MAX });
+  const app = express();
+  app.use("/api/v1", journal.middleware());
+  CASES.forEach((c, i) => {
+    app.get(`/api/v1/case/${i}`, (_req, res) => {
+      const parts = c.parts;
+      for (const [chunk, enc] of parts.slice(0, -1)) {
+        if (typeof chunk === "string") res.write(chunk, enc ?? "utf8");
+        else res.write(chunk);
+      }
+      const [last, enc] = parts[parts.length - 1]!;
+      if (typeof last === "string") res.end(last, enc ?? "utf8");
+      else res.end(last);
+    });
+  });
+
+  CASES.forEach((c, i) => {
+    test(c.name, async () => {
+      const r = await request(app).get(`/api/v1/case/${i}`);
+      expect(r.status).toBe(200);
+      const e = journal.get(r.headers["x-request-id"]!)!;
+      expect(e.response_body).toEqual(expected(c.parts));
+    });
+  });
+});
