@@ -452,29 +452,14 @@ function copyRequestBody(body: unknown, max: number): BodyCopy | null {
   return cut(typeof body === "string" ? body : JSON.stringify(body), max);
 }
 
-/**
- * Keep the first `max` bytes of what the response writes; read them back when it is done.
- * A UTF-8 string that fits is kept as the string itself (what JSON answers are), so the
- * common answer is neither copied into a buffer nor decoded again; the copy is made
- * once, on the first read.
- */
+/** Keep the first `max` bytes of what the response writes; read them back when it is done. */
 function captureResponseBody(res: import("express").Response, max: number): () => BodyCopy | null {
-  const chunks: (string | Buffer)[] = [];
+  const chunks: Buffer[] = [];
   let kept = 0;
   let total = 0;
   const take = (chunk: unknown, encoding: unknown) => {
     if (chunk === undefined || chunk === null || typeof chunk === "function") return;
-    const enc = typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8";
-    if (typeof chunk === "string" && (enc === "utf8" || enc === "utf-8") && isWellFormed(chunk)) {
-      const n = Buffer.byteLength(chunk);
-      if (kept + n <= max) {
-        total += n;
-        kept += n;
-        chunks.push(chunk);
-        return;
-      }
-    }
-    const buf = Buffer.isBuffer(chunk) ? chunk : typeof chunk === "string" ? Buffer.from(chunk, enc) : null;
+    const buf = Buffer.isBuffer(chunk) ? chunk : typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8") : null;
     if (!buf) return;
     total += buf.length;
     if (kept < max) {
@@ -493,19 +478,7 @@ function captureResponseBody(res: import("express").Response, max: number): () =
     take(a[0], a[1]);
     return end(...a);
   }) as typeof res.end;
-  let copy: BodyCopy | null | undefined;
-  return () => {
-    if (copy !== undefined) return copy;
-    if (total === 0) return (copy = null);
-    const only = chunks.length === 1 ? chunks[0] : undefined;
-    const text = typeof only === "string" ? only : Buffer.concat(chunks.map((c) => (typeof c === "string" ? Buffer.from(c) : c))).toString("utf8");
-    return (copy = { text, bytes: total, truncated: total > kept });
-  };
-}
-
-/** No lone surrogates: the string survives a UTF-8 round trip unchanged (Node 20's String#isWellFormed). */
-function isWellFormed(s: string): boolean {
-  return (s as string & { isWellFormed(): boolean }).isWellFormed();
+  return () => (total === 0 ? null : { text: Buffer.concat(chunks).toString("utf8"), bytes: total, truncated: total > kept });
 }
 
 /** Why a request was turned away: the noted error, the fields it names, a signature's near miss. */
