@@ -95,7 +95,7 @@ class BodyRead extends AsyncResource {
 
 /** The request body as JSON (body-parser's strict mode), then next(). */
 function readJson(req: BodyRequest, next: (err?: unknown) => void): void {
-  req.body = undefined;
+  if (!("body" in req)) req.body = undefined;
   req[READING] = new BodyRead(req, next);
   req.on("data", onData);
   req.on("end", onEnd);
@@ -127,7 +127,7 @@ function settle(req: BodyRequest, err: unknown): void {
   read.runInAsyncScope(read.finish, read, err);
 }
 
-const FIRST_CHAR = /^[\x20\x09\x0a\x0d]*(.|$)/;
+const FIRST_CHAR = /^[\x20\x09\x0a\x0d]*([\s\S]|$)/;
 
 /** body-parser's strict JSON: empty → {}, otherwise an object or array (a leading BOM dropped, as its UTF-8 decoder does). */
 function parseStrict(raw: string): unknown {

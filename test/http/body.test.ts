@@ -111,6 +111,7 @@ const CASES: { name: string; headers: Record<string, string>; body: Buffer | str
   { name: "only whitespace", headers: json, body: "   " },
   { name: "a scalar (strict mode)", headers: json, body: '"hi"' },
   { name: "a number (strict mode)", headers: json, body: "12" },
+  { name: "a line separator before the object", headers: json, body: "\u2028{}" },
   { name: "malformed JSON", headers: json, body: '{"a":' },
   { name: "a trailing comma", headers: json, body: '{"a":1,}' },
   { name: "a UTF-8 BOM", headers: json, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":"é"}')]) },
