@@ -106,6 +106,43 @@ describe("Anvil port: blocks and time", () => {
   });
 });
 
+describe("Anvil port: automine rounds", () => {
+  /** Block number of each tx and the tx count of each of those blocks. */
+  async function blocksOf(hashes: Hex[]): Promise<{ numbers: bigint[]; sizes: Map<bigint, number> }> {
+    const numbers: bigint[] = [];
+    for (const h of hashes) numbers.push((await port.getReceipt(h))!.blockNumber);
+    const sizes = new Map<bigint, number>();
+    for (const n of new Set(numbers)) sizes.set(n, Number(BigInt(await port.rpc.call<string>("eth_getBlockTransactionCountByNumber", [`0x${n.toString(16)}`]))));
+    return { numbers, sizes };
+  }
+
+  it("a round of batches is mined in one block when it fits, and automine stays on", async () => {
+    const head = await port.blockNumber();
+    const sent = await Promise.all(Array.from({ length: 12 }, (_, i) => port.submitBatch([dummyMatch(i)])));
+    await port.blockNumber(); // sync: every sent tx is mined
+    const { numbers, sizes } = await blocksOf(sent.map((s) => s.txHash));
+    expect(new Set(numbers)).toEqual(new Set([head + 1n]));
+    expect(sizes.get(head + 1n)).toBe(12);
+    expect(await port.rpc.call("anvil_getAutomine")).toBe(true);
+    // Automine still mines what comes next on its own.
+    const next = await port.submitBatch([dummyMatch(99)]);
+    await port.blockNumber();
+    expect((await port.getReceipt(next.txHash))!.blockNumber).toBe(head + 2n);
+  });
+
+  it("a round larger than a block goes out in groups that each fit the block gas limit", async () => {
+    const gasLimit = BigInt((await port.rpc.call<{ gasLimit: string }>("eth_getBlockByNumber", ["latest", false])).gasLimit);
+    // Three transactions per block by their gas limits.
+    const big = await newPort({ base: gasLimit / 3n - 1000n, perMatch: 0n });
+    const sent = await Promise.all(Array.from({ length: 8 }, (_, i) => big.submitBatch([dummyMatch(i)])));
+    await big.blockNumber();
+    const { numbers, sizes } = await blocksOf(sent.map((s) => s.txHash));
+    expect(numbers.every((n, i) => i === 0 || n >= numbers[i - 1]!)).toBe(true);
+    expect([...sizes.values()]).toEqual([3, 3, 2]);
+    expect(await big.rpc.call("anvil_getAutomine")).toBe(true);
+  });
+});
+
 describe("Anvil port: balances and deposits", () => {
   it("wallet (ERC-20) and vault balances, and Deposit events in a block range", async () => {
     const before = await port.blockNumber();
