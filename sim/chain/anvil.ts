@@ -96,6 +96,8 @@ const CONTROL_GAS = 200_000n;
 /** executeIntent: signature check, optional permit and wallet pull, then one settleRouterLeg per leg. */
 const INTENT_GAS = { base: 300_000n, perLeg: 250_000n };
 const AUTOMINE_WAIT_MS = 30_000;
+/** No block for this long while our transactions wait under automine: they are stranded (see awaitMined). */
+const AUTOMINE_STALL_MS = 2_000;
 const RECEIPT_CACHE_MAX = 100_000;
 const MAX_REQUEST_CHARS = 1_000_000;
 /**
@@ -644,9 +646,20 @@ export class AnvilChainPort implements ChainPort {
     // time: if the node stopped automining behind our back, reads go on (unmined).
     const target = this.lastSentNonce;
     const deadline = performance.now() + AUTOMINE_WAIT_MS;
+    let seen = -1;
+    let movedAt = performance.now();
     for (let i = 0; performance.now() < deadline; i++) {
       const mined = Number(BigInt(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "latest"])));
       if (mined > target) break;
+      if (mined !== seen) {
+        seen = mined;
+        movedAt = performance.now();
+      } else if (this.mode.kind === "automine" && performance.now() - movedAt > AUTOMINE_STALL_MS) {
+        // A group sent with automine paused no longer fitted one block (another client's
+        // transaction joined it): the rest waits in the pool for a trigger. Mine it.
+        await this.rpc.call("evm_mine").catch(() => undefined);
+        movedAt = performance.now();
+      }
       // Back off to 8 ms: every poll is a request the busy node must also answer.
       await new Promise((r) => setTimeout(r, Math.min(8, 1 + (i >> 2))));
     }

@@ -141,6 +141,26 @@ describe("Anvil port: automine rounds", () => {
     expect([...sizes.values()]).toEqual([3, 3, 2]);
     expect(await big.rpc.call("anvil_getAutomine")).toBe(true);
   });
+
+  it("a transaction another client sent while automine was paused cannot strand the round's", async () => {
+    const gasLimit = BigInt((await port.rpc.call<{ gasLimit: string }>("eth_getBlockByNumber", ["latest", false])).gasLimit);
+    // Ours needs (almost) a whole block; the other client's, with a higher tip, is packed
+    // first, so resuming automine mines a block that ours no longer fits in.
+    const full = await newPort({ base: gasLimit - 1000n, perMatch: 0n });
+    await full.rpc.call("evm_setAutomine", [false]);
+    const wallet = createWalletClient({ account: ctx.traders[0]!, chain: ctx.viemChain, transport: http(ctx.chain.info.rpcUrl) });
+    const other = await wallet.sendTransaction({ to: addr(1), value: 1n, gas: 21_000n, maxPriorityFeePerGas: 5n * 10n ** 9n, maxFeePerGas: 50n * 10n ** 9n });
+    // (The pause above stands in for the port's own: the other client's tx is in the pool first.)
+    const sent = await Promise.all([1, 2].map((i) => full.submitBatch([dummyMatch(i)])));
+    await full.blockNumber(); // waits until every sent tx is mined
+    const theirs = await ctx.pub.getTransactionReceipt({ hash: other });
+    for (const { txHash } of sent) {
+      const ours = await full.getReceipt(txHash);
+      expect(ours).not.toBeNull();
+      expect(ours!.blockNumber).toBeGreaterThan(theirs.blockNumber);
+    }
+    expect(await full.rpc.call("anvil_getAutomine")).toBe(true);
+  }, 20_000);
 });
 
 describe("Anvil port: balances and deposits", () => {
