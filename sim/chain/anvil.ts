@@ -444,18 +444,45 @@ export class AnvilChainPort implements ChainPort {
 
   /** evm_revert to a snapshot id; forgets receipts and resyncs the executor nonce. */
   async revert(id: Hex): Promise<void> {
+    await this.revertTo(id, false);
+  }
+
+  /**
+   * evm_revert to `id`, then a fresh evm_snapshot of the reverted chain (evm_revert consumes
+   * the one it used): what an all-layer restore needs, in ONE JSON-RPC batch with the nonce
+   * and head reads a revert needs anyway. Anvil answers a batch's calls in order: the revert
+   * moves the head before its state write, and the later reads and the snapshot wait behind
+   * that write on Anvil's state lock, so they all see the reverted chain.
+   */
+  async revertAndSnapshot(id: Hex): Promise<Hex> {
+    return (await this.revertTo(id, true))!;
+  }
+
+  private async revertTo(id: Hex, snapshotAfter: boolean): Promise<Hex | null> {
     await this.sync();
-    const ok = await this.rpc.call<boolean>("evm_revert", [id]);
-    if (!ok) throw new Error(`evm_revert ${id} failed`);
+    const calls: RpcCall[] = [
+      { method: "evm_revert", params: [id] },
+      { method: "eth_getTransactionCount", params: [this.executor.address, "pending"] },
+      { method: "eth_getBlockByNumber", params: ["latest", false] },
+    ];
+    if (snapshotAfter) calls.push({ method: "evm_snapshot", params: [] });
+    const [reverted, nonce, head, snapshot] = await this.rpc.batch(calls);
+    if (!reverted!.ok) throw reverted!.error;
+    if (reverted!.result !== true) throw new Error(`evm_revert ${id} failed`);
     this.outstanding.clear();
     this.receipts.clear();
     this.epoch++;
     this.knownHead = 0n;
     this.lastSentHash = null;
-    await this.resyncNonce();
+    if (!nonce!.ok) throw nonce!.error;
+    this.applyNonce(nonce!.result as string);
     this.lastSentNonce = this.nonce - 1;
     this.minedBelow = this.nonce;
-    await this.refreshBaseFee();
+    if (!head!.ok) throw head!.error;
+    this.applyHead(head!.result as { number: string; baseFeePerGas?: string });
+    if (!snapshot) return null;
+    if (!snapshot.ok) throw snapshot.error;
+    return snapshot.result as Hex;
   }
 
   // ------------------------------------------------------------ signing and broadcast
@@ -745,14 +772,22 @@ export class AnvilChainPort implements ChainPort {
   }
 
   private async resyncNonce(): Promise<void> {
-    this.nonce = Number(BigInt(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "pending"])));
+    this.applyNonce(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "pending"]));
+  }
+
+  /** The executor's pending transaction count, as eth_getTransactionCount answers it. */
+  private applyNonce(count: string): void {
+    this.nonce = Number(BigInt(count));
     // Whatever the node holds is below the new count; never wait for a nonce it will not mine.
     if (this.lastSentNonce >= this.nonce) this.lastSentNonce = this.nonce - 1;
     if (this.minedBelow > this.nonce) this.minedBelow = this.nonce;
   }
 
   private async refreshBaseFee(): Promise<void> {
-    const block = await this.rpc.call<{ number: string; baseFeePerGas?: string }>("eth_getBlockByNumber", ["latest", false]);
+    this.applyHead(await this.rpc.call<{ number: string; baseFeePerGas?: string }>("eth_getBlockByNumber", ["latest", false]));
+  }
+
+  private applyHead(block: { number: string; baseFeePerGas?: string }): void {
     if (block.baseFeePerGas) this.baseFee = BigInt(block.baseFeePerGas);
     this.noteHead(BigInt(block.number));
   }
