@@ -33,6 +33,10 @@ import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, SubmitOptions, 
 
 export const ANVIL_MAX_BATCH_SIZE = 20;
 
+/** The vault event kinds a vault sync reads (vaultLogs). */
+type VaultLogKind = "deposit" | "intentDeposit" | "withdrawal";
+const VAULT_LOG_KINDS: readonly VaultLogKind[] = ["deposit", "intentDeposit", "withdrawal"];
+
 /** How Anvil produces blocks. */
 export type BlockMode = { kind: "automine" } | { kind: "interval"; seconds: number } | { kind: "manual" };
 
@@ -144,6 +148,8 @@ export class AnvilChainPort implements ChainPort {
   private lastSentHash: Hex | null = null;
   /** Latest head this port has seen (a lower bound for where its next txs are mined). */
   private knownHead = 0n;
+  /** Vault logs read along with another kind's, for the calls that follow (vaultLogs). */
+  private logsAhead: { key: string; logs: Map<VaultLogKind, RawLog[]> } | null = null;
 
   constructor(o: AnvilChainPortOptions) {
     this.maxBatchSize = o.maxBatchSize ?? ANVIL_MAX_BATCH_SIZE;
@@ -248,31 +254,55 @@ export class AnvilChainPort implements ChainPort {
 
   /** Exchange `Deposit` events in [fromBlock, toBlock], in chain order. */
   async depositEvents(fromBlock: bigint, toBlock: bigint): Promise<DepositEvent[]> {
-    return (await this.logs(this.exchange, TOPIC_DEPOSIT, fromBlock, toBlock)).map(parseDepositLog);
+    return (await this.vaultLogs("deposit", fromBlock, toBlock)).map(parseDepositLog);
   }
 
   /** Router `IntentDeposit(taker, token, amount)`: wallet funds a swap pulled into the taker's vault. */
   async intentDepositEvents(fromBlock: bigint, toBlock: bigint): Promise<DepositEvent[]> {
     if (this.router === null) return [];
-    return (await this.logs(this.router, TOPIC_INTENT_DEPOSIT, fromBlock, toBlock)).map(parseDepositLog);
+    return (await this.vaultLogs("intentDeposit", fromBlock, toBlock)).map(parseDepositLog);
   }
 
   /** Exchange `Withdrawal(user, token, amount, to)` events. */
   async withdrawalEvents(fromBlock: bigint, toBlock: bigint): Promise<WithdrawalEvent[]> {
-    return (await this.logs(this.exchange, TOPIC_WITHDRAWAL, fromBlock, toBlock)).map(parseWithdrawalLog);
+    return (await this.vaultLogs("withdrawal", fromBlock, toBlock)).map(parseWithdrawalLog);
   }
 
-  private async logs(address: Address, topic: Hex, fromBlock: bigint, toBlock: bigint): Promise<RawLog[]> {
+  private logFilter(kind: VaultLogKind): { address: Address; topics: Hex[] } {
+    if (kind === "intentDeposit") return { address: this.router!, topics: [TOPIC_INTENT_DEPOSIT] };
+    return { address: this.exchange, topics: [kind === "deposit" ? TOPIC_DEPOSIT : TOPIC_WITHDRAWAL] };
+  }
+
+  /**
+   * The vault's logs of one kind in [fromBlock, toBlock]. A vault sync reads the three kinds
+   * of one range back to back: on a range up to a head this port has seen (the engine asks
+   * up to the head it just read), one request reads every kind, and the calls that follow
+   * in the same turn of the event loop take theirs from it (blocks up to a seen head change
+   * only by a revert, which moves the epoch and so the key).
+   */
+  private async vaultLogs(kind: VaultLogKind, fromBlock: bigint, toBlock: bigint): Promise<RawLog[]> {
+    const key = `${this.epoch}:${fromBlock}:${toBlock}`;
+    const ahead = this.logsAhead?.key === key ? this.logsAhead.logs.get(kind) : undefined;
+    if (ahead) {
+      this.logsAhead!.logs.delete(kind);
+      return ahead;
+    }
     await this.sync();
-    const filter = { address, topics: [topic], fromBlock: toQuantity(fromBlock) };
-    // A range up to a head this port has seen (the engine asks up to the head it just read)
-    // needs no head read first. Should the node answer with an error (its head moved back
-    // behind the port's back: an evm_revert sent straight to Anvil), read the head below.
+    const range = { fromBlock: toQuantity(fromBlock), toBlock: toQuantity(toBlock) };
     if (toBlock <= this.knownHead && fromBlock <= toBlock) {
-      try {
-        return await this.rpc.call<RawLog[]>("eth_getLogs", [{ ...filter, toBlock: toQuantity(toBlock) }]);
-      } catch (e) {
-        if (!(e instanceof RpcError)) throw e;
+      const kinds = VAULT_LOG_KINDS.filter((k) => k !== "intentDeposit" || this.router !== null);
+      const outs = await this.rpc.batch(kinds.map((k) => ({ method: "eth_getLogs", params: [{ ...this.logFilter(k), ...range }] })));
+      // An error: the node's head moved back behind the port's back (an evm_revert sent
+      // straight to Anvil); read the head first, below.
+      if (outs.every((o) => o.ok)) {
+        const logs = new Map(kinds.map((k, i) => [k, (outs[i] as { result: RawLog[] }).result]));
+        const mine = logs.get(kind)!;
+        logs.delete(kind);
+        this.logsAhead = { key, logs };
+        setImmediate(() => {
+          if (this.logsAhead?.key === key) this.logsAhead = null;
+        });
+        return mine;
       }
     }
     // The node refuses ranges past its head; the memory port answers them with nothing.
@@ -280,7 +310,7 @@ export class AnvilChainPort implements ChainPort {
     this.noteHead(head);
     if (toBlock > head) toBlock = head;
     if (toBlock < fromBlock) return [];
-    return this.rpc.call<RawLog[]>("eth_getLogs", [{ ...filter, toBlock: toQuantity(toBlock) }]);
+    return this.rpc.call<RawLog[]>("eth_getLogs", [{ ...this.logFilter(kind), ...range, toBlock: toQuantity(toBlock) }]);
   }
 
   // ------------------------------------------------------------ swaps
