@@ -112,9 +112,19 @@ const EIP1271_MAGIC = "0x1626ba7e";
 
 /** Build a port and apply its block mode; reads the executor's nonce and the base fee. */
 export async function createAnvilChainPort(options: AnvilChainPortOptions): Promise<AnvilChainPort> {
-  const port = new AnvilChainPort(options);
-  await port.init(options.blockMode ?? { kind: "automine" });
+  const { port, ready } = openAnvilChainPort(options);
+  await ready;
   return port;
+}
+
+/**
+ * createAnvilChainPort with its one init request still in flight: the port object at once
+ * (to wire into an engine and the other layers meanwhile), `ready` once it may talk to the
+ * chain. Nothing may use the chain through it before.
+ */
+export function openAnvilChainPort(options: AnvilChainPortOptions): { port: AnvilChainPort; ready: Promise<void> } {
+  const port = new AnvilChainPort(options);
+  return { port, ready: port.init(options.blockMode ?? { kind: "automine" }) };
 }
 
 export class AnvilChainPort implements ChainPort {
