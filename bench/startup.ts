@@ -77,9 +77,9 @@ async function stagesOnce(into: Map<string, number[]>): Promise<string | null> {
     const chain = connectChain(start.anvil);
     lap("chain clients");
     const seeded = await seedChain(chain, boot, start);
-    lap("seed (chain time: one batch)");
+    lap("seed (its chain-time request sent, not awaited)");
     const sim = await buildSimulator(chain, seeded, boot);
-    lap("simulator (port init, engine, vault sync, layers)");
+    lap("simulator (engine and layers built while the chain-time and port-init requests run; vault sync)");
     const liquidity = await placeOrResumeLiquidity(sim, seeded, boot, start.cached?.ladders ?? null);
     lap("liquidity (place the makers' ladders)");
     const ctl = buildControl(chain, seeded, sim, boot);

@@ -120,11 +120,12 @@ export async function createAnvilChainPort(options: AnvilChainPortOptions): Prom
 /**
  * createAnvilChainPort with its one init request still in flight: the port object at once
  * (to wire into an engine and the other layers meanwhile), `ready` once it may talk to the
- * chain. Nothing may use the chain through it before.
+ * chain. Nothing may use the chain through it before. `after`: the init request waits for
+ * it (a chain request of the caller's still in flight).
  */
-export function openAnvilChainPort(options: AnvilChainPortOptions): { port: AnvilChainPort; ready: Promise<void> } {
+export function openAnvilChainPort(options: AnvilChainPortOptions, after: Promise<unknown> = Promise.resolve()): { port: AnvilChainPort; ready: Promise<void> } {
   const port = new AnvilChainPort(options);
-  return { port, ready: port.init(options.blockMode ?? { kind: "automine" }) };
+  return { port, ready: after.then(() => port.init(options.blockMode ?? { kind: "automine" })) };
 }
 
 export class AnvilChainPort implements ChainPort {
