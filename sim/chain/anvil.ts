@@ -33,6 +33,10 @@ import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, SubmitOptions, 
 
 export const ANVIL_MAX_BATCH_SIZE = 20;
 
+/** The vault event kinds a vault sync reads (vaultLogs). */
+type VaultLogKind = "deposit" | "intentDeposit" | "withdrawal";
+const VAULT_LOG_KINDS: readonly VaultLogKind[] = ["deposit", "intentDeposit", "withdrawal"];
+
 /** How Anvil produces blocks. */
 export type BlockMode = { kind: "automine" } | { kind: "interval"; seconds: number } | { kind: "manual" };
 
@@ -78,6 +82,8 @@ interface SignedTx {
   batch: boolean;
   /** Head block known when it was sent: it is mined above this. */
   sentAfter: bigint;
+  /** Its gas limit: what block packing counts against the block's gas limit. */
+  gas: bigint;
   /** Set when the node refused the transaction; the receipt then reports a failed batch. */
   sendError: string | null;
   /** Epoch of the last receipt poll that saw it unmined. */
@@ -94,6 +100,8 @@ const CONTROL_GAS = 200_000n;
 /** executeIntent: signature check, optional permit and wallet pull, then one settleRouterLeg per leg. */
 const INTENT_GAS = { base: 300_000n, perLeg: 250_000n };
 const AUTOMINE_WAIT_MS = 30_000;
+/** No block for this long while our transactions wait under automine: they are stranded (see awaitMined). */
+const AUTOMINE_STALL_MS = 2_000;
 const RECEIPT_CACHE_MAX = 100_000;
 const MAX_REQUEST_CHARS = 1_000_000;
 /**
@@ -103,14 +111,27 @@ const MAX_REQUEST_CHARS = 1_000_000;
  * overhead) is paid less often: ~20 % less Anvil CPU per bench run than 250k (medians of 4).
  */
 const EARLY_FLUSH_CHARS = MAX_REQUEST_CHARS;
+/** While nothing is in flight, the first ~10 transactions of a round go out at once: the node starts executing early. */
+const FIRST_FLUSH_CHARS = 256_000;
 const GWEI = 1_000_000_000n;
 const EIP1271_MAGIC = "0x1626ba7e";
 
 /** Build a port and apply its block mode; reads the executor's nonce and the base fee. */
 export async function createAnvilChainPort(options: AnvilChainPortOptions): Promise<AnvilChainPort> {
-  const port = new AnvilChainPort(options);
-  await port.init(options.blockMode ?? { kind: "automine" });
+  const { port, ready } = openAnvilChainPort(options);
+  await ready;
   return port;
+}
+
+/**
+ * createAnvilChainPort with its one init request still in flight: the port object at once
+ * (to wire into an engine and the other layers meanwhile), `ready` once it may talk to the
+ * chain. Nothing may use the chain through it before. `after`: the init request waits for
+ * it (a chain request of the caller's still in flight).
+ */
+export function openAnvilChainPort(options: AnvilChainPortOptions, after: Promise<unknown> = Promise.resolve()): { port: AnvilChainPort; ready: Promise<void> } {
+  const port = new AnvilChainPort(options);
+  return { port, ready: after.then(() => port.init(options.blockMode ?? { kind: "automine" })) };
 }
 
 export class AnvilChainPort implements ChainPort {
@@ -127,6 +148,8 @@ export class AnvilChainPort implements ChainPort {
   private readonly gas: { base: bigint; perMatch: bigint };
   private readonly priorityFee: bigint;
   private baseFee = GWEI;
+  /** The head block's gas limit (Anvil's --gas-limit, 30M by default). */
+  private blockGasLimit = 30_000_000n;
   private nonce = 0;
   private mode: BlockMode = { kind: "automine" };
   /** Signed, not yet sent (in nonce order). */
@@ -144,6 +167,8 @@ export class AnvilChainPort implements ChainPort {
   private lastSentHash: Hex | null = null;
   /** Latest head this port has seen (a lower bound for where its next txs are mined). */
   private knownHead = 0n;
+  /** Vault logs read along with another kind's, for the calls that follow (vaultLogs). */
+  private logsAhead: { key: string; logs: Map<VaultLogKind, RawLog[]> } | null = null;
 
   constructor(o: AnvilChainPortOptions) {
     this.maxBatchSize = o.maxBatchSize ?? ANVIL_MAX_BATCH_SIZE;
@@ -160,11 +185,20 @@ export class AnvilChainPort implements ChainPort {
     this.priorityFee = o.priorityFeePerGas ?? GWEI;
   }
 
-  /** @internal createAnvilChainPort calls this once. */
+  /** @internal createAnvilChainPort calls this once: nonce, head and block mode in one request. */
   async init(mode: BlockMode): Promise<void> {
-    await this.resyncNonce();
-    await this.refreshBaseFee();
-    await this.setBlockMode(mode);
+    const calls = blockModeCalls(mode);
+    const [nonce, head, ...modeOuts] = await this.rpc.batch([
+      { method: "eth_getTransactionCount", params: [this.executor.address, "pending"] },
+      { method: "eth_getBlockByNumber", params: ["latest", false] },
+      ...calls,
+    ]);
+    if (!nonce!.ok) throw nonce!.error;
+    this.applyNonce(nonce!.result as string);
+    if (!head!.ok) throw head!.error;
+    this.applyHead(head!.result as { number: string; baseFeePerGas?: string });
+    for (const out of modeOuts) if (!out.ok) throw out.error;
+    this.mode = mode;
   }
 
   // ------------------------------------------------------------ block production
@@ -176,15 +210,7 @@ export class AnvilChainPort implements ChainPort {
   /** automine (a block per tx), interval (a block every n seconds), or manual (mine()). */
   async setBlockMode(mode: BlockMode): Promise<void> {
     await this.sync();
-    if (mode.kind === "interval" && !(Number.isInteger(mode.seconds) && mode.seconds >= 1)) {
-      throw new RangeError(`interval mining needs whole seconds >= 1, got ${mode.seconds}`);
-    }
-    const calls: RpcCall[] =
-      mode.kind === "automine"
-        ? [{ method: "evm_setIntervalMining", params: [0] }, { method: "evm_setAutomine", params: [true] }]
-        : mode.kind === "interval"
-          ? [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [mode.seconds] }]
-          : [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [0] }];
+    const calls = blockModeCalls(mode);
     for (const out of await this.rpc.batch(calls)) if (!out.ok) throw out.error;
     this.mode = mode;
   }
@@ -247,28 +273,63 @@ export class AnvilChainPort implements ChainPort {
 
   /** Exchange `Deposit` events in [fromBlock, toBlock], in chain order. */
   async depositEvents(fromBlock: bigint, toBlock: bigint): Promise<DepositEvent[]> {
-    return (await this.logs(this.exchange, TOPIC_DEPOSIT, fromBlock, toBlock)).map(parseDepositLog);
+    return (await this.vaultLogs("deposit", fromBlock, toBlock)).map(parseDepositLog);
   }
 
   /** Router `IntentDeposit(taker, token, amount)`: wallet funds a swap pulled into the taker's vault. */
   async intentDepositEvents(fromBlock: bigint, toBlock: bigint): Promise<DepositEvent[]> {
     if (this.router === null) return [];
-    return (await this.logs(this.router, TOPIC_INTENT_DEPOSIT, fromBlock, toBlock)).map(parseDepositLog);
+    return (await this.vaultLogs("intentDeposit", fromBlock, toBlock)).map(parseDepositLog);
   }
 
   /** Exchange `Withdrawal(user, token, amount, to)` events. */
   async withdrawalEvents(fromBlock: bigint, toBlock: bigint): Promise<WithdrawalEvent[]> {
-    return (await this.logs(this.exchange, TOPIC_WITHDRAWAL, fromBlock, toBlock)).map(parseWithdrawalLog);
+    return (await this.vaultLogs("withdrawal", fromBlock, toBlock)).map(parseWithdrawalLog);
   }
 
-  private async logs(address: Address, topic: Hex, fromBlock: bigint, toBlock: bigint): Promise<RawLog[]> {
+  private logFilter(kind: VaultLogKind): { address: Address; topics: Hex[] } {
+    if (kind === "intentDeposit") return { address: this.router!, topics: [TOPIC_INTENT_DEPOSIT] };
+    return { address: this.exchange, topics: [kind === "deposit" ? TOPIC_DEPOSIT : TOPIC_WITHDRAWAL] };
+  }
+
+  /**
+   * The vault's logs of one kind in [fromBlock, toBlock]. A vault sync reads the three kinds
+   * of one range back to back: on a range up to a head this port has seen (the engine asks
+   * up to the head it just read), one request reads every kind, and the calls that follow
+   * in the same turn of the event loop take theirs from it (blocks up to a seen head change
+   * only by a revert, which moves the epoch and so the key).
+   */
+  private async vaultLogs(kind: VaultLogKind, fromBlock: bigint, toBlock: bigint): Promise<RawLog[]> {
+    const key = `${this.epoch}:${fromBlock}:${toBlock}`;
+    const ahead = this.logsAhead?.key === key ? this.logsAhead.logs.get(kind) : undefined;
+    if (ahead) {
+      this.logsAhead!.logs.delete(kind);
+      return ahead;
+    }
     await this.sync();
+    const range = { fromBlock: toQuantity(fromBlock), toBlock: toQuantity(toBlock) };
+    if (toBlock <= this.knownHead && fromBlock <= toBlock) {
+      const kinds = VAULT_LOG_KINDS.filter((k) => k !== "intentDeposit" || this.router !== null);
+      const outs = await this.rpc.batch(kinds.map((k) => ({ method: "eth_getLogs", params: [{ ...this.logFilter(k), ...range }] })));
+      // An error: the node's head moved back behind the port's back (an evm_revert sent
+      // straight to Anvil); read the head first, below.
+      if (outs.every((o) => o.ok)) {
+        const logs = new Map(kinds.map((k, i) => [k, (outs[i] as { result: RawLog[] }).result]));
+        const mine = logs.get(kind)!;
+        logs.delete(kind);
+        this.logsAhead = { key, logs };
+        setImmediate(() => {
+          if (this.logsAhead?.key === key) this.logsAhead = null;
+        });
+        return mine;
+      }
+    }
     // The node refuses ranges past its head; the memory port answers them with nothing.
     const head = BigInt(await this.rpc.call<string>("eth_blockNumber"));
     this.noteHead(head);
     if (toBlock > head) toBlock = head;
     if (toBlock < fromBlock) return [];
-    return this.rpc.call<RawLog[]>("eth_getLogs", [{ address, topics: [topic], fromBlock: toQuantity(fromBlock), toBlock: toQuantity(toBlock) }]);
+    return this.rpc.call<RawLog[]>("eth_getLogs", [{ ...this.logFilter(kind), ...range, toBlock: toQuantity(toBlock) }]);
   }
 
   // ------------------------------------------------------------ swaps
@@ -444,18 +505,45 @@ export class AnvilChainPort implements ChainPort {
 
   /** evm_revert to a snapshot id; forgets receipts and resyncs the executor nonce. */
   async revert(id: Hex): Promise<void> {
+    await this.revertTo(id, false);
+  }
+
+  /**
+   * evm_revert to `id`, then a fresh evm_snapshot of the reverted chain (evm_revert consumes
+   * the one it used): what an all-layer restore needs, in ONE JSON-RPC batch with the nonce
+   * and head reads a revert needs anyway. Anvil answers a batch's calls in order: the revert
+   * moves the head before its state write, and the later reads and the snapshot wait behind
+   * that write on Anvil's state lock, so they all see the reverted chain.
+   */
+  async revertAndSnapshot(id: Hex): Promise<Hex> {
+    return (await this.revertTo(id, true))!;
+  }
+
+  private async revertTo(id: Hex, snapshotAfter: boolean): Promise<Hex | null> {
     await this.sync();
-    const ok = await this.rpc.call<boolean>("evm_revert", [id]);
-    if (!ok) throw new Error(`evm_revert ${id} failed`);
+    const calls: RpcCall[] = [
+      { method: "evm_revert", params: [id] },
+      { method: "eth_getTransactionCount", params: [this.executor.address, "pending"] },
+      { method: "eth_getBlockByNumber", params: ["latest", false] },
+    ];
+    if (snapshotAfter) calls.push({ method: "evm_snapshot", params: [] });
+    const [reverted, nonce, head, snapshot] = await this.rpc.batch(calls);
+    if (!reverted!.ok) throw reverted!.error;
+    if (reverted!.result !== true) throw new Error(`evm_revert ${id} failed`);
     this.outstanding.clear();
     this.receipts.clear();
     this.epoch++;
     this.knownHead = 0n;
     this.lastSentHash = null;
-    await this.resyncNonce();
+    if (!nonce!.ok) throw nonce!.error;
+    this.applyNonce(nonce!.result as string);
     this.lastSentNonce = this.nonce - 1;
     this.minedBelow = this.nonce;
-    await this.refreshBaseFee();
+    if (!head!.ok) throw head!.error;
+    this.applyHead(head!.result as { number: string; baseFeePerGas?: string });
+    if (!snapshot) return null;
+    if (!snapshot.ok) throw snapshot.error;
+    return snapshot.result as Hex;
   }
 
   // ------------------------------------------------------------ signing and broadcast
@@ -475,14 +563,19 @@ export class AnvilChainPort implements ChainPort {
       },
       this.executorKey,
     );
-    const tx: SignedTx = { hash, raw, nonce, settlement, batch, sentAfter: this.knownHead, sendError: null, polledEpoch: -1 };
+    const tx: SignedTx = { hash, raw, nonce, settlement, batch, gas, sentAfter: this.knownHead, sendError: null, polledEpoch: -1 };
     this.queue.push(tx);
     this.queuedChars += raw.length;
-    if (this.queuedChars >= EARLY_FLUSH_CHARS) {
+    if (this.queuedChars >= EARLY_FLUSH_CHARS || (this.flushing === null && this.queuedChars >= FIRST_FLUSH_CHARS)) {
       // A long round: let the node execute this part while the rest is being signed.
       void this.flush().catch(() => undefined);
       await new Promise((r) => setImmediate(r));
-    } else this.scheduleFlush();
+    } else {
+      this.scheduleFlush();
+      // A request is in flight: give its socket a turn between signatures, so that its
+      // upload, its answer and the automine pause/resume around it move on while we sign.
+      if (this.flushing !== null) await new Promise((r) => setImmediate(r));
+    }
     return tx;
   }
 
@@ -521,6 +614,28 @@ export class AnvilChainPort implements ChainPort {
   }
 
   private async send(txs: SignedTx[]): Promise<void> {
+    if (this.mode.kind !== "automine" || txs.length < 2) return this.sendRequests(txs);
+    // Automine mines a block whenever a transaction arrives while the node is idle, and
+    // every block recomputes Anvil's whole state root (its in-memory state has no
+    // incremental trie), so a burst arriving one by one became dozens of small blocks:
+    // ~25 % of Anvil's CPU in a 200-transaction round. Instead, automine is paused while
+    // a group that fits one block is sent, and resumed after: resuming mines the group in
+    // one block at once. Anything another client sends meanwhile joins that block.
+    for (const group of blockGroups(txs, this.blockGasLimit)) {
+      // Not paused (node unreachable): sendRequests records the failure per transaction.
+      const paused = await this.rpc.call("evm_setAutomine", [false]).then(
+        () => true,
+        () => false,
+      );
+      try {
+        await this.sendRequests(group);
+      } finally {
+        if (paused) await this.rpc.call("evm_setAutomine", [true]).catch(() => undefined);
+      }
+    }
+  }
+
+  private async sendRequests(txs: SignedTx[]): Promise<void> {
     // Anvil drops requests over ~2 MB (a batch of 20 matches is ~13 kB of calldata), so
     // a big round goes out as a few size-capped JSON-RPC batches, all in flight at once;
     // the pool orders them by nonce.
@@ -611,11 +726,23 @@ export class AnvilChainPort implements ChainPort {
     // time: if the node stopped automining behind our back, reads go on (unmined).
     const target = this.lastSentNonce;
     const deadline = performance.now() + AUTOMINE_WAIT_MS;
+    let seen = -1;
+    let movedAt = performance.now();
     for (let i = 0; performance.now() < deadline; i++) {
       const mined = Number(BigInt(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "latest"])));
       if (mined > target) break;
-      // Back off to 8 ms: every poll is a request the busy node must also answer.
-      await new Promise((r) => setTimeout(r, Math.min(8, 1 + (i >> 2))));
+      if (mined !== seen) {
+        seen = mined;
+        movedAt = performance.now();
+      } else if (this.mode.kind === "automine" && performance.now() - movedAt > AUTOMINE_STALL_MS) {
+        // A group sent with automine paused no longer fitted one block (another client's
+        // transaction joined it): the rest waits in the pool for a trigger. Mine it.
+        await this.rpc.call("evm_mine").catch(() => undefined);
+        movedAt = performance.now();
+      }
+      // Back off to 2 ms: every poll is a request the busy node must also answer, but a
+      // tiny one on another thread than its miner; the round's end is seen sooner.
+      await new Promise((r) => setTimeout(r, Math.min(2, 1 + (i >> 2))));
     }
     // Anvil moves the account state a moment before the block (and its receipts and
     // head number) is stored: wait for the last tx's receipt too.
@@ -649,8 +776,9 @@ export class AnvilChainPort implements ChainPort {
     }
     for (const t of others) calls.push({ method: "eth_getTransactionReceipt", params: [t.hash] });
     const outs = await this.rpc.batch(calls);
-    const block = outs[0]!.ok ? (outs[0]!.result as { number: string; baseFeePerGas?: string }) : null;
+    const block = outs[0]!.ok ? (outs[0]!.result as { number: string; baseFeePerGas?: string; gasLimit?: string }) : null;
     if (block?.baseFeePerGas) this.baseFee = BigInt(block.baseFeePerGas);
+    if (block?.gasLimit) this.blockGasLimit = BigInt(block.gasLimit);
     if (block) this.noteHead(BigInt(block.number));
     const needReceipt: SignedTx[] = [];
     if (batches.length > 0) {
@@ -745,15 +873,24 @@ export class AnvilChainPort implements ChainPort {
   }
 
   private async resyncNonce(): Promise<void> {
-    this.nonce = Number(BigInt(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "pending"])));
+    this.applyNonce(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "pending"]));
+  }
+
+  /** The executor's pending transaction count, as eth_getTransactionCount answers it. */
+  private applyNonce(count: string): void {
+    this.nonce = Number(BigInt(count));
     // Whatever the node holds is below the new count; never wait for a nonce it will not mine.
     if (this.lastSentNonce >= this.nonce) this.lastSentNonce = this.nonce - 1;
     if (this.minedBelow > this.nonce) this.minedBelow = this.nonce;
   }
 
   private async refreshBaseFee(): Promise<void> {
-    const block = await this.rpc.call<{ number: string; baseFeePerGas?: string }>("eth_getBlockByNumber", ["latest", false]);
+    this.applyHead(await this.rpc.call<{ number: string; baseFeePerGas?: string; gasLimit?: string }>("eth_getBlockByNumber", ["latest", false]));
+  }
+
+  private applyHead(block: { number: string; baseFeePerGas?: string; gasLimit?: string }): void {
     if (block.baseFeePerGas) this.baseFee = BigInt(block.baseFeePerGas);
+    if (block.gasLimit) this.blockGasLimit = BigInt(block.gasLimit);
     this.noteHead(BigInt(block.number));
   }
 
@@ -787,6 +924,18 @@ function contractMatch(m: ChainMatch): ChainMatch {
   };
 }
 
+/** The Anvil calls that put the node in `mode` (refuses an interval that is not whole seconds >= 1). */
+function blockModeCalls(mode: BlockMode): RpcCall[] {
+  if (mode.kind === "interval" && !(Number.isInteger(mode.seconds) && mode.seconds >= 1)) {
+    throw new RangeError(`interval mining needs whole seconds >= 1, got ${mode.seconds}`);
+  }
+  return mode.kind === "automine"
+    ? [{ method: "evm_setIntervalMining", params: [0] }, { method: "evm_setAutomine", params: [true] }]
+    : mode.kind === "interval"
+      ? [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [mode.seconds] }]
+      : [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [0] }];
+}
+
 function maxBig(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
 }
@@ -802,4 +951,19 @@ function decodeEip712Domain(data: Hex): { name: string; version: string } {
     data,
   );
   return { name, version };
+}
+
+/** Consecutive runs of transactions whose gas limits together fit in one block. */
+function blockGroups(txs: SignedTx[], blockGasLimit: bigint): SignedTx[][] {
+  const groups: SignedTx[][] = [];
+  let gas = blockGasLimit + 1n;
+  for (const t of txs) {
+    if (gas + t.gas > blockGasLimit) {
+      groups.push([]);
+      gas = 0n;
+    }
+    groups[groups.length - 1]!.push(t);
+    gas += t.gas;
+  }
+  return groups;
 }
