@@ -1,7 +1,8 @@
 // HTTP order entry: POST /orders requests per second on loopback (signed, valid,
 // resting orders; the full app of createMemoryExchange with rate limits switched
-// off), next to viem's verifyTypedData ops/s in the same process, so the ratio
-// does not depend on the machine. Goal: ratio >= 5.
+// off, served by createAppServer as fakex serve serves its app), next to viem's
+// verifyTypedData ops/s in the same process, so the ratio does not depend on the
+// machine. Goal: ratio >= 10 (issue 20).
 // Run: npm run bench:http   (ORDERS=20000 CONNECTIONS=16 by default)
 // The last line is `ratio: <orders/s ÷ verifyTypedData ops/s>`.
 
