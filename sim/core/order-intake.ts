@@ -106,83 +106,41 @@ function gridUnits(s: unknown, precision: number): number {
   return units > 0 && units <= MAX_SAFE ? units : -1;
 }
 
-/** Scratch for the uuid_int check (the hot path allocates nothing for it). */
-const NIBBLES = new Uint8Array(64);
-const LIMB_BITS = 24;
-const LIMB = 1 << LIMB_BITS;
-/** 11 limbs of 24 bits: 264 bits, so a value at or past 2^256 shows in the top limb. */
-const LIMBS = new Float64Array(11);
+/** Hex digit value by char code (-1: not one); capitals carry bit 16 so a scan can tell them apart. */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let c = 48; c <= 57; c++) HEX_VALUE[c] = c - 48;
+for (let c = 97; c <= 102; c++) HEX_VALUE[c] = c - 87;
+for (let c = 65; c <= 70; c++) HEX_VALUE[c] = (c - 55) | 16;
 
 /**
- * Read a uuid4 order id (any letter case) into NIBBLES[1..32] and its first 28
- * digits again into NIBBLES[33..60]: the nibbles of a standalone uuid_int
- * without its executor (NIBBLES[0]) and leg (61..63, zero). 0 when the id is
- * not a uuid4, 1 when it is lowercase, 2 when it has capitals.
+ * 0 when `id` is not a uuid4 (version nibble 4, variant 10xx, any letter case),
+ * 1 when it is one in lowercase, 2 when it has capitals. A table scan: cheaper
+ * than the regular expression and it tells the case apart on the way.
  */
-function readUuid4(id: string): number {
-  if (id.length !== 36) return 0;
-  let k = 1;
-  let upper = false;
+function uuid4Case(id: string): number {
+  if (id.length !== 36 || id.charCodeAt(8) !== 45 || id.charCodeAt(13) !== 45 || id.charCodeAt(18) !== 45 || id.charCodeAt(23) !== 45) return 0;
+  let seen = 0;
   for (let i = 0; i < 36; i++) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) continue;
     const c = id.charCodeAt(i);
-    if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (c !== 45) return 0;
-      continue;
-    }
-    let v: number;
-    if (c >= 48 && c <= 57) v = c - 48;
-    else if (c >= 97 && c <= 102) v = c - 87;
-    else if (c >= 65 && c <= 70) {
-      v = c - 55;
-      upper = true;
-    } else return 0;
-    // Version nibble 4, variant 10xx.
-    if ((i === 14 && v !== 4) || (i === 19 && (v & 12) !== 8)) return 0;
-    NIBBLES[k++] = v;
+    seen |= c < 128 ? HEX_VALUE[c]! : -1;
   }
-  for (let j = 0; j < 28; j++) NIBBLES[33 + j] = NIBBLES[1 + j]!;
-  NIBBLES[61] = 0;
-  NIBBLES[62] = 0;
-  NIBBLES[63] = 0;
-  return upper ? 2 : 1;
+  if (seen < 0 || (HEX_VALUE[id.charCodeAt(14)]! & 15) !== 4 || (HEX_VALUE[id.charCodeAt(19)]! & 12) !== 8) return 0;
+  return seen & 16 ? 2 : 1;
 }
 
+const UINT256_DEC = /^(0|[1-9][0-9]{0,77})$/;
+const HEX_DIGITS = "0123456789abcdef";
+
 /**
- * True when `s` is the canonical decimal (no leading zeros) of the 256-bit value
- * whose 64 hex digits are NIBBLES (most significant first). Converts the
- * decimal to 24-bit limbs in doubles: every step is exact (< 2^24 · 10^7 + carry).
+ * The standalone uuid_int of a uuid4 `id` (any case) under `executor`. Every
+ * field of the composite id is nibble-aligned (4 | 128 | 112 | 12 bits), so in
+ * hex it reads: executor · the uuid's 32 digits · their first 28 (group) · "000"
+ * (leg 0); one hex parse, no bigint arithmetic.
  */
-function decimalEqualsNibbles(s: string): boolean {
-  const n = s.length;
-  if (n === 0 || n > 78 || (n > 1 && s.charCodeAt(0) === 48)) return false;
-  LIMBS.fill(0);
-  let i = 0;
-  let chunk = n % 7 || 7;
-  while (i < n) {
-    let d = 0;
-    let scale = 1;
-    for (const end = i + chunk; i < end; i++) {
-      const c = s.charCodeAt(i) - 48;
-      if (c < 0 || c > 9) return false;
-      d = d * 10 + c;
-      scale *= 10;
-    }
-    let carry = d;
-    for (let l = 0; l < 11; l++) {
-      const t = LIMBS[l]! * scale + carry;
-      carry = Math.floor(t / LIMB);
-      LIMBS[l] = t - carry * LIMB;
-    }
-    if (carry !== 0) return false;
-    chunk = 7;
-  }
-  // Limb l holds hex digits 6l .. 6l + 5 counted from the least significant one.
-  for (let l = 0; l < 11; l++) {
-    let want = 0;
-    for (let j = Math.min(6 * l + 5, 63); j >= 6 * l; j--) want = want * 16 + NIBBLES[63 - j]!;
-    if (LIMBS[l] !== want) return false;
-  }
-  return true;
+function standaloneUuidIntOf(id: string, executor: number): bigint {
+  const head = id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23);
+  return BigInt("0x" + HEX_DIGITS[executor]! + head + id.slice(24) + head + id.slice(24, 32) + "000");
 }
 
 function gridUnitsLong(s: unknown, precision: number): bigint | null {
@@ -294,17 +252,16 @@ export class OrderIntake {
     if (typeof from !== "string" || typeof to !== "string") return null;
     const orderId = b.order_id;
     if (typeof orderId !== "string") return null;
-    const idCase = readUuid4(orderId);
+    const idCase = uuid4Case(orderId);
     if (idCase === 0) return null;
     const exp = b.expiration;
     if (typeof exp !== "number" || !Number.isSafeInteger(exp) || exp <= ctx.nowSec || exp > ctx.nowSec + EXPIRATION_MAX_AHEAD_SEC) return null;
-    // Every field of the composite id is nibble-aligned (4 | 12 | 124 | 252): in hex it is
-    // executor · uuid (32) · first 28 hex of uuid (group) · "000" (leg 0).
     const executor = ctx.executorId;
     if (!Number.isInteger(executor) || executor < 0 || executor > 15) return null;
-    NIBBLES[0] = executor;
     const uuidText = b.uuid_int;
-    if (typeof uuidText !== "string" || !decimalEqualsNibbles(uuidText)) return null;
+    if (typeof uuidText !== "string" || !UINT256_DEC.test(uuidText)) return null;
+    const uuidInt = BigInt(uuidText);
+    if (uuidInt !== standaloneUuidIntOf(orderId, executor)) return null;
     const g = this.grid(from, to);
     if (g === null) return null;
     const m = g.market;
@@ -347,7 +304,7 @@ export class OrderIntake {
       priceTicks: ticks,
       lots,
       expiration: exp,
-      uuidInt: BigInt(uuidText),
+      uuidInt,
       fromToken: ask ? m.base : m.quote,
       toToken: ask ? m.quote : m.base,
       fromAmount: ask ? baseRaw : quoteRaw,
