@@ -129,7 +129,23 @@ function uuid4Case(id: string): number {
   return seen & 16 ? 2 : 1;
 }
 
-const UINT256_DEC = /^(0|[1-9][0-9]{0,77})$/;
+/**
+ * A decimal string that starts with 1-9 and ends with a digit, as a bigint; null
+ * otherwise. BigInt() parses such a string only when every character is a digit
+ * (it throws on anything else), so that is the whole digits check. At most 78
+ * digits (a uint256), so a hostile megabyte string never reaches the parser.
+ */
+function decimalUint(s: unknown): bigint | null {
+  if (typeof s !== "string" || s.length === 0 || s.length > 78) return null;
+  const first = s.charCodeAt(0);
+  const last = s.charCodeAt(s.length - 1);
+  if (first < 49 || first > 57 || last < 48 || last > 57) return null;
+  try {
+    return BigInt(s);
+  } catch {
+    return null;
+  }
+}
 const HEX_DIGITS = "0123456789abcdef";
 
 /**
@@ -258,10 +274,8 @@ export class OrderIntake {
     if (typeof exp !== "number" || !Number.isSafeInteger(exp) || exp <= ctx.nowSec || exp > ctx.nowSec + EXPIRATION_MAX_AHEAD_SEC) return null;
     const executor = ctx.executorId;
     if (!Number.isInteger(executor) || executor < 0 || executor > 15) return null;
-    const uuidText = b.uuid_int;
-    if (typeof uuidText !== "string" || !UINT256_DEC.test(uuidText)) return null;
-    const uuidInt = BigInt(uuidText);
-    if (uuidInt !== standaloneUuidIntOf(orderId, executor)) return null;
+    const uuidInt = decimalUint(b.uuid_int);
+    if (uuidInt === null || uuidInt !== standaloneUuidIntOf(orderId, executor)) return null;
     const g = this.grid(from, to);
     if (g === null) return null;
     const m = g.market;
