@@ -50,6 +50,12 @@ interface MarketGrid {
   quoteDiv: number;
   minAskLots: number; // ceil(min_ask_amount_raw / baseUnit): the ask floor in lots
   minBidProduct: number; // ceil(min_bid_quote_amount_raw × gridScale / quoteScale): the bid floor in lots × ticks
+  /**
+   * Price bigints by tick count, shared between the market's orders: prices
+   * cluster, and every order keeps its price for good (one heap object fewer
+   * per order for the collector to copy and mark). Bounded; cleared when full.
+   */
+  prices: Map<number, bigint>;
   baseUnit: bigint;
   quoteScale: bigint; // 10^quote_decimals
   gridScale: bigint; // 10^(quantity_precision + tick_precision)
@@ -292,7 +298,7 @@ export class OrderIntake {
       if (side === "ask" ? lotsN < g.minAskLots : product < g.minBidProduct) return null;
       const quoteN = g.quoteDiv === 1 ? product * g.quoteMul : (product - (product % g.quoteDiv)) / g.quoteDiv;
       lots = BigInt(lotsN);
-      ticks = BigInt(ticksN);
+      ticks = sharedPrice(g, ticksN);
       baseRaw = BigInt(baseN);
       quoteRaw = BigInt(quoteN);
     } else {
@@ -328,6 +334,18 @@ export class OrderIntake {
   }
 }
 
+const PRICE_MEMO_LIMIT = 4096;
+
+function sharedPrice(g: MarketGrid, ticks: number): bigint {
+  let t = g.prices.get(ticks);
+  if (t === undefined) {
+    if (g.prices.size >= PRICE_MEMO_LIMIT) g.prices.clear();
+    t = BigInt(ticks);
+    g.prices.set(ticks, t);
+  }
+  return t;
+}
+
 function marketGrid(m: MarketInfo): MarketGrid {
   const baseUnit = pow10(m.baseDecimals - m.quantityPrecision);
   const quoteScale = pow10(m.quoteDecimals);
@@ -341,6 +359,7 @@ function marketGrid(m: MarketInfo): MarketGrid {
     quoteDiv: shift >= 0 ? (exactPow10(shift) > 0 ? 1 : 0) : exactPow10(-shift),
     minAskLots: ceilToNumber(m.minAskAmountRaw, baseUnit),
     minBidProduct: ceilToNumber(m.minBidQuoteAmountRaw * gridScale, quoteScale),
+    prices: new Map(),
     baseUnit,
     quoteScale,
     gridScale,
