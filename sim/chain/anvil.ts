@@ -78,6 +78,8 @@ interface SignedTx {
   batch: boolean;
   /** Head block known when it was sent: it is mined above this. */
   sentAfter: bigint;
+  /** Its gas limit: what block packing counts against the block's gas limit. */
+  gas: bigint;
   /** Set when the node refused the transaction; the receipt then reports a failed batch. */
   sendError: string | null;
   /** Epoch of the last receipt poll that saw it unmined. */
@@ -94,6 +96,8 @@ const CONTROL_GAS = 200_000n;
 /** executeIntent: signature check, optional permit and wallet pull, then one settleRouterLeg per leg. */
 const INTENT_GAS = { base: 300_000n, perLeg: 250_000n };
 const AUTOMINE_WAIT_MS = 30_000;
+/** No block for this long while our transactions wait under automine: they are stranded (see awaitMined). */
+const AUTOMINE_STALL_MS = 2_000;
 const RECEIPT_CACHE_MAX = 100_000;
 const MAX_REQUEST_CHARS = 1_000_000;
 /**
@@ -103,6 +107,8 @@ const MAX_REQUEST_CHARS = 1_000_000;
  * overhead) is paid less often: ~20 % less Anvil CPU per bench run than 250k (medians of 4).
  */
 const EARLY_FLUSH_CHARS = MAX_REQUEST_CHARS;
+/** While nothing is in flight, the first ~10 transactions of a round go out at once: the node starts executing early. */
+const FIRST_FLUSH_CHARS = 256_000;
 const GWEI = 1_000_000_000n;
 const EIP1271_MAGIC = "0x1626ba7e";
 
@@ -127,6 +133,8 @@ export class AnvilChainPort implements ChainPort {
   private readonly gas: { base: bigint; perMatch: bigint };
   private readonly priorityFee: bigint;
   private baseFee = GWEI;
+  /** The head block's gas limit (Anvil's --gas-limit, 30M by default). */
+  private blockGasLimit = 30_000_000n;
   private nonce = 0;
   private mode: BlockMode = { kind: "automine" };
   /** Signed, not yet sent (in nonce order). */
@@ -475,14 +483,19 @@ export class AnvilChainPort implements ChainPort {
       },
       this.executorKey,
     );
-    const tx: SignedTx = { hash, raw, nonce, settlement, batch, sentAfter: this.knownHead, sendError: null, polledEpoch: -1 };
+    const tx: SignedTx = { hash, raw, nonce, settlement, batch, gas, sentAfter: this.knownHead, sendError: null, polledEpoch: -1 };
     this.queue.push(tx);
     this.queuedChars += raw.length;
-    if (this.queuedChars >= EARLY_FLUSH_CHARS) {
+    if (this.queuedChars >= EARLY_FLUSH_CHARS || (this.flushing === null && this.queuedChars >= FIRST_FLUSH_CHARS)) {
       // A long round: let the node execute this part while the rest is being signed.
       void this.flush().catch(() => undefined);
       await new Promise((r) => setImmediate(r));
-    } else this.scheduleFlush();
+    } else {
+      this.scheduleFlush();
+      // A request is in flight: give its socket a turn between signatures, so that its
+      // upload, its answer and the automine pause/resume around it move on while we sign.
+      if (this.flushing !== null) await new Promise((r) => setImmediate(r));
+    }
     return tx;
   }
 
@@ -521,6 +534,28 @@ export class AnvilChainPort implements ChainPort {
   }
 
   private async send(txs: SignedTx[]): Promise<void> {
+    if (this.mode.kind !== "automine" || txs.length < 2) return this.sendRequests(txs);
+    // Automine mines a block whenever a transaction arrives while the node is idle, and
+    // every block recomputes Anvil's whole state root (its in-memory state has no
+    // incremental trie), so a burst arriving one by one became dozens of small blocks:
+    // ~25 % of Anvil's CPU in a 200-transaction round. Instead, automine is paused while
+    // a group that fits one block is sent, and resumed after: resuming mines the group in
+    // one block at once. Anything another client sends meanwhile joins that block.
+    for (const group of blockGroups(txs, this.blockGasLimit)) {
+      // Not paused (node unreachable): sendRequests records the failure per transaction.
+      const paused = await this.rpc.call("evm_setAutomine", [false]).then(
+        () => true,
+        () => false,
+      );
+      try {
+        await this.sendRequests(group);
+      } finally {
+        if (paused) await this.rpc.call("evm_setAutomine", [true]).catch(() => undefined);
+      }
+    }
+  }
+
+  private async sendRequests(txs: SignedTx[]): Promise<void> {
     // Anvil drops requests over ~2 MB (a batch of 20 matches is ~13 kB of calldata), so
     // a big round goes out as a few size-capped JSON-RPC batches, all in flight at once;
     // the pool orders them by nonce.
@@ -611,11 +646,23 @@ export class AnvilChainPort implements ChainPort {
     // time: if the node stopped automining behind our back, reads go on (unmined).
     const target = this.lastSentNonce;
     const deadline = performance.now() + AUTOMINE_WAIT_MS;
+    let seen = -1;
+    let movedAt = performance.now();
     for (let i = 0; performance.now() < deadline; i++) {
       const mined = Number(BigInt(await this.rpc.call<string>("eth_getTransactionCount", [this.executor.address, "latest"])));
       if (mined > target) break;
-      // Back off to 8 ms: every poll is a request the busy node must also answer.
-      await new Promise((r) => setTimeout(r, Math.min(8, 1 + (i >> 2))));
+      if (mined !== seen) {
+        seen = mined;
+        movedAt = performance.now();
+      } else if (this.mode.kind === "automine" && performance.now() - movedAt > AUTOMINE_STALL_MS) {
+        // A group sent with automine paused no longer fitted one block (another client's
+        // transaction joined it): the rest waits in the pool for a trigger. Mine it.
+        await this.rpc.call("evm_mine").catch(() => undefined);
+        movedAt = performance.now();
+      }
+      // Back off to 2 ms: every poll is a request the busy node must also answer, but a
+      // tiny one on another thread than its miner; the round's end is seen sooner.
+      await new Promise((r) => setTimeout(r, Math.min(2, 1 + (i >> 2))));
     }
     // Anvil moves the account state a moment before the block (and its receipts and
     // head number) is stored: wait for the last tx's receipt too.
@@ -649,8 +696,9 @@ export class AnvilChainPort implements ChainPort {
     }
     for (const t of others) calls.push({ method: "eth_getTransactionReceipt", params: [t.hash] });
     const outs = await this.rpc.batch(calls);
-    const block = outs[0]!.ok ? (outs[0]!.result as { number: string; baseFeePerGas?: string }) : null;
+    const block = outs[0]!.ok ? (outs[0]!.result as { number: string; baseFeePerGas?: string; gasLimit?: string }) : null;
     if (block?.baseFeePerGas) this.baseFee = BigInt(block.baseFeePerGas);
+    if (block?.gasLimit) this.blockGasLimit = BigInt(block.gasLimit);
     if (block) this.noteHead(BigInt(block.number));
     const needReceipt: SignedTx[] = [];
     if (batches.length > 0) {
@@ -752,8 +800,9 @@ export class AnvilChainPort implements ChainPort {
   }
 
   private async refreshBaseFee(): Promise<void> {
-    const block = await this.rpc.call<{ number: string; baseFeePerGas?: string }>("eth_getBlockByNumber", ["latest", false]);
+    const block = await this.rpc.call<{ number: string; baseFeePerGas?: string; gasLimit: string }>("eth_getBlockByNumber", ["latest", false]);
     if (block.baseFeePerGas) this.baseFee = BigInt(block.baseFeePerGas);
+    this.blockGasLimit = BigInt(block.gasLimit);
     this.noteHead(BigInt(block.number));
   }
 
@@ -802,4 +851,19 @@ function decodeEip712Domain(data: Hex): { name: string; version: string } {
     data,
   );
   return { name, version };
+}
+
+/** Consecutive runs of transactions whose gas limits together fit in one block. */
+function blockGroups(txs: SignedTx[], blockGasLimit: bigint): SignedTx[][] {
+  const groups: SignedTx[][] = [];
+  let gas = blockGasLimit + 1n;
+  for (const t of txs) {
+    if (gas + t.gas > blockGasLimit) {
+      groups.push([]);
+      gas = 0n;
+    }
+    groups[groups.length - 1]!.push(t);
+    gas += t.gas;
+  }
+  return groups;
 }

@@ -106,6 +106,63 @@ describe("Anvil port: blocks and time", () => {
   });
 });
 
+describe("Anvil port: automine rounds", () => {
+  /** Block number of each tx and the tx count of each of those blocks. */
+  async function blocksOf(hashes: Hex[]): Promise<{ numbers: bigint[]; sizes: Map<bigint, number> }> {
+    const numbers: bigint[] = [];
+    for (const h of hashes) numbers.push((await port.getReceipt(h))!.blockNumber);
+    const sizes = new Map<bigint, number>();
+    for (const n of new Set(numbers)) sizes.set(n, Number(BigInt(await port.rpc.call<string>("eth_getBlockTransactionCountByNumber", [`0x${n.toString(16)}`]))));
+    return { numbers, sizes };
+  }
+
+  it("a round of batches is mined in one block when it fits, and automine stays on", async () => {
+    const head = await port.blockNumber();
+    const sent = await Promise.all(Array.from({ length: 12 }, (_, i) => port.submitBatch([dummyMatch(i)])));
+    await port.blockNumber(); // sync: every sent tx is mined
+    const { numbers, sizes } = await blocksOf(sent.map((s) => s.txHash));
+    expect(new Set(numbers)).toEqual(new Set([head + 1n]));
+    expect(sizes.get(head + 1n)).toBe(12);
+    expect(await port.rpc.call("anvil_getAutomine")).toBe(true);
+    // Automine still mines what comes next on its own.
+    const next = await port.submitBatch([dummyMatch(99)]);
+    await port.blockNumber();
+    expect((await port.getReceipt(next.txHash))!.blockNumber).toBe(head + 2n);
+  });
+
+  it("a round larger than a block goes out in groups that each fit the block gas limit", async () => {
+    const gasLimit = BigInt((await port.rpc.call<{ gasLimit: string }>("eth_getBlockByNumber", ["latest", false])).gasLimit);
+    // Three transactions per block by their gas limits.
+    const big = await newPort({ base: gasLimit / 3n - 1000n, perMatch: 0n });
+    const sent = await Promise.all(Array.from({ length: 8 }, (_, i) => big.submitBatch([dummyMatch(i)])));
+    await big.blockNumber();
+    const { numbers, sizes } = await blocksOf(sent.map((s) => s.txHash));
+    expect(numbers.every((n, i) => i === 0 || n >= numbers[i - 1]!)).toBe(true);
+    expect([...sizes.values()]).toEqual([3, 3, 2]);
+    expect(await big.rpc.call("anvil_getAutomine")).toBe(true);
+  });
+
+  it("a transaction another client sent while automine was paused cannot strand the round's", async () => {
+    const gasLimit = BigInt((await port.rpc.call<{ gasLimit: string }>("eth_getBlockByNumber", ["latest", false])).gasLimit);
+    // Ours needs (almost) a whole block; the other client's, with a higher tip, is packed
+    // first, so resuming automine mines a block that ours no longer fits in.
+    const full = await newPort({ base: gasLimit - 1000n, perMatch: 0n });
+    await full.rpc.call("evm_setAutomine", [false]);
+    const wallet = createWalletClient({ account: ctx.traders[0]!, chain: ctx.viemChain, transport: http(ctx.chain.info.rpcUrl) });
+    const other = await wallet.sendTransaction({ to: addr(1), value: 1n, gas: 21_000n, maxPriorityFeePerGas: 5n * 10n ** 9n, maxFeePerGas: 50n * 10n ** 9n });
+    // (The pause above stands in for the port's own: the other client's tx is in the pool first.)
+    const sent = await Promise.all([1, 2].map((i) => full.submitBatch([dummyMatch(i)])));
+    await full.blockNumber(); // waits until every sent tx is mined
+    const theirs = await ctx.pub.getTransactionReceipt({ hash: other });
+    for (const { txHash } of sent) {
+      const ours = await full.getReceipt(txHash);
+      expect(ours).not.toBeNull();
+      expect(ours!.blockNumber).toBeGreaterThan(theirs.blockNumber);
+    }
+    expect(await full.rpc.call("anvil_getAutomine")).toBe(true);
+  }, 20_000);
+});
+
 describe("Anvil port: balances and deposits", () => {
   it("wallet (ERC-20) and vault balances, and Deposit events in a block range", async () => {
     const before = await port.blockNumber();
