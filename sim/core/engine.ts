@@ -51,7 +51,7 @@ import { DEFAULT_SPREAD_SPLIT, matchMoves, minReceive, type MatchMoves, type Spr
 import type { BatchFaults, FaultPlan } from "./faults.ts";
 import { parseFaultPlan } from "./faults.ts";
 import { errorCodeForRevert, planBatches, type SettlementBatch } from "./settlement.ts";
-import { OrderIntake, type IntakeOrder } from "./order-intake.ts";
+import { OrderIntake, type IntakeContext, type IntakeOrder } from "./order-intake.ts";
 import type { Registry } from "./registry.ts";
 import { Rng, type RngState } from "./rng.ts";
 import type { Address, Hex, OrderMessage } from "./typed-data.ts";
@@ -242,6 +242,7 @@ export class Engine {
   private faults: FaultPlan;
 
   private readonly intake: OrderIntake;
+  private readonly intakeCtx: IntakeContext;
   /** Order id → record (off-heap probe table; see order-index.ts). */
   private orders = new OrderIndex<OrderRecord>();
   /**
@@ -304,6 +305,7 @@ export class Engine {
     this.settlementBatchSize = Math.min(o.settlementBatchSize ?? o.chain.maxBatchSize, o.chain.maxBatchSize);
     this.protocolOwner = o.chain.feeRecipient.toLowerCase();
     this.intake = new OrderIntake(this.registry);
+    this.intakeCtx = { registry: this.registry, nowSec: 0, executorId: this.executorIdValue };
     this.cancelHost = {
       cancelCooldownSec: this.cancelCooldownSec,
       nowMs: () => this.clock.nowMs(),
@@ -494,8 +496,12 @@ export class Engine {
     return { orderId: v.orderId, status: planned.record.status, fillIds };
   }
 
-  private intakeContext() {
-    return { registry: this.registry, nowSec: this.clock.nowSec(), executorId: this.executorIdValue };
+  /** The intake's view of now and the executor id: one object, refreshed per call rather than built per order. */
+  private intakeContext(): IntakeContext {
+    const ctx = this.intakeCtx;
+    ctx.nowSec = this.clock.nowSec();
+    ctx.executorId = this.executorIdValue;
+    return ctx;
   }
 
   private checkNewId(orderId: string): void {

@@ -25,7 +25,8 @@ export interface PlannedOrder {
   expired: OrderRecord[];
 }
 
-/** Shared empty expired-maker list of a plan; never mutated. */
+/** Shared empty fill and expired-maker lists of a plan; never mutated. */
+const NO_FILLS: PlannedFill[] = [];
 const NO_EXPIRED: OrderRecord[] = [];
 
 export interface MarketUnits {
@@ -55,7 +56,8 @@ export function marketUnitsOf(m: MarketInfo): MarketUnits {
 export function planMatches(side: BookSide, units: MarketUnits, taker: OrderRecord, nowSec: number): PlannedOrder {
   const { baseUnit, quoteUnit } = units;
   const isBid = taker.side === "bid";
-  const plan: PlannedFill[] = [];
+  // A resting order (half of all orders) plans no fill: the shared empty list until the first one.
+  let plan = NO_FILLS;
   // Expired makers are rare: the shared empty list until the first one.
   let expired = NO_EXPIRED;
   let left = taker.remainingLots;
@@ -110,6 +112,7 @@ export function planMatches(side: BookSide, units: MarketUnits, taker: OrderReco
         }
         if (!ok) return { record: taker, plan, expired };
       }
+      if (plan === NO_FILLS) plan = [];
       plan.push({ maker, lots, baseRaw, quoteRaw });
       left -= lots;
     }

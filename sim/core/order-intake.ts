@@ -35,58 +35,138 @@ export interface IntakeOrder {
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const CANONICAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
-const UINT256_DEC = /^(0|[1-9][0-9]{0,77})$/;
 
 interface MarketGrid {
   market: MarketInfo;
-  baseUnit: bigint; // raw base per lot
+  /**
+   * Number-path constants: with lots, ticks and every product below 2^53 the
+   * amounts are exact in doubles, so the hot path makes a bigint only for each
+   * value the order keeps. 0 (baseUnit, quoteDiv) marks a market whose units do
+   * not fit a double; it takes the bigint path.
+   */
+  baseUnitNum: number; // raw base per lot
+  quoteMul: number; // raw quote = lots × ticks × quoteMul / quoteDiv (one of them is 1)
+  quoteDiv: number;
+  minAskLots: number; // ceil(min_ask_amount_raw / baseUnit): the ask floor in lots
+  minBidProduct: number; // ceil(min_bid_quote_amount_raw × gridScale / quoteScale): the bid floor in lots × ticks
+  /**
+   * Price bigints by tick count, shared between the market's orders: prices
+   * cluster, and every order keeps its price for good (one heap object fewer
+   * per order for the collector to copy and mark). Bounded; cleared when full.
+   */
+  prices: Map<number, bigint>;
+  baseUnit: bigint;
   quoteScale: bigint; // 10^quote_decimals
   gridScale: bigint; // 10^(quantity_precision + tick_precision)
 }
 
 const MEMO_LIMIT = 16_384;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** A power of ten as a double when it is exact there (10^0 .. 10^15), else 0. */
+function exactPow10(n: number): number {
+  return n >= 0 && n <= 15 ? 10 ** n : 0;
+}
+
+/** ceil(n / d) of positive bigints as a double (rounded up past 2^53, where the hot path never reaches). */
+function ceilToNumber(n: bigint, d: bigint): number {
+  return Number((n + d - 1n) / d);
+}
 
 /**
- * Units of a canonical positive decimal string on a grid of `precision` digits;
- * null when not canonical, zero or off-grid. Short strings (at most 15 digits,
- * exact in a double) are scanned by hand; anything longer takes the string route.
+ * Units of a canonical positive decimal string on a grid of `precision` digits,
+ * as an exact double; -1 when not canonical, zero or off-grid, or when it would
+ * not be exact (then the string route decides). Scanned by hand: at most 15
+ * significant digits, so every step is exact.
  */
-function gridUnits(s: unknown, precision: number): bigint | null {
-  if (typeof s !== "string") return null;
+function gridUnits(s: unknown, precision: number): number {
+  if (typeof s !== "string") return -1;
   const n = s.length;
-  if (n === 0 || n > 16) return gridUnitsLong(s, precision);
+  if (n === 0 || n > 16) return -1;
   let value = 0;
   let digits = 0;
   let dot = -1;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c === 46) {
-      if (dot >= 0 || i === 0 || i === n - 1) return null;
+      if (dot >= 0 || i === 0 || i === n - 1) return -1;
       dot = i;
       continue;
     }
-    if (c < 48 || c > 57) return null;
+    if (c < 48 || c > 57) return -1;
     // Canonical integer part: "0" alone or no leading zero.
-    if (i === 1 && dot < 0 && s.charCodeAt(0) === 48) return null;
+    if (i === 1 && dot < 0 && s.charCodeAt(0) === 48) return -1;
     value = value * 10 + (c - 48);
     digits++;
   }
+  if (digits > 15) return -1;
   let frac = dot < 0 ? 0 : n - dot - 1;
   // Trailing zeros past the grid are allowed; other digits past it are not.
   while (frac > precision && value % 10 === 0) {
     value /= 10;
     frac--;
   }
-  if (frac > precision || value === 0 || digits > 15) return digits > 15 ? gridUnitsLong(s, precision) : null;
-  return BigInt(value) * POW10[precision - frac]!;
+  if (frac > precision || value === 0) return -1;
+  const units = value * exactPow10(precision - frac);
+  return units > 0 && units <= MAX_SAFE ? units : -1;
 }
 
-const POW10: bigint[] = Array.from({ length: 80 }, (_, i) => 10n ** BigInt(i));
+/** Hex digit value by char code (-1: not one); capitals carry bit 16 so a scan can tell them apart. */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let c = 48; c <= 57; c++) HEX_VALUE[c] = c - 48;
+for (let c = 97; c <= 102; c++) HEX_VALUE[c] = c - 87;
+for (let c = 65; c <= 70; c++) HEX_VALUE[c] = (c - 55) | 16;
 
-function gridUnitsLong(s: string, precision: number): bigint | null {
-  if (s.length > 100 || !CANONICAL.test(s)) return null;
+/**
+ * 0 when `id` is not a uuid4 (version nibble 4, variant 10xx, any letter case),
+ * 1 when it is one in lowercase, 2 when it has capitals. A table scan: cheaper
+ * than the regular expression and it tells the case apart on the way.
+ */
+function uuid4Case(id: string): number {
+  if (id.length !== 36 || id.charCodeAt(8) !== 45 || id.charCodeAt(13) !== 45 || id.charCodeAt(18) !== 45 || id.charCodeAt(23) !== 45) return 0;
+  let seen = 0;
+  for (let i = 0; i < 36; i++) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) continue;
+    const c = id.charCodeAt(i);
+    seen |= c < 128 ? HEX_VALUE[c]! : -1;
+  }
+  if (seen < 0 || (HEX_VALUE[id.charCodeAt(14)]! & 15) !== 4 || (HEX_VALUE[id.charCodeAt(19)]! & 12) !== 8) return 0;
+  return seen & 16 ? 2 : 1;
+}
+
+/**
+ * A decimal string that starts with 1-9 and ends with a digit, as a bigint; null
+ * otherwise. BigInt() parses such a string only when every character is a digit
+ * (it throws on anything else), so that is the whole digits check. At most 78
+ * digits (a uint256), so a hostile megabyte string never reaches the parser.
+ */
+function decimalUint(s: unknown): bigint | null {
+  if (typeof s !== "string" || s.length === 0 || s.length > 78) return null;
+  const first = s.charCodeAt(0);
+  const last = s.charCodeAt(s.length - 1);
+  if (first < 49 || first > 57 || last < 48 || last > 57) return null;
+  try {
+    return BigInt(s);
+  } catch {
+    return null;
+  }
+}
+const HEX_DIGITS = "0123456789abcdef";
+
+/**
+ * The standalone uuid_int of a uuid4 `id` (any case) under `executor`. Every
+ * field of the composite id is nibble-aligned (4 | 128 | 112 | 12 bits), so in
+ * hex it reads: executor · the uuid's 32 digits · their first 28 (group) · "000"
+ * (leg 0); one hex parse, no bigint arithmetic.
+ */
+function standaloneUuidIntOf(id: string, executor: number): bigint {
+  const head = id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23);
+  return BigInt("0x" + HEX_DIGITS[executor]! + head + id.slice(24) + head + id.slice(24, 32) + "000");
+}
+
+function gridUnitsLong(s: unknown, precision: number): bigint | null {
+  if (typeof s !== "string" || s.length === 0 || s.length > 100 || !CANONICAL.test(s)) return null;
   const dot = s.indexOf(".");
   const intPart = dot < 0 ? s : s.slice(0, dot);
   let frac = dot < 0 ? "" : s.slice(dot + 1);
@@ -98,42 +178,42 @@ function gridUnitsLong(s: string, precision: number): bigint | null {
   return units > 0n ? units : null;
 }
 
-const HEX_DIGITS = "0123456789abcdef";
 const UINT256_LIMIT = 1n << 256n;
 
 export class OrderIntake {
   private readonly registry: Registry;
   private readonly grids = new Map<string, Map<string, MarketGrid | null>>();
+  private gridEntries = 0;
   private readonly addresses = new Map<string, string | null>();
 
   constructor(registry: Registry) {
     this.registry = registry;
   }
 
-  /** Market by the body's raw from/to strings (memoised without lowercasing on the hot path). */
+  /**
+   * Market by the body's raw from/to strings, memoised without lowercasing on
+   * the hot path; only pairs of well-formed addresses enter the memo.
+   */
   private grid(from: string, to: string): MarketGrid | null {
+    const g = this.grids.get(from)?.get(to);
+    if (g !== undefined) return g;
+    if (!ADDRESS.test(from) || !ADDRESS.test(to)) return null;
+    const f = from.toLowerCase();
+    const t = to.toLowerCase();
+    const m = this.registry.market(f, t);
+    const grid = m && m.active && m.base === f && m.quote === t ? marketGrid(m) : null;
+    if (this.gridEntries >= MEMO_LIMIT) {
+      this.grids.clear();
+      this.gridEntries = 0;
+    }
     let byTo = this.grids.get(from);
     if (byTo === undefined) {
       byTo = new Map();
       this.grids.set(from, byTo);
     }
-    let g = byTo.get(to);
-    if (g === undefined) {
-      const f = from.toLowerCase();
-      const t = to.toLowerCase();
-      const m = this.registry.market(f, t);
-      g =
-        m && m.active && m.base === f && m.quote === t
-          ? {
-              market: m,
-              baseUnit: pow10(m.baseDecimals - m.quantityPrecision),
-              quoteScale: pow10(m.quoteDecimals),
-              gridScale: pow10(m.quantityPrecision + m.tickPrecision),
-            }
-          : null;
-      byTo.set(to, g);
-    }
-    return g;
+    byTo.set(to, grid);
+    this.gridEntries++;
+    return grid;
   }
 
   /** Lowercase of a valid address, memoised (owners repeat); null when not an address. */
@@ -185,54 +265,103 @@ export class OrderIntake {
     // Refused fields (spec: client_id, fee_bps): the shared validator names them.
     if (b.client_id !== undefined || b.fee_bps !== undefined) return null;
     const side = b.side;
-    const orderId = b.order_id;
-    const owner = this.address(b.owner_address);
-    if (owner === null) return null;
     if (side !== "bid" && side !== "ask") return null;
     if (b.order_type !== "limit") return null;
+    const owner = this.address(b.owner_address);
+    if (owner === null) return null;
     const from = b.from_address;
     const to = b.to_address;
-    if (typeof from !== "string" || typeof to !== "string" || this.address(from) === null || this.address(to) === null) return null;
-    if (typeof orderId !== "string" || !UUID4.test(orderId)) return null;
+    if (typeof from !== "string" || typeof to !== "string") return null;
+    const orderId = b.order_id;
+    if (typeof orderId !== "string") return null;
+    const idCase = uuid4Case(orderId);
+    if (idCase === 0) return null;
+    const exp = b.expiration;
+    if (typeof exp !== "number" || !Number.isSafeInteger(exp) || exp <= ctx.nowSec || exp > ctx.nowSec + EXPIRATION_MAX_AHEAD_SEC) return null;
+    const executor = ctx.executorId;
+    if (!Number.isInteger(executor) || executor < 0 || executor > 15) return null;
+    const uuidInt = decimalUint(b.uuid_int);
+    if (uuidInt === null || uuidInt !== standaloneUuidIntOf(orderId, executor)) return null;
     const g = this.grid(from, to);
     if (g === null) return null;
     const m = g.market;
-    const lots = gridUnits(b.amount, m.quantityPrecision);
-    const ticks = gridUnits(b.price, m.tickPrecision);
-    if (lots === null || ticks === null) return null;
-    const baseRaw = lots * g.baseUnit;
-    const quoteExact = lots * ticks * g.quoteScale; // quote raw × 10^(qp+tp), exact
-    // Floors compared exactly, as checkFloor does.
-    if (side === "ask" ? baseRaw < m.minAskAmountRaw : quoteExact < m.minBidQuoteAmountRaw * g.gridScale) return null;
-    const exp = b.expiration;
-    if (typeof exp !== "number" || !Number.isSafeInteger(exp) || exp <= ctx.nowSec || exp > ctx.nowSec + EXPIRATION_MAX_AHEAD_SEC) return null;
-    const uuidText = b.uuid_int;
-    if (typeof uuidText !== "string" || !UINT256_DEC.test(uuidText)) return null;
-    const executor = ctx.executorId;
-    if (!Number.isInteger(executor) || executor < 0 || executor > 15) return null;
-    // Every field of the composite id is nibble-aligned (4 | 12 | 124 | 252), so the
-    // expected value in hex is: executor · uuid (32) · first 28 hex of uuid (group) · "000" (leg 0).
-    const id = orderId.toLowerCase();
-    const uuidHex = id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24);
-    const uuidInt = BigInt(uuidText);
-    if (uuidInt.toString(16).padStart(64, "0") !== HEX_DIGITS[executor]! + uuidHex + uuidHex.slice(0, 28) + "000") return null;
-    const quoteRaw = quoteExact / g.gridScale;
-    // Legs beyond uint256 cannot be signed: the full validator rejects them (400).
-    if (baseRaw >= UINT256_LIMIT || quoteRaw >= UINT256_LIMIT) return null;
+    let lots: bigint;
+    let ticks: bigint;
+    let baseRaw: bigint;
+    let quoteRaw: bigint;
+    const lotsN = gridUnits(b.amount, m.quantityPrecision);
+    const ticksN = gridUnits(b.price, m.tickPrecision);
+    const product = lotsN * ticksN;
+    const baseN = lotsN * g.baseUnitNum;
+    if (lotsN > 0 && ticksN > 0 && g.baseUnitNum > 0 && g.quoteDiv > 0 && product <= MAX_SAFE && baseN <= MAX_SAFE && product * g.quoteMul <= MAX_SAFE) {
+      // Every figure is an integer below 2^53, hence exact. Floors as checkFloor compares them.
+      if (side === "ask" ? lotsN < g.minAskLots : product < g.minBidProduct) return null;
+      const quoteN = g.quoteDiv === 1 ? product * g.quoteMul : (product - (product % g.quoteDiv)) / g.quoteDiv;
+      lots = BigInt(lotsN);
+      ticks = sharedPrice(g, ticksN);
+      baseRaw = BigInt(baseN);
+      quoteRaw = BigInt(quoteN);
+    } else {
+      const l = lotsN > 0 ? BigInt(lotsN) : gridUnitsLong(b.amount, m.quantityPrecision);
+      const t = ticksN > 0 ? BigInt(ticksN) : gridUnitsLong(b.price, m.tickPrecision);
+      if (l === null || t === null) return null;
+      lots = l;
+      ticks = t;
+      baseRaw = lots * g.baseUnit;
+      const quoteExact = lots * ticks * g.quoteScale; // quote raw × 10^(qp+tp), exact
+      if (side === "ask" ? baseRaw < m.minAskAmountRaw : quoteExact < m.minBidQuoteAmountRaw * g.gridScale) return null;
+      quoteRaw = quoteExact / g.gridScale;
+      // Legs beyond uint256 cannot be signed: the full validator rejects them (400).
+      if (baseRaw >= UINT256_LIMIT || quoteRaw >= UINT256_LIMIT) return null;
+    }
+    const ask = side === "ask";
     return {
       owner,
       side,
       market: m,
-      orderId: id,
+      // A lowercase id is kept as the body's own string (no copy).
+      orderId: idCase === 2 ? orderId.toLowerCase() : orderId,
       priceTicks: ticks,
       lots,
       expiration: exp,
       uuidInt,
-      fromToken: side === "ask" ? m.base : m.quote,
-      toToken: side === "ask" ? m.quote : m.base,
-      fromAmount: side === "ask" ? baseRaw : quoteRaw,
-      toAmount: side === "ask" ? quoteRaw : baseRaw,
+      fromToken: ask ? m.base : m.quote,
+      toToken: ask ? m.quote : m.base,
+      fromAmount: ask ? baseRaw : quoteRaw,
+      toAmount: ask ? quoteRaw : baseRaw,
       signature: null,
     };
   }
+}
+
+const PRICE_MEMO_LIMIT = 4096;
+
+function sharedPrice(g: MarketGrid, ticks: number): bigint {
+  let t = g.prices.get(ticks);
+  if (t === undefined) {
+    if (g.prices.size >= PRICE_MEMO_LIMIT) g.prices.clear();
+    t = BigInt(ticks);
+    g.prices.set(ticks, t);
+  }
+  return t;
+}
+
+function marketGrid(m: MarketInfo): MarketGrid {
+  const baseUnit = pow10(m.baseDecimals - m.quantityPrecision);
+  const quoteScale = pow10(m.quoteDecimals);
+  const gridScale = pow10(m.quantityPrecision + m.tickPrecision);
+  const shift = m.quoteDecimals - m.quantityPrecision - m.tickPrecision;
+  return {
+    market: m,
+    baseUnitNum: exactPow10(m.baseDecimals - m.quantityPrecision),
+    quoteMul: shift >= 0 ? exactPow10(shift) : 1,
+    // 0 (no number path) when the multiplier is not exact either.
+    quoteDiv: shift >= 0 ? (exactPow10(shift) > 0 ? 1 : 0) : exactPow10(-shift),
+    minAskLots: ceilToNumber(m.minAskAmountRaw, baseUnit),
+    minBidProduct: ceilToNumber(m.minBidQuoteAmountRaw * gridScale, quoteScale),
+    prices: new Map(),
+    baseUnit,
+    quoteScale,
+    gridScale,
+  };
 }

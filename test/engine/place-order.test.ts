@@ -128,6 +128,55 @@ describe("order intake fast path", () => {
     expiration: fc.constantFrom(3600, 3600, 3600, 0, -5, 365 * 86400, 1.5),
   });
 
+  // The intake reads uuid_int and amounts by hand (no regular expressions): every
+  // spelling the shared validator refuses must miss the fast path too, and every
+  // market (6/18/2-decimal tokens: number and bigint amount paths) must agree.
+  function outcome(run: () => { orderId: string; fromAmount?: bigint; toAmount?: bigint; uuidInt: bigint }): string {
+    try {
+      const v = run();
+      return JSON.stringify([v.orderId, String(v.fromAmount), String(v.toAmount), String(v.uuidInt)]);
+    } catch (e) {
+      return (e as ExchangeError).code + ":" + (e as ExchangeError).detail;
+    }
+  }
+  function bothAgree(input: Record<string, unknown>): string {
+    const slow = outcome(() => {
+      const v = validateOrderFields(input, ctx());
+      return { orderId: v.orderId, fromAmount: v.terms.fromAmount, toAmount: v.terms.toAmount, uuidInt: v.uuidInt };
+    });
+    expect(outcome(() => intake.intake(input, ctx()))).toBe(slow);
+    return slow;
+  }
+
+  it("refuses every non-canonical spelling of uuid_int the shared validator refuses", () => {
+    const id = "6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5c";
+    const good = standaloneUuidInt(id, EXECUTOR_ID);
+    const base = body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1", orderId: id });
+    const spellings = [`0${good}`, ` ${good}`, `${good} `, `+${good}`, `0x${good.toString(16)}`, `${good}\n`, `${good}.0`, `${good}0`, `1${good}`, "", "0", "1".repeat(100_000), good];
+    const results = spellings.map((uuid_int) => bothAgree({ ...base, uuid_int: typeof uuid_int === "bigint" ? uuid_int.toString() : uuid_int }));
+    // Only the canonical decimal is accepted.
+    expect(results.filter((r) => r.startsWith("["))).toHaveLength(1);
+    expect(results.at(-1)).toContain(good.toString());
+  });
+
+  it("computes the signed amounts of every market as the shared validator does", () => {
+    const amounts = ["10", "12.34", "99999999", "123456789012345", "1234567890123456789", "0.01", "7"];
+    const prices = ["1.1", "152.35", "0.000123", "99999999.5", "1.23456789012345678"];
+    let accepted = 0;
+    for (const mk of env.registry.markets()) {
+      for (const side of ["bid", "ask"] as const) {
+        for (const amount of amounts) {
+          for (const price of prices) {
+            const id = env.ids.uuid4();
+            const input = { ...body(env, { owner: ALICE, side, amount: "1", price: "1", symbol: mk.symbol, orderId: id }), amount, price };
+            if (bothAgree(input).startsWith("[")) accepted++;
+          }
+        }
+      }
+    }
+    expect(accepted).toBeGreaterThan(50);
+  });
+
   it("accepts and computes exactly what validateOrderFields does, or fails the same way", () => {
     let accepted = 0;
     fc.assert(
