@@ -152,6 +152,8 @@ export class AnvilChainPort implements ChainPort {
   private blockGasLimit = 30_000_000n;
   private nonce = 0;
   private mode: BlockMode = { kind: "automine" };
+  /** Block mode changes in flight (setBlockMode); no automine pause meanwhile. */
+  private changingMode = 0;
   /** Signed, not yet sent (in nonce order). */
   private queue: SignedTx[] = [];
   private flushing: Promise<void> | null = null;
@@ -211,8 +213,15 @@ export class AnvilChainPort implements ChainPort {
   async setBlockMode(mode: BlockMode): Promise<void> {
     await this.sync();
     const calls = blockModeCalls(mode);
-    for (const out of await this.rpc.batch(calls)) if (!out.ok) throw out.error;
-    this.mode = mode;
+    // A round sent while these calls are in flight must not pause and resume automine
+    // around them (its resume would undo the new mode): see send().
+    this.changingMode++;
+    try {
+      for (const out of await this.rpc.batch(calls)) if (!out.ok) throw out.error;
+      this.mode = mode;
+    } finally {
+      this.changingMode--;
+    }
   }
 
   async blockNumber(): Promise<bigint> {
@@ -622,6 +631,10 @@ export class AnvilChainPort implements ChainPort {
     // a group that fits one block is sent, and resumed after: resuming mines the group in
     // one block at once. Anything another client sends meanwhile joins that block.
     for (const group of blockGroups(txs, this.blockGasLimit)) {
+      if (this.mode.kind !== "automine" || this.changingMode > 0) {
+        await this.sendRequests(group);
+        continue;
+      }
       // Not paused (node unreachable): sendRequests records the failure per transaction.
       const paused = await this.rpc.call("evm_setAutomine", [false]).then(
         () => true,
@@ -630,7 +643,8 @@ export class AnvilChainPort implements ChainPort {
       try {
         await this.sendRequests(group);
       } finally {
-        if (paused) await this.rpc.call("evm_setAutomine", [true]).catch(() => undefined);
+        // Resume only if no mode change began meanwhile (it sets the node's mode itself).
+        if (paused && this.mode.kind === "automine" && this.changingMode === 0) await this.rpc.call("evm_setAutomine", [true]).catch(() => undefined);
       }
     }
   }

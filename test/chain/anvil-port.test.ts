@@ -142,6 +142,34 @@ describe("Anvil port: automine rounds", () => {
     expect(await big.rpc.call("anvil_getAutomine")).toBe(true);
   });
 
+  it("a round sent while a block mode change is in flight does not undo the new mode", async () => {
+    const p = await newPort();
+    // Hold the mode change's request open long enough for a round to be sent meanwhile
+    // (the port pauses automine around a round's groups and resumes it after).
+    const batch = p.rpc.batch.bind(p.rpc);
+    let round: Promise<unknown> | null = null;
+    p.rpc.batch = (async (calls: Parameters<typeof batch>[0]) => {
+      const isModeChange = calls.length === 2 && calls[1]!.method === "evm_setIntervalMining";
+      const answer = batch(calls);
+      if (isModeChange && round === null) {
+        round = Promise.all([1, 2, 3].map((i) => p.submitBatch([dummyMatch(40 + i)]))).then(() => p.flush());
+        await round;
+      }
+      return answer;
+    }) as typeof p.rpc.batch;
+    try {
+      await p.setBlockMode({ kind: "manual" });
+      expect(round).not.toBeNull();
+      await round;
+      expect(p.blockMode).toEqual({ kind: "manual" });
+      expect(await p.rpc.call("anvil_getAutomine")).toBe(false);
+    } finally {
+      p.rpc.batch = batch;
+      await p.setBlockMode({ kind: "automine" });
+    }
+    expect(await p.rpc.call("anvil_getAutomine")).toBe(true);
+  });
+
   it("a transaction another client sent while automine was paused cannot strand the round's", async () => {
     const gasLimit = BigInt((await port.rpc.call<{ gasLimit: string }>("eth_getBlockByNumber", ["latest", false])).gasLimit);
     // Ours needs (almost) a whole block; the other client's, with a higher tip, is packed
