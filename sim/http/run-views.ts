@@ -128,6 +128,7 @@ export function runViewsRouter(p: RunViewParts): Router {
         price: o.price,
         amount: o.amount,
         filled_amount: o.filled_amount,
+        filled_base_amount: o.filled_base_amount,
         created_at: o.created_at,
         settlement_summary: o.settlement_summary,
       };

@@ -86,6 +86,8 @@ describe.skipIf(!chromiumAvailable)("run viewer in headless Chromium", () => {
     await expect.poll(() => row.locator(".status").textContent()).toBe("settled");
     expect(await row.locator("a").textContent()).toBe(bid.order_id);
     expect(await page.locator(`tr[data-order-id="${ask.order_id}"] .status`).textContent()).toBe("settled");
+    // Filled in the same units as Amount (the order's decimal base amount, not raw units).
+    expect(await row.locator("td.num").allTextContents()).toEqual(["1", "20", "20"]);
     await nonBlankScreenshot("front");
   });
 

@@ -86,6 +86,8 @@ function useData(path, tick) {
 
 // ---------------------------------------------------------------- small pieces
 
+/** "1 fill", "3 fills". */
+const counted = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const short = (s, n = 10) => (typeof s === "string" && s.length > n + 4 ? `${s.slice(0, n)}…` : s);
 const Status = ({ s }) => html`<span class=${`status status-${s}`}>${s ?? "—"}</span>`;
 const Hash = ({ v }) => (v ? html`<code class="hash" title=${v}>${v}</code>` : html`<span class="muted">—</span>`);
@@ -149,7 +151,7 @@ function RunPanel({ tick, bump }) {
         <div><label>Health</label><${Status} s=${r.health.status} /> <span class="muted">executor ${r.health.executor_id}</span></div>
         <div><label>Fault plan</label><code>${Object.keys(r.fault_plan ?? {}).length ? JSON.stringify(r.fault_plan) : "none"}</code></div>
         <div><label>Route faults</label><code>${r.route_faults.length ? `${r.route_faults.length} rule(s)` : "none"}</code></div>
-        <div><label>Counts</label>${r.counts.orders} orders · ${r.counts.fills} fills · ${r.counts.settlement_batches} batches · ${r.counts.requests} requests · ${r.counts.events} events</div>
+        <div><label>Counts</label>${counted(r.counts.orders, "order")} · ${counted(r.counts.fills, "fill")} · ${counted(r.counts.settlement_batches, "batch", "batches")} · ${counted(r.counts.requests, "request")} · ${counted(r.counts.events, "event")}</div>
       </div>`}<//>
     ${REPORT
       ? html`<p class="muted">Report of a stopped run, captured ${REPORT.captured_at} from ${REPORT.source}.</p>`
@@ -181,7 +183,7 @@ function OrdersTable({ orders }) {
         <td><${Link} to=${`/orders/${o.order_id}`}><code>${o.order_id}</code><//></td>
         <td><code title=${o.owner}>${short(o.owner)}</code></td>
         <td>${o.symbol}</td><td>${o.side}</td><td>${o.order_type}</td>
-        <td class="num">${o.price}</td><td class="num">${o.amount}</td><td class="num">${o.filled_amount}</td>
+        <td class="num">${o.price}</td><td class="num">${o.amount}</td><td class="num">${o.filled_base_amount}</td>
         <td><${Status} s=${o.status} /></td><td>${o.created_at}</td>
       </tr>`,
     )}</tbody>
@@ -191,7 +193,7 @@ function OrdersTable({ orders }) {
 function Home({ tick }) {
   const state = useData("/orders?limit=50", tick);
   return html`<section class="panel"><h2>Recent orders</h2>
-    <${Loading} state=${state}>${(d) => html`<${OrdersTable} orders=${d.orders} /><p class="muted">${d.total} orders in all</p>`}<//>
+    <${Loading} state=${state}>${(d) => html`<${OrdersTable} orders=${d.orders} /><p class="muted">${counted(d.total, "order")} in all</p>`}<//>
   </section>`;
 }
 
@@ -235,7 +237,7 @@ function OrderView({ id, tick }) {
         <div><label>Owner</label><code>${d.order.owner_address}</code></div>
         <div><label>Market</label>${d.order.symbol} ${d.order.side} (${d.order.order_type})</div>
         <div><label>Price × amount</label>${d.order.price} × ${d.order.amount}</div>
-        <div><label>Filled</label>${d.order.filled_amount} (remaining ${d.order.remaining_amount})</div>
+        <div><label>Filled</label>${d.order.filled_base_amount} (remaining ${d.order.remaining_amount}; raw ${d.order.filled_amount})</div>
         <div><label>Created / expires</label>${d.order.created_at} / ${d.order.expiration}</div>
         ${d.order.error_code ? html`<div><label>Error</label>${d.order.error_code}: ${d.order.error}</div>` : null}
       </div>
@@ -253,7 +255,7 @@ function OrderView({ id, tick }) {
 function BatchesView({ tick }) {
   const state = useData("/batches?limit=200", tick);
   return html`<section class="panel"><h2>Settlement batches</h2>
-    <${Loading} state=${state}>${(d) => html`<${BatchesTable} batches=${d.batches} /><p class="muted">${d.total} batches in all</p>`}<//>
+    <${Loading} state=${state}>${(d) => html`<${BatchesTable} batches=${d.batches} /><p class="muted">${counted(d.total, "batch", "batches")} in all</p>`}<//>
   </section>`;
 }
 
@@ -326,7 +328,7 @@ function RequestsView({ tick }) {
           <td><span class=${e.status >= 400 ? "bad" : "ok"}>${e.status}</span></td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
           <td class="num">${e.duration_ms}</td><td>${summary(e.links)}${e.rejection ? html` <span class="bad">${e.rejection.code ?? ""} ${e.rejection.fields.join(", ")}</span>` : null}</td>
         </tr>`,
-      )}</tbody></table><p class="muted">${state.data.total} entries match</p>`}<//>
+      )}</tbody></table><p class="muted">${state.data.total === 1 ? "1 entry matches" : `${state.data.total} entries match`}</p>`}<//>
   </section>`;
 }
 
