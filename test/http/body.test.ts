@@ -3,7 +3,7 @@
 // jsonBody and to the same app using express.json with the same options, and both
 // answers (status, body, what the route saw) must be equal. sendJson must write what
 // res.status(n).json(v) writes.
-import { createServer, request as httpRequest } from "node:http";
+import { createServer } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import express, { type RequestHandler } from "express";
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonBody } from "../../sim/http/body.ts";
 import { errorHandler } from "../../sim/http/errors.ts";
 import { sendJson } from "../../sim/http/respond.ts";
+import { rawRequest, type RawAnswer } from "./raw-answer.ts";
 
 const LIMIT = "1kb";
 
@@ -41,27 +42,9 @@ function appWith(parser: RequestHandler) {
   return app;
 }
 
-interface Answer {
-  status: number;
-  headers: string[];
-  body: string;
-}
-
-/** A raw HTTP/1.1 request (headers exactly as given) and the raw answer, Date header dropped. */
-function send(port: number, path: string, headers: Record<string, string>, body: Buffer | string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, path, method: "POST", headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on("data", (c: Buffer) => parts.push(c));
-      res.on("end", () => {
-        const raw: string[] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) if (res.rawHeaders[i] !== "Date") raw.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
-        resolve({ status: res.statusCode ?? 0, headers: raw, body: Buffer.concat(parts).toString("utf8") });
-      });
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
+/** A raw POST and its answer (see raw-answer.ts). */
+function send(port: number, path: string, headers: Record<string, string>, body: Buffer | string): Promise<RawAnswer> {
+  return rawRequest(port, "POST", path, headers, body);
 }
 
 const servers: ReturnType<typeof createServer>[] = [];

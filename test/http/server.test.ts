@@ -1,34 +1,15 @@
 // createAppServer: requests are born with the app's prototypes (so express's
 // per-request prototype change is a no-op), and a client sees exactly what it sees
 // from http.createServer(app): status, raw headers in order (Date aside) and body.
-import { IncomingMessage, ServerResponse, createServer, request as httpRequest, type Server } from "node:http";
+import { IncomingMessage, ServerResponse, createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import express from "express";
 import { createExchangeApp, createMemoryExchange } from "../../sim/http/exchange-app.ts";
 import { createAppServer } from "../../sim/http/server.ts";
+import { rawRequest } from "./raw-answer.ts";
 
-interface Answer {
-  status: number;
-  headers: string[];
-  body: string;
-}
-
-function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body = ""): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, path, method, headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on("data", (c: Buffer) => parts.push(c));
-      res.on("end", () => {
-        const raw: string[] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) if (res.rawHeaders[i] !== "Date") raw.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
-        resolve({ status: res.statusCode ?? 0, headers: raw, body: Buffer.concat(parts).toString("utf8") });
-      });
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+const send = rawRequest;
 
 const ex = createMemoryExchange({ logger: { error: () => undefined } });
 const app = ex.app as unknown as { request: object; response: object };
