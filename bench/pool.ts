@@ -14,11 +14,10 @@
 // Server options are the CLI's defaults (wall clock, auto-settle 250 ms, seeded makers).
 // Last line: `ratio: <pool first use median ÷ bare anvil median>` (goal: at most 3).
 import { performance } from "node:perf_hooks";
-import { startAnvil } from "../fixtures/anvil.ts";
 import { createFakeExchangePool } from "../fixtures/fake-exchange.ts";
 import { childAnvilPids, residentBytes } from "../fixtures/pool/processes.ts";
 import { conformanceCommand } from "../properties/conformance.ts";
-import { describe, envInt, machine, median } from "./stats.ts";
+import { bareAnvilStartMs, describe, envInt, machine, median } from "./stats.ts";
 
 const RUNS = envInt("RUNS", 7, 1);
 const IDLE = envInt("IDLE", 8, 1);
@@ -26,14 +25,6 @@ const CONCURRENT = envInt("CONCURRENT", 16, 0);
 
 const post = (url: string, body?: unknown) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-
-async function bareOnce(): Promise<number> {
-  const t0 = performance.now();
-  const anvil = await startAnvil();
-  const ms = performance.now() - t0;
-  await anvil.stop();
-  return ms;
-}
 
 function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
@@ -58,12 +49,12 @@ async function main(): Promise<void> {
     return ms;
   };
   try {
-    await bareOnce();
+    await bareAnvilStartMs();
     await firstUse();
     const bare: number[] = [];
     const pool: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      bare.push(await bareOnce());
+      bare.push(await bareAnvilStartMs());
       pool.push(await firstUse());
     }
 

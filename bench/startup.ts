@@ -30,7 +30,7 @@ import { buildSimulator } from "../fixtures/boot/simulator.ts";
 import { followClock } from "../fixtures/boot/wall-clock.ts";
 import { createFakeExchange } from "../fixtures/fake-exchange.ts";
 import { PROFILE_NAMES, isProfileName, type ProfileName } from "../fixtures/profiles.ts";
-import { describe, envInt, machine, median } from "./stats.ts";
+import { bareAnvilStartMs, describe, envInt, machine, median } from "./stats.ts";
 
 const RUNS = envInt("RUNS", 7, 1);
 const PROFILE = process.env["PROFILE"] === "1";
@@ -39,14 +39,6 @@ const FAKEX_PROFILE: ProfileName = profileFromEnv(process.env["FAKEX_PROFILE"] ?
 function profileFromEnv(name: string): ProfileName {
   if (!isProfileName(name)) throw new Error(`FAKEX_PROFILE must be one of ${PROFILE_NAMES.join(", ")}`);
   return name;
-}
-
-async function bareOnce(): Promise<number> {
-  const t0 = performance.now();
-  const anvil = await startAnvil();
-  const ms = performance.now() - t0;
-  await anvil.stop();
-  return ms;
 }
 
 async function fakeOnce(stateCache = true): Promise<number> {
@@ -99,13 +91,13 @@ async function stagesOnce(into: Map<string, number[]>): Promise<string | null> {
 }
 
 async function main(): Promise<void> {
-  await bareOnce();
+  await bareAnvilStartMs();
   await fakeOnce();
   const bare: number[] = [];
   const fake: number[] = [];
   const seeded: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    bare.push(await bareOnce());
+    bare.push(await bareAnvilStartMs());
     fake.push(await fakeOnce());
     seeded.push(await fakeOnce(false));
   }
@@ -126,7 +118,7 @@ async function main(): Promise<void> {
       const onFile: number[] = [];
       const bareAgain: number[] = [];
       for (let i = 0; i < RUNS; i++) {
-        bareAgain.push(await bareOnce());
+        bareAgain.push(await bareAnvilStartMs());
         const t0 = performance.now();
         const anvil = await startAnvil({ loadStatePath: anvilStateFile(key) });
         onFile.push(performance.now() - t0);

@@ -1,5 +1,6 @@
-// Small helpers shared by bench/startup.ts and bench/reset.ts.
+// Small helpers shared by the bench scripts (statistics, machine line, env options, the bare Anvil baseline).
 import os from "node:os";
+import { startAnvil } from "../fixtures/anvil.ts";
 
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -21,4 +22,13 @@ export function envInt(name: string, fallback: number, min: number): number {
   const n = raw === undefined ? fallback : Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${raw}`);
   return n;
+}
+
+/** One bare Anvil start (startAnvil: the binary until it answers RPC), in ms: the baseline the start-up ratios divide by. */
+export async function bareAnvilStartMs(): Promise<number> {
+  const t0 = performance.now();
+  const anvil = await startAnvil();
+  const ms = performance.now() - t0;
+  await anvil.stop();
+  return ms;
 }
