@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { decodeAbiParameters, encodeFunctionData, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { Exchange, Router, TestToken, Vault } from "./artifacts.ts";
-import { encodeMatchBatch, signEip1559 } from "./anvil-tx.ts";
+import { encodeMatchBatchBytes, signEip1559 } from "./anvil-tx.ts";
 import { JsonRpcClient, RpcError, toQuantity, type RpcCall } from "./anvil-rpc.ts";
 import {
   decodeRevertData,
@@ -75,7 +75,8 @@ export interface PermitState {
 /** A signed transaction waiting for, or past, its broadcast. */
 interface SignedTx {
   hash: Hex;
-  raw: Hex;
+  /** Dropped (null) once sent: a round's raw transactions are megabytes, and nothing reads them after. */
+  raw: Hex | null;
   nonce: number;
   settlement: boolean;
   /** A match batch: its outcome can be read from BatchSettled / MatchFailed logs alone. */
@@ -166,6 +167,8 @@ export class AnvilChainPort implements ChainPort {
   /** Highest executor nonce the node accepted, and the executor's mined nonce count last seen. */
   private lastSentNonce = -1;
   private minedBelow = 0;
+  /** The head read together with the last sent transaction's receipt by awaitMined (see blockNumber). */
+  private headSeenMined: bigint | null = null;
   private lastSentHash: Hex | null = null;
   /** Latest head this port has seen (a lower bound for where its next txs are mined). */
   private knownHead = 0n;
@@ -225,9 +228,13 @@ export class AnvilChainPort implements ChainPort {
   }
 
   async blockNumber(): Promise<bigint> {
+    this.headSeenMined = null;
     await this.sync();
     this.epoch++;
-    const head = BigInt(await this.rpc.call<string>("eth_blockNumber"));
+    // awaitMined read the head with the last receipt, after this call began: one round trip fewer.
+    const seen = this.headSeenMined;
+    this.headSeenMined = null;
+    const head = seen ?? BigInt(await this.rpc.call<string>("eth_blockNumber"));
     this.noteHead(head);
     return head;
   }
@@ -388,7 +395,7 @@ export class AnvilChainPort implements ChainPort {
   async submitBatch(matches: ChainMatch[], options: SubmitOptions = {}): Promise<{ txHash: Hex }> {
     // An empty or oversized batch still goes to the chain: the contract's revert
     // (EMPTY_BATCH / BATCH_TOO_LARGE) is the answer, as on the memory port.
-    const data = encodeMatchBatch(matches.map(contractMatch), options.atomic === true) as Hex;
+    const data = encodeMatchBatchBytes(matches.map(contractMatch), options.atomic === true);
     const n = BigInt(Math.max(1, Math.min(matches.length, this.maxBatchSize)));
     const tx = await this.sign(this.exchange, data, this.gas.base + this.gas.perMatch * n, true, true);
     return { txHash: tx.hash };
@@ -557,14 +564,14 @@ export class AnvilChainPort implements ChainPort {
 
   // ------------------------------------------------------------ signing and broadcast
 
-  private async sign(to: Address, data: Hex, gas: bigint, settlement: boolean, batch = false): Promise<SignedTx> {
+  private async sign(to: Address, data: Hex | Uint8Array, gas: bigint, settlement: boolean, batch = false): Promise<SignedTx> {
     const nonce = this.nonce++;
     const { raw, hash } = signEip1559(
       {
         chainId: this.chainId,
         nonce,
         to,
-        data: Buffer.from(data.slice(2), "hex"),
+        data: typeof data === "string" ? Buffer.from(data.slice(2), "hex") : data,
         gas,
         maxFeePerGas: maxBig(this.baseFee * 4n, 10n * GWEI) + this.priorityFee,
         maxPriorityFeePerGas: this.priorityFee,
@@ -656,20 +663,23 @@ export class AnvilChainPort implements ChainPort {
     const chunks: SignedTx[][] = [];
     let size = Infinity;
     for (const t of txs) {
-      if (size + t.raw.length > MAX_REQUEST_CHARS) {
+      const chars = t.raw?.length ?? 0;
+      if (size + chars > MAX_REQUEST_CHARS) {
         chunks.push([]);
         size = 0;
       }
       chunks[chunks.length - 1]!.push(t);
-      size += t.raw.length + 64;
+      size += chars + 64;
     }
     const refusedNonces: number[] = [];
     let transportFailed = false;
     await Promise.all(
       chunks.map(async (chunk) => {
         let outcomes;
+        const request = chunk.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] }));
+        for (const t of chunk) t.raw = null;
         try {
-          outcomes = await this.rpc.batch(chunk.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] })));
+          outcomes = await this.rpc.batch(request);
         } catch (e) {
           const cause = (e as { cause?: { message?: string } }).cause?.message;
           for (const t of chunk) this.refused(t, `BROADCAST_FAILED: ${(e as Error).message}${cause ? ` (${cause})` : ""}`);
@@ -762,8 +772,16 @@ export class AnvilChainPort implements ChainPort {
     // head number) is stored: wait for the last tx's receipt too.
     const lastHash = this.lastSentHash;
     while (lastHash !== null && performance.now() < deadline) {
-      const r = await this.rpc.call<unknown>("eth_getTransactionReceipt", [lastHash]);
-      if (r !== null) break;
+      // The head number rides along: blockNumber() right after this sync uses it.
+      const [receipt, head] = await this.rpc.batch([
+        { method: "eth_getTransactionReceipt", params: [lastHash] },
+        { method: "eth_blockNumber", params: [] },
+      ]);
+      if (!receipt!.ok) throw receipt!.error;
+      if (receipt!.result !== null) {
+        if (head!.ok) this.headSeenMined = BigInt(head!.result as string);
+        break;
+      }
       await new Promise((r) => setTimeout(r, 1));
     }
     this.minedBelow = target + 1;

@@ -257,11 +257,7 @@ export class Engine {
    * the index in seq order (1, 2, 3, …: every placement takes orderSeq + 1, and restore
    * re-inserts by seq), so seq n is the n-th record.
    */
-  private readonly fills = new FillStore((seq) => {
-    const o = this.orders.atPosition(seq - 1);
-    if (o?.seq !== seq) throw new Error(`order index out of step: position ${seq - 1} holds seq ${o?.seq}`);
-    return o;
-  });
+  private readonly fills = new FillStore((seq) => this.orderAtSeq(seq));
   private books = new Map<string, MarketBook>();
   private units = new Map<string, MarketUnits>();
   private vlBatches = new Map<string, VlBatchRecord>();
@@ -929,7 +925,7 @@ export class Engine {
     this.settlements.push({ id: nth, fillIds: ids, atomic: true, kind: "swap", swapOrderId: swapId, txHash, status: "pending", minedBlock: null });
     if (reverts.size > 0) this.faultedPairs.set(nth, [...reverts.keys()].map((i) => ids[i]!));
     for (const f of fills) {
-      this.moveFill(f, "confirming", now);
+      this.moveFill(f.id, "confirming", now);
       this.fills.setBroadcast(f.id, txHash, nth);
     }
     this.swapFillStarts.delete(ids[0]!);
@@ -983,7 +979,7 @@ export class Engine {
 
   /** The maker's side of one router leg (the taker side is applied once per swap). */
   private finishSwapLeg(f: FillRecord, outcome: "settled" | "failed", reason: string | null, now: Instant): void {
-    this.moveFill(f, outcome, now);
+    this.moveFill(f.id, outcome, now);
     this.fills.setRevertReason(f.id, reason);
     const maker = this.orders.get(f.makerOrderId)!;
     if (outcome === "settled") {
@@ -991,7 +987,7 @@ export class Engine {
       this.settleSide(maker, f.makerGive, 0n, mv.makerCredit);
       if (mv.makerFee > 0n) this.ledger.credit(this.protocolOwner, maker.toToken, mv.makerFee);
     } else {
-      this.unwindSide(maker, f, f.makerGive, reason, errorCodeForRevert(reason), now);
+      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForRevert(reason), now);
     }
     maker.updatedAt = now;
     if (maker.status === "matched" && this.fills.allFinal(maker)) this.moveOrder(maker, "settled", now);
@@ -1106,7 +1102,7 @@ export class Engine {
       this.settlements.push(batch);
       if (bf.reverts.size > 0) this.faultedPairs.set(nth, [...bf.reverts.keys()].map((i) => ids[i]!));
       for (const f of fills) {
-        this.moveFill(f, "confirming", now);
+        this.moveFill(f.id, "confirming", now);
         this.fills.setBroadcast(f.id, txHash, nth);
       }
       this.broadcastUpTo = ids[ids.length - 1]!;
@@ -1127,23 +1123,22 @@ export class Engine {
       if (r === null || head - r.blockNumber < delay) continue;
       const now = this.instants.now();
       batch.minedBlock = r.blockNumber;
-      const fills = batch.fillIds.map((id) => this.fills.get(id));
       if (batch.kind === "swap") {
-        if (this.finishSwap(batch, r, fills, now)) confirmed++;
+        if (this.finishSwap(batch, r, batch.fillIds.map((id) => this.fills.get(id)), now)) confirmed++;
         else failed++;
       } else if (r.status === "reverted") {
         batch.status = "failed";
         failed++;
-        for (const f of fills) this.finishFill(f, "failed", r.revertReason ?? "TRANSACTION_REVERTED", now);
+        for (const id of batch.fillIds) this.finishFill(id, "failed", r.revertReason ?? "TRANSACTION_REVERTED", now);
       } else {
         batch.status = "confirmed";
         confirmed++;
-        const reasons = new Map(r.failures.map((x) => [x.index, x.reason]));
-        fills.forEach((f, i) => {
-          const reason = reasons.get(i);
-          if (reason === undefined) this.finishFill(f, "settled", null, now);
-          else this.finishFill(f, "reverted", reason, now);
-        });
+        const reasons = r.failures.length === 0 ? null : new Map(r.failures.map((x) => [x.index, x.reason]));
+        for (let i = 0; i < batch.fillIds.length; i++) {
+          const reason = reasons?.get(i);
+          if (reason === undefined) this.finishFill(batch.fillIds[i]!, "settled", null, now);
+          else this.finishFill(batch.fillIds[i]!, "reverted", reason, now);
+        }
       }
       this.log.append("settlement_receipt", now.ms, {
         settlement_id: batch.id,
@@ -1169,42 +1164,62 @@ export class Engine {
     return { confirmed, failed };
   }
 
-  private moveFill(f: FillRecord, to: FillStatus, now: Instant): void {
-    // The store, not the record (a copy taken earlier), holds the current status.
-    const from = this.fills.statusOf(f.id);
-    if (!canMoveFill(from, to)) throw new Error(`illegal fill transition ${from} → ${to} for fill ${f.id}`);
-    this.fills.setStatus(f.id, to, now.ms);
-    this.log.append("fill_status", now.ms, { fill_id: f.id, from, to });
+  private moveFill(id: number, to: FillStatus, now: Instant): void {
+    // The store, not a record (a copy taken earlier), holds the current status.
+    const from = this.fills.statusOf(id);
+    if (!canMoveFill(from, to)) throw new Error(`illegal fill transition ${from} → ${to} for fill ${id}`);
+    this.fills.setStatus(id, to, now.ms);
+    this.log.append("fill_status", now.ms, { fill_id: id, from, to });
   }
 
-  /** Apply a final fill outcome to both orders and the ledger. */
-  private finishFill(f: FillRecord, outcome: "settled" | "reverted" | "failed", reason: string | null, now: Instant): void {
-    this.moveFill(f, outcome, now);
-    this.fills.setRevertReason(f.id, reason);
-    const maker = this.orders.get(f.makerOrderId)!;
-    const taker = this.orders.get(f.takerOrderId)!;
-    const mv = this.movesOf(f);
+  /** The order placed `seq`-th (how fills name their orders). */
+  private orderAtSeq(seq: number): OrderRecord {
+    const o = this.orders.atPosition(seq - 1);
+    if (o?.seq !== seq) throw new Error(`order index out of step: position ${seq - 1} holds seq ${o?.seq}`);
+    return o;
+  }
+
+  /**
+   * Apply a final fill outcome to both orders and the ledger. Reads the fill's
+   * columns by id rather than building its record: a round settles thousands.
+   */
+  private finishFill(id: number, outcome: "settled" | "reverted" | "failed", reason: string | null, now: Instant): void {
+    this.moveFill(id, outcome, now);
+    this.fills.setRevertReason(id, reason);
+    const maker = this.orderAtSeq(this.fills.makerSeqOf(id));
+    const taker = this.orderAtSeq(this.fills.takerSeqOf(id));
+    const makerGive = this.fills.makerGiveOf(id, maker.side);
+    const takerGive = this.fills.takerGiveOf(id);
     if (outcome === "settled") {
-      this.settleSide(maker, f.makerGive, 0n, mv.makerCredit);
-      this.settleSide(taker, f.takerGive, mv.takerRefund, mv.takerCredit);
+      const mv = this.movesFor(maker, taker, makerGive, takerGive);
+      this.settleSide(maker, makerGive, 0n, mv.makerCredit);
+      this.settleSide(taker, takerGive, mv.takerRefund, mv.takerCredit);
       if (mv.makerFee + mv.protocolSpread > 0n) this.ledger.credit(this.protocolOwner, maker.toToken, mv.makerFee + mv.protocolSpread);
       if (mv.takerFee > 0n) this.ledger.credit(this.protocolOwner, maker.fromToken, mv.takerFee);
     } else {
       const code = errorCodeForRevert(reason);
-      this.unwindSide(maker, f, f.makerGive, reason, code, now);
-      this.unwindSide(taker, f, f.takerGive, reason, code, now);
+      const lots = this.fills.lotsOf(id);
+      this.unwindSide(maker, lots, makerGive, reason, code, now);
+      this.unwindSide(taker, lots, takerGive, reason, code, now);
     }
-    for (const o of [maker, taker]) {
-      o.updatedAt = now;
-      if (o.status === "matched" && this.fills.allFinal(o)) this.moveOrder(o, "settled", now);
-    }
+    this.afterFillFinal(maker, now);
+    this.afterFillFinal(taker, now);
+  }
+
+  /** One of a fill's orders after the fill became final: settled once every fill of a matched order is. */
+  private afterFillFinal(o: OrderRecord, now: Instant): void {
+    o.updatedAt = now;
+    if (o.status === "matched" && this.fills.allFinal(o)) this.moveOrder(o, "settled", now);
   }
 
   /** Exact balance movements of a fill when it settles (derived, so fills stay small). */
   private movesOf(f: FillRecord): MatchMoves {
-    const taker = this.orders.get(f.takerOrderId)!;
+    return this.movesFor(this.orders.get(f.makerOrderId)!, this.orders.get(f.takerOrderId)!, f.makerGive, f.takerGive);
+  }
+
+  private movesFor(maker: OrderRecord, taker: OrderRecord, makerGive: bigint, takerGive: bigint): MatchMoves {
     const split = taker.orderType === "swap" ? ROUTER_SPREAD_SPLIT : this.spreadSplit;
-    return matchMoves(this.orders.get(f.makerOrderId)!, taker, f.makerGive, f.takerGive, split);
+    return matchMoves(maker, taker, makerGive, takerGive, split);
   }
 
   private settleSide(o: OrderRecord, give: bigint, refund: bigint, credit: bigint): void {
@@ -1227,11 +1242,11 @@ export class Engine {
    * counted it — keeps its reservation and shows the error; any other order
    * releases the fill's funds, and a matched one moves to failed.
    */
-  private unwindSide(o: OrderRecord, f: FillRecord, give: bigint, reason: string | null, code: ErrorCode, now: Instant): void {
+  private unwindSide(o: OrderRecord, lots: bigint, give: bigint, reason: string | null, code: ErrorCode, now: Instant): void {
     o.error = reason;
     o.errorCode = code;
     if (o.status === "pending") {
-      o.remainingLots += f.lots;
+      o.remainingLots += lots;
     } else {
       o.reserved -= give;
       this.ledger.release(o.owner, o.fromToken, give);

@@ -218,6 +218,29 @@ export class FillStore {
     else this.revertReasons.set(id, reason);
   }
 
+  /** Placement sequence numbers of fill `id`'s maker and taker (settlement reads these instead of a record). */
+  makerSeqOf(id: number): number {
+    return this.cols.makerSeq[this.checked(id) - 1]!;
+  }
+
+  takerSeqOf(id: number): number {
+    return this.cols.takerSeq[this.checked(id) - 1]!;
+  }
+
+  /** The from-token fill `id`'s maker gives: an ask maker the base amount, a bid maker the quote amount. */
+  makerGiveOf(id: number, makerSide: Side): bigint {
+    return this.amount(this.checked(id), makerSide === "ask" ? BASE : QUOTE);
+  }
+
+  /** The from-token fill `id`'s taker gives, spread included. */
+  takerGiveOf(id: number): bigint {
+    return this.amount(this.checked(id), TAKER_GIVE);
+  }
+
+  lotsOf(id: number): bigint {
+    return this.amount(this.checked(id), LOTS);
+  }
+
   /** A read-only record of fill `id` as it is now (a fresh object: later changes do not show in it). */
   get(id: number): FillRecord {
     const i = this.checked(id) - 1;
