@@ -152,17 +152,31 @@ function decimalUint(s: unknown): bigint | null {
     return null;
   }
 }
-const HEX_DIGITS = "0123456789abcdef";
+/** The string index of each of a uuid's 32 hex digits (8-4-4-4-12 groups, dashes skipped). */
+const UUID_DIGIT_INDEX = Int8Array.from({ length: 32 }, (_, j) => j + (j >= 8 ? 1 : 0) + (j >= 12 ? 1 : 0) + (j >= 16 ? 1 : 0) + (j >= 20 ? 1 : 0));
 
 /**
- * The standalone uuid_int of a uuid4 `id` (any case) under `executor`. Every
- * field of the composite id is nibble-aligned (4 | 128 | 112 | 12 bits), so in
- * hex it reads: executor · the uuid's 32 digits · their first 28 (group) · "000"
- * (leg 0); one hex parse, no bigint arithmetic.
+ * Whether `value` is the standalone uuid_int of the uuid4 `id` (any case) under
+ * `executor`. Every field of the composite id is nibble-aligned (4 | 128 | 112 | 12
+ * bits), so its 64 hex digits read: executor · the uuid's 32 digits · their first
+ * 28 (group) · "000" (leg 0). Compared digit by digit with the value's hex form,
+ * so the expected value is never built (one string and a bigint fewer per order).
  */
-function standaloneUuidIntOf(id: string, executor: number): bigint {
-  const head = id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23);
-  return BigInt("0x" + HEX_DIGITS[executor]! + head + id.slice(24) + head + id.slice(24, 32) + "000");
+function isStandaloneUuidInt(value: bigint, id: string, executor: number): boolean {
+  const hex = value.toString(16);
+  const pad = 64 - hex.length;
+  if (pad < 0) return false;
+  if (hexDigitAt(hex, pad, 0) !== executor || hexDigitAt(hex, pad, 61) !== 0 || hexDigitAt(hex, pad, 62) !== 0 || hexDigitAt(hex, pad, 63) !== 0) return false;
+  for (let j = 0; j < 32; j++) {
+    const d = HEX_VALUE[id.charCodeAt(UUID_DIGIT_INDEX[j]!)]! & 15;
+    if (hexDigitAt(hex, pad, 1 + j) !== d || (j < 28 && hexDigitAt(hex, pad, 33 + j) !== d)) return false;
+  }
+  return true;
+}
+
+/** Digit k (0 = most significant) of a 64-digit number whose lowercase hex form, without its `pad` leading zeros, is `hex`. */
+function hexDigitAt(hex: string, pad: number, k: number): number {
+  return k < pad ? 0 : HEX_VALUE[hex.charCodeAt(k - pad)]!;
 }
 
 function gridUnitsLong(s: unknown, precision: number): bigint | null {
@@ -281,7 +295,7 @@ export class OrderIntake {
     const executor = ctx.executorId;
     if (!Number.isInteger(executor) || executor < 0 || executor > 15) return null;
     const uuidInt = decimalUint(b.uuid_int);
-    if (uuidInt === null || uuidInt !== standaloneUuidIntOf(orderId, executor)) return null;
+    if (uuidInt === null || !isStandaloneUuidInt(uuidInt, orderId, executor)) return null;
     const g = this.grid(from, to);
     if (g === null) return null;
     const m = g.market;

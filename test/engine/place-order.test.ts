@@ -159,6 +159,34 @@ describe("order intake fast path", () => {
     expect(results.at(-1)).toContain(good.toString());
   });
 
+  it("takes uuid_int only when it is exactly the id's standalone value: near misses, any executor, leading zero digits", () => {
+    // The intake compares uuid_int's hex digits with the id's instead of building the expected value.
+    const hexId = fc.stringMatching(/^[0-9a-fA-F]{32}$/).map((h) => {
+      const v = `${h.slice(0, 12)}4${h.slice(13, 16)}${"89abAB"[parseInt(h[16]!, 16) % 6]}${h.slice(17)}`;
+      return `${v.slice(0, 8)}-${v.slice(8, 12)}-${v.slice(12, 16)}-${v.slice(16, 20)}-${v.slice(20)}`;
+    });
+    const ids = fc.oneof(hexId, fc.constantFrom("00000000-0000-4000-8000-000000000000", "0000000f-ffff-4fff-bfff-ffffffffffff", "ffffffff-ffff-4fff-bfff-ffffffffffff"));
+    const nudges = fc.oneof(fc.constant(0n), fc.bigInt({ min: -4096n, max: 4096n }), fc.integer({ min: 0, max: 259 }).map((bit) => 1n << BigInt(bit)));
+    let accepted = 0;
+    fc.assert(
+      fc.property(ids, fc.integer({ min: 0, max: 15 }), fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 15 })), nudges, fc.boolean(), (id, executor, otherExecutor, nudge, xor) => {
+        const good = standaloneUuidInt(id.toLowerCase(), otherExecutor ?? executor);
+        const value = xor ? good ^ nudge : good + nudge;
+        if (value <= 0n) return;
+        const at = { registry: env.registry, nowSec: env.clock.nowSec(), executorId: executor };
+        const input = { ...body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1", orderId: id }), uuid_int: value.toString() };
+        const slow = outcome(() => {
+          const v = validateOrderFields(input, at);
+          return { orderId: v.orderId, fromAmount: v.terms.fromAmount, toAmount: v.terms.toAmount, uuidInt: v.uuidInt };
+        });
+        expect(outcome(() => intake.intake(input, at))).toBe(slow);
+        if (slow.startsWith("[")) accepted++;
+      }),
+      { numRuns: 1500, seed: 20261125 },
+    );
+    expect(accepted).toBeGreaterThan(100);
+  });
+
   it("computes the signed amounts of every market as the shared validator does", () => {
     const amounts = ["10", "12.34", "99999999", "123456789012345", "1234567890123456789", "0.01", "7"];
     const prices = ["1.1", "152.35", "0.000123", "99999999.5", "1.23456789012345678"];
