@@ -101,85 +101,33 @@ const BATCH_ARGS = `(${ORDER_TUPLE}[],bytes[],${FILL_TUPLE}[])`;
 export const SELECTOR_MATCH_BATCH = toFunctionSelector(`matchOrdersBatch${BATCH_ARGS}`).slice(2);
 export const SELECTOR_MATCH_BATCH_ATOMIC = toFunctionSelector(`matchOrdersBatchAtomic${BATCH_ARGS}`).slice(2);
 
-const WORD = 32;
-const TWO_64 = 1n << 64n;
-const TWO_256 = 1n << 256n;
-const LIMB = 0xffffffffffffffffn;
-
-/** A uint256 ABI word at `at` (the buffer is zero-filled, so only the value's bytes are written). */
-function putUint(buf: Buffer, at: number, n: bigint | number): void {
+const word = (n: bigint | number): string => {
   if (n < 0) throw new RangeError("ABI: negative integer");
-  if (typeof n === "number") {
-    if (!Number.isSafeInteger(n)) throw new RangeError(`ABI: ${n} is not a safe integer`);
-    n = BigInt(n);
-  }
-  if (n < TWO_64) {
-    buf.writeBigUInt64BE(n, at + 24);
-    return;
-  }
-  if (n >= TWO_256) throw new RangeError("ABI: integer above uint256");
-  for (let limb = 3; limb >= 0 && n > 0n; limb--) {
-    buf.writeBigUInt64BE(n & LIMB, at + limb * 8);
-    n >>= 64n;
-  }
-}
+  return n.toString(16).padStart(64, "0");
+};
+const addressWord = (a: string): string => a.slice(2).toLowerCase().padStart(64, "0");
 
-/** An address word at `at`: 12 zero bytes, then the 20 address bytes. */
-function putAddress(buf: Buffer, at: number, a: string): void {
-  if (a.length !== 42 || buf.write(a.slice(2), at + 12, 20, "hex") !== 20) throw new TypeError(`ABI: bad address ${a.slice(0, 44)}`);
-}
-
-/** The contract's Order tuple: ten words. */
-function putOrder(buf: Buffer, at: number, o: OrderMessage): void {
-  putAddress(buf, at, o.user);
-  putUint(buf, at + 32, o.expiration);
-  putUint(buf, at + 64, o.feeBps);
-  putAddress(buf, at + 96, o.recipient);
-  putAddress(buf, at + 128, o.fromToken);
-  putAddress(buf, at + 160, o.toToken);
-  putUint(buf, at + 192, o.fromAmount);
-  putUint(buf, at + 224, o.toAmount);
-  putUint(buf, at + 256, o.initialDepositAmount);
-  putUint(buf, at + 288, o.uuid);
-}
-const ORDER_WORDS = 10;
-const FILL_WORDS = 4;
-
-/** Bytes of a 0x-hex `bytes` value; throws on odd length or a non-hex digit. */
-function hexBytes(hex: string): Buffer {
-  const body = hex.slice(2);
-  const out = Buffer.from(body, "hex");
-  // Buffer.from stops at the first pair that is not hex, so a short result means a bad digit.
-  if (!hex.startsWith("0x") || out.length * 2 !== body.length) throw new TypeError(`ABI: bad bytes ${hex.slice(0, 20)}`);
-  return out;
-}
-
-/** Whole words a `bytes` tail takes: its length word and its data right-padded to 32 bytes. */
-function tailWords(bytes: number): number {
-  return 1 + Math.ceil(bytes / WORD);
-}
-
-/** Two orders that encode to the same ten words (addresses in any case, integers as bigint or number). */
-function sameInt(x: bigint | number, y: bigint | number): boolean {
-  return x === y || BigInt(x) === BigInt(y);
-}
-function sameAddress(x: string, y: string): boolean {
-  return x === y || x.toLowerCase() === y.toLowerCase();
-}
-function sameOrder(a: OrderMessage, b: OrderMessage): boolean {
-  if (a === b) return true;
+function orderWords(o: OrderMessage): string {
   return (
-    sameAddress(a.user, b.user) &&
-    sameInt(a.expiration, b.expiration) &&
-    sameInt(a.feeBps, b.feeBps) &&
-    sameAddress(a.recipient, b.recipient) &&
-    sameAddress(a.fromToken, b.fromToken) &&
-    sameAddress(a.toToken, b.toToken) &&
-    sameInt(a.fromAmount, b.fromAmount) &&
-    sameInt(a.toAmount, b.toAmount) &&
-    sameInt(a.initialDepositAmount, b.initialDepositAmount) &&
-    sameInt(a.uuid, b.uuid)
+    addressWord(o.user) +
+    word(o.expiration) +
+    word(o.feeBps) +
+    addressWord(o.recipient) +
+    addressWord(o.fromToken) +
+    addressWord(o.toToken) +
+    word(o.fromAmount) +
+    word(o.toAmount) +
+    word(o.initialDepositAmount) +
+    word(o.uuid)
   );
+}
+
+/** `bytes` tail: length word + data right-padded to 32 bytes. */
+function bytesTail(hex: string): { text: string; words: number } {
+  const body = hex.slice(2);
+  if (body.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(body)) throw new TypeError(`ABI: bad bytes ${hex.slice(0, 20)}`);
+  const padded = body.length % 64 === 0 ? body : body + "0".repeat(64 - (body.length % 64));
+  return { text: word(body.length / 2) + padded, words: 1 + padded.length / 64 };
 }
 
 /** The contract's compact batch: distinct (order, signature) pairs and fills that index them. */
@@ -195,90 +143,46 @@ export interface CompactBatch {
  */
 export function compactBatch(matches: readonly ChainMatch[]): CompactBatch {
   const out: CompactBatch = { orders: [], signatures: [], fills: [] };
-  // Candidates by signature (lowercase): an order's words are compared only against
-  // orders sent with the same signature, and a sweeping taker is found at once.
-  const bySignature = new Map<string, number[]>();
+  const index = new Map<string, number>();
+  const indexOf = (o: OrderMessage, sig: Hex): number => {
+    const key = `${orderWords(o)}|${sig.toLowerCase()}`;
+    let k = index.get(key);
+    if (k === undefined) {
+      k = out.orders.length;
+      index.set(key, k);
+      out.orders.push(o);
+      out.signatures.push(sig);
+    }
+    return k;
+  };
   for (const m of matches) {
-    const maker = indexIn(out, bySignature, m.maker, m.makerSignature);
-    const taker = indexIn(out, bySignature, m.taker, m.takerSignature);
+    const maker = indexOf(m.maker, m.makerSignature);
+    const taker = indexOf(m.taker, m.takerSignature);
     out.fills.push({ maker: BigInt(maker), taker: BigInt(taker), makerAmount: m.makerAmount, takerAmount: m.takerAmount });
   }
   return out;
 }
 
-/** The (order, signature) pair's index in `out`, added when new. (Module-level: no closure per call on the hot path.) */
-function indexIn(out: CompactBatch, bySignature: Map<string, number[]>, o: OrderMessage, sig: Hex): number {
-  const key = sig.toLowerCase();
-  let candidates = bySignature.get(key);
-  if (candidates === undefined) {
-    candidates = [];
-    bySignature.set(key, candidates);
-  }
-  for (const k of candidates) if (sameOrder(out.orders[k]!, o)) return k;
-  const k = out.orders.length;
-  candidates.push(k);
-  out.orders.push(o);
-  out.signatures.push(sig);
-  return k;
-}
-
-/**
- * Calldata of matchOrdersBatch / matchOrdersBatchAtomic(orders, signatures, fills),
- * signatures exactly as given, written straight into one buffer: head (three
- * offsets), the orders, the signatures' offsets then their tails, the fills.
- */
-export function encodeCompactBatchBytes(batch: CompactBatch, atomic: boolean): Buffer {
-  const sigs: Buffer[] = [];
-  for (const sig of batch.signatures) sigs.push(hexBytes(sig));
-  const ordersAt = 3 * WORD;
-  const signaturesAt = ordersAt + WORD * (1 + ORDER_WORDS * batch.orders.length);
-  let sigWords = 1 + sigs.length;
-  for (const b of sigs) sigWords += tailWords(b.length);
-  const fillsAt = signaturesAt + WORD * sigWords;
-  const end = fillsAt + WORD * (1 + FILL_WORDS * batch.fills.length);
-  const buf = Buffer.alloc(4 + end);
-  buf.write(atomic ? SELECTOR_MATCH_BATCH_ATOMIC : SELECTOR_MATCH_BATCH, 0, 4, "hex");
-  // Offsets count from the start of the arguments, after the 4-byte selector.
-  const args = 4;
-  putUint(buf, args, ordersAt);
-  putUint(buf, args + WORD, signaturesAt);
-  putUint(buf, args + 2 * WORD, fillsAt);
-  putUint(buf, args + ordersAt, batch.orders.length);
-  for (let i = 0; i < batch.orders.length; i++) putOrder(buf, args + ordersAt + WORD * (1 + ORDER_WORDS * i), batch.orders[i]!);
-  putUint(buf, args + signaturesAt, sigs.length);
-  // Each tail's offset counts from the first offset word.
-  let tail = WORD * sigs.length;
-  for (let i = 0; i < sigs.length; i++) {
-    const b = sigs[i]!;
-    putUint(buf, args + signaturesAt + WORD * (1 + i), tail);
-    const at = args + signaturesAt + WORD + tail;
-    putUint(buf, at, b.length);
-    b.copy(buf, at + WORD);
-    tail += WORD * tailWords(b.length);
-  }
-  putUint(buf, args + fillsAt, batch.fills.length);
-  for (let i = 0; i < batch.fills.length; i++) {
-    const f = batch.fills[i]!;
-    const at = args + fillsAt + WORD * (1 + FILL_WORDS * i);
-    putUint(buf, at, f.maker);
-    putUint(buf, at + WORD, f.taker);
-    putUint(buf, at + 2 * WORD, f.makerAmount);
-    putUint(buf, at + 3 * WORD, f.takerAmount);
-  }
-  return buf;
-}
-
-/** encodeCompactBatchBytes as 0x-hex. */
+/** Calldata of matchOrdersBatch / matchOrdersBatchAtomic(orders, signatures, fills), signatures exactly as given. */
 export function encodeCompactBatch(batch: CompactBatch, atomic: boolean): string {
-  return `0x${encodeCompactBatchBytes(batch, atomic).toString("hex")}`;
+  const orders = word(batch.orders.length) + batch.orders.map(orderWords).join("");
+  const tails = batch.signatures.map(bytesTail);
+  let sigOffset = tails.length * 32;
+  const sigHeads: string[] = [];
+  for (const t of tails) {
+    sigHeads.push(word(sigOffset));
+    sigOffset += t.words * 32;
+  }
+  const signatures = word(tails.length) + sigHeads.join("") + tails.map((t) => t.text).join("");
+  const fills = word(batch.fills.length) + batch.fills.map((f) => word(f.maker) + word(f.taker) + word(f.makerAmount) + word(f.takerAmount)).join("");
+  const ordersAt = 3 * 32;
+  const signaturesAt = ordersAt + orders.length / 2;
+  const fillsAt = signaturesAt + signatures.length / 2;
+  const selector = atomic ? SELECTOR_MATCH_BATCH_ATOMIC : SELECTOR_MATCH_BATCH;
+  return `0x${selector}${word(ordersAt)}${word(signaturesAt)}${word(fillsAt)}${orders}${signatures}${fills}`;
 }
 
-/** Calldata bytes of a settlement batch for these matches (compactBatch, then encodeCompactBatchBytes). */
-export function encodeMatchBatchBytes(matches: readonly ChainMatch[], atomic: boolean): Buffer {
-  return encodeCompactBatchBytes(compactBatch(matches), atomic);
-}
-
-/** encodeMatchBatchBytes as 0x-hex. */
+/** Calldata of a settlement batch for these matches (compactBatch, then encodeCompactBatch). */
 export function encodeMatchBatch(matches: readonly ChainMatch[], atomic: boolean): string {
-  return `0x${encodeMatchBatchBytes(matches, atomic).toString("hex")}`;
+  return encodeCompactBatch(compactBatch(matches), atomic);
 }

@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { decodeAbiParameters, encodeFunctionData, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { Exchange, Router, TestToken, Vault } from "./artifacts.ts";
-import { encodeMatchBatchBytes, signEip1559 } from "./anvil-tx.ts";
+import { encodeMatchBatch, signEip1559 } from "./anvil-tx.ts";
 import { JsonRpcClient, RpcError, toQuantity, type RpcCall } from "./anvil-rpc.ts";
 import {
   decodeRevertData,
@@ -395,7 +395,7 @@ export class AnvilChainPort implements ChainPort {
   async submitBatch(matches: ChainMatch[], options: SubmitOptions = {}): Promise<{ txHash: Hex }> {
     // An empty or oversized batch still goes to the chain: the contract's revert
     // (EMPTY_BATCH / BATCH_TOO_LARGE) is the answer, as on the memory port.
-    const data = encodeMatchBatchBytes(matches.map(contractMatch), options.atomic === true);
+    const data = encodeMatchBatch(matches.map(contractMatch), options.atomic === true) as Hex;
     const n = BigInt(Math.max(1, Math.min(matches.length, this.maxBatchSize)));
     const tx = await this.sign(this.exchange, data, this.gas.base + this.gas.perMatch * n, true, true);
     return { txHash: tx.hash };
@@ -564,14 +564,14 @@ export class AnvilChainPort implements ChainPort {
 
   // ------------------------------------------------------------ signing and broadcast
 
-  private async sign(to: Address, data: Hex | Uint8Array, gas: bigint, settlement: boolean, batch = false): Promise<SignedTx> {
+  private async sign(to: Address, data: Hex, gas: bigint, settlement: boolean, batch = false): Promise<SignedTx> {
     const nonce = this.nonce++;
     const { raw, hash } = signEip1559(
       {
         chainId: this.chainId,
         nonce,
         to,
-        data: typeof data === "string" ? Buffer.from(data.slice(2), "hex") : data,
+        data: Buffer.from(data.slice(2), "hex"),
         gas,
         maxFeePerGas: maxBig(this.baseFee * 4n, 10n * GWEI) + this.priorityFee,
         maxPriorityFeePerGas: this.priorityFee,
