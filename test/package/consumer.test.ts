@@ -3,7 +3,8 @@
 // time: plain Node ESM and CommonJS scripts, a node:test, a vitest and a jest file (each
 // starts an exchange, places and settles one order, closes, and leaves no Anvil),
 // `npx fakex serve` until /health answers 200, `npx fakex conformance` against it, and
-// `tsc --noEmit` on consumer files with moduleResolution nodenext and bundler.
+// `tsc --noEmit` on consumer files with moduleResolution nodenext and bundler (strict,
+// skipLibCheck off: every declaration fakex ships must check in a consumer's project).
 // Slow by nature (a build and an install): one pack and one install serve every case.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { execFile, spawn } from "node:child_process";
