@@ -54,7 +54,7 @@ import { errorCodeForRevert, planBatches, type SettlementBatch } from "./settlem
 import { OrderIntake, type IntakeContext, type IntakeOrder } from "./order-intake.ts";
 import type { Registry } from "./registry.ts";
 import { Rng, type RngState } from "./rng.ts";
-import type { Address, Hex, OrderMessage } from "./typed-data.ts";
+import type { Address, Hex } from "./typed-data.ts";
 import { ZERO_ADDRESS } from "./typed-data.ts";
 import { checkVlLegUuidInt, groupIdOf, isUuid4, parseUint256, standaloneUuidInt } from "./uuid-int.ts";
 import {
@@ -71,7 +71,7 @@ import { fillView, orderView, type FillWire, type OrderWire } from "./views.ts";
 import { SwapDesk, type BatchItemWire, type PermitReader, type QuoteWire, type SwapDeskState, type SwapSubmission } from "./quotes.ts";
 import { bookLiquidity, type RouteLeg } from "./routing.ts";
 import { fixedUsdPrice, type GasConfig, type UsdPrice } from "./swap-gas.ts";
-import type { ChainIntent, IntentLeg, IntentPermit } from "./swap-intent.ts";
+import { orderMessageOf, type ChainIntent, type IntentLeg, type IntentPermit } from "./swap-intent.ts";
 import { swapOrderTerms } from "./swap-orders.ts";
 import type { IntentMessage } from "./typed-data.ts";
 import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, WithdrawalEvent } from "../chain/port.ts";
@@ -904,7 +904,7 @@ export class Engine {
   private swapIntentLegs(fills: readonly FillRecord[]): IntentLeg[] {
     return fills.map((f) => {
       const maker = this.orders.get(f.makerOrderId)!;
-      return { order: this.orderMessage(maker), signature: maker.signature ?? "0x", makerAmount: f.makerGive, takerAmount: f.takerGive };
+      return { order: orderMessageOf(maker), signature: maker.signature ?? "0x", makerAmount: f.makerGive, takerAmount: f.takerGive };
     });
   }
 
@@ -1023,21 +1023,6 @@ export class Engine {
     return run;
   }
 
-  private orderMessage(o: OrderRecord): OrderMessage {
-    return {
-      user: o.owner as Address,
-      expiration: BigInt(o.expiration),
-      feeBps: BigInt(o.feeBps),
-      recipient: ZERO_ADDRESS,
-      fromToken: o.fromToken as Address,
-      toToken: o.toToken as Address,
-      fromAmount: o.fromAmount,
-      toAmount: o.toAmount,
-      initialDepositAmount: 0n,
-      uuid: o.uuidInt,
-    };
-  }
-
   private faultsFor(nth: number, fills: readonly FillRecord[]): BatchFaults {
     const reverts = new Map<number, string>();
     let atomic = false;
@@ -1080,9 +1065,9 @@ export class Engine {
         const maker = this.orders.get(f.makerOrderId)!;
         const taker = this.orders.get(f.takerOrderId)!;
         return {
-          maker: this.orderMessage(maker),
+          maker: orderMessageOf(maker),
           makerSignature: maker.signature ?? "0x",
-          taker: this.orderMessage(taker),
+          taker: orderMessageOf(taker),
           takerSignature: taker.signature ?? "0x",
           makerAmount: f.makerGive,
           takerAmount: f.takerGive,
@@ -1153,10 +1138,10 @@ export class Engine {
         for (const id of faulted) {
           const f = this.fills.get(id);
           if (batch.kind === "swap") {
-            await this.chain.clearIntentLegFault?.(this.orderMessage(this.orders.get(f.makerOrderId)!), this.swapTerms.get(batch.swapOrderId!)!.intent);
+            await this.chain.clearIntentLegFault?.(orderMessageOf(this.orders.get(f.makerOrderId)!), this.swapTerms.get(batch.swapOrderId!)!.intent);
             continue;
           }
-          await this.chain.clearMatchFault(this.orderMessage(this.orders.get(f.makerOrderId)!), this.orderMessage(this.orders.get(f.takerOrderId)!));
+          await this.chain.clearMatchFault(orderMessageOf(this.orders.get(f.makerOrderId)!), orderMessageOf(this.orders.get(f.takerOrderId)!));
         }
       }
     }
