@@ -17,6 +17,7 @@ import { ownerOf, rateLimit, requireApiKey, requireOwner } from "../auth.ts";
 import type { HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 import { parseInput } from "../validate.ts";
+import { zQueryInt } from "../fields.ts";
 import { ORDER_STATUSES } from "./orders-list.ts";
 import { ownOrderOr404 } from "./orders.ts";
 
@@ -26,18 +27,10 @@ export const FILL_LIMIT_DEFAULT = 100;
 export const FILL_LIMIT_MAX = 500;
 export const SETTLEMENT_STATUSES = ["pending", "confirming", "settled", "failed", "reverted"] as const;
 
-const intParam = (min: number, max: number, dflt: number) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,9}$/, "must be a non-negative integer")
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-    .optional()
-    .transform((n) => n ?? dflt);
 
 const Page = {
-  limit: intParam(1, FILL_LIMIT_MAX, FILL_LIMIT_DEFAULT),
-  offset: intParam(0, Number.MAX_SAFE_INTEGER, 0),
+  limit: zQueryInt(1, FILL_LIMIT_MAX, FILL_LIMIT_DEFAULT),
+  offset: zQueryInt(0, Number.MAX_SAFE_INTEGER, 0),
 };
 const OrderFillsQuery = z.object(Page);
 const OwnerFillsQuery = z.object({

@@ -28,6 +28,7 @@ import type { Engine, OrderWire } from "../../core/engine.ts";
 import { ExchangeError } from "../../core/errors.ts";
 import { requireOwner } from "../auth.ts";
 import { parseInput } from "../validate.ts";
+import { zQueryInt } from "../fields.ts";
 
 export type OrdersListEngine = Pick<Engine, "listOrders">;
 
@@ -102,14 +103,6 @@ const instant = z.string().transform((s, c) => {
 });
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address").transform((s) => s.toLowerCase());
-const intParam = (min: number, max: number, dflt: number) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,9}$/, "must be a non-negative integer")
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-    .optional()
-    .transform((n) => n ?? dflt);
 
 const rangeShape: Record<string, z.ZodOptional<typeof decimalBound>> = {};
 for (const f of RANGE_FIELDS) {
@@ -119,8 +112,8 @@ for (const f of RANGE_FIELDS) {
 
 export const ListOrdersQuery = z.object({
   owner_address: z.string({ error: "is required" }),
-  limit: intParam(1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),
-  offset: intParam(0, Number.MAX_SAFE_INTEGER, 0),
+  limit: zQueryInt(1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),
+  offset: zQueryInt(0, Number.MAX_SAFE_INTEGER, 0),
   status: z.enum(ORDER_STATUSES).optional(),
   type: z.enum(["swap", "limit"]).optional(),
   symbol: z.string().optional(),
