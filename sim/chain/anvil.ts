@@ -75,8 +75,7 @@ export interface PermitState {
 /** A signed transaction waiting for, or past, its broadcast. */
 interface SignedTx {
   hash: Hex;
-  /** Dropped (null) once sent: a round's raw transactions are megabytes, and nothing reads them after. */
-  raw: Hex | null;
+  raw: Hex;
   nonce: number;
   settlement: boolean;
   /** A match batch: its outcome can be read from BatchSettled / MatchFailed logs alone. */
@@ -167,8 +166,6 @@ export class AnvilChainPort implements ChainPort {
   /** Highest executor nonce the node accepted, and the executor's mined nonce count last seen. */
   private lastSentNonce = -1;
   private minedBelow = 0;
-  /** The head read together with the last sent transaction's receipt by awaitMined (see blockNumber). */
-  private headSeenMined: bigint | null = null;
   private lastSentHash: Hex | null = null;
   /** Latest head this port has seen (a lower bound for where its next txs are mined). */
   private knownHead = 0n;
@@ -228,13 +225,9 @@ export class AnvilChainPort implements ChainPort {
   }
 
   async blockNumber(): Promise<bigint> {
-    this.headSeenMined = null;
     await this.sync();
     this.epoch++;
-    // awaitMined read the head with the last receipt, after this call began: one round trip fewer.
-    const seen = this.headSeenMined;
-    this.headSeenMined = null;
-    const head = seen ?? BigInt(await this.rpc.call<string>("eth_blockNumber"));
+    const head = BigInt(await this.rpc.call<string>("eth_blockNumber"));
     this.noteHead(head);
     return head;
   }
@@ -663,23 +656,20 @@ export class AnvilChainPort implements ChainPort {
     const chunks: SignedTx[][] = [];
     let size = Infinity;
     for (const t of txs) {
-      const chars = t.raw?.length ?? 0;
-      if (size + chars > MAX_REQUEST_CHARS) {
+      if (size + t.raw.length > MAX_REQUEST_CHARS) {
         chunks.push([]);
         size = 0;
       }
       chunks[chunks.length - 1]!.push(t);
-      size += chars + 64;
+      size += t.raw.length + 64;
     }
     const refusedNonces: number[] = [];
     let transportFailed = false;
     await Promise.all(
       chunks.map(async (chunk) => {
         let outcomes;
-        const request = chunk.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] }));
-        for (const t of chunk) t.raw = null;
         try {
-          outcomes = await this.rpc.batch(request);
+          outcomes = await this.rpc.batch(chunk.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] })));
         } catch (e) {
           const cause = (e as { cause?: { message?: string } }).cause?.message;
           for (const t of chunk) this.refused(t, `BROADCAST_FAILED: ${(e as Error).message}${cause ? ` (${cause})` : ""}`);
@@ -772,16 +762,8 @@ export class AnvilChainPort implements ChainPort {
     // head number) is stored: wait for the last tx's receipt too.
     const lastHash = this.lastSentHash;
     while (lastHash !== null && performance.now() < deadline) {
-      // The head number rides along: blockNumber() right after this sync uses it.
-      const [receipt, head] = await this.rpc.batch([
-        { method: "eth_getTransactionReceipt", params: [lastHash] },
-        { method: "eth_blockNumber", params: [] },
-      ]);
-      if (!receipt!.ok) throw receipt!.error;
-      if (receipt!.result !== null) {
-        if (head!.ok) this.headSeenMined = BigInt(head!.result as string);
-        break;
-      }
+      const r = await this.rpc.call<unknown>("eth_getTransactionReceipt", [lastHash]);
+      if (r !== null) break;
       await new Promise((r) => setTimeout(r, 1));
     }
     this.minedBelow = target + 1;

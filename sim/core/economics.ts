@@ -67,15 +67,13 @@ export function matchMoves(
 ): MatchMoves {
   const makerNeed = minReceive(maker, makerGive);
   const spread = takerGive > makerNeed ? takerGive - makerNeed : 0n;
-  // Most matches carry no spread and no fee: their shares are zero without the arithmetic
-  // (a settlement round applies thousands of these, mostly in code not yet optimised).
-  const makerSpread = spread === 0n ? 0n : (spread * BigInt(split.makerBps)) / FEE_DENOMINATOR;
-  const takerRefund = spread === 0n ? 0n : (spread * BigInt(split.takerBps)) / FEE_DENOMINATOR;
-  const protocolSpread = spread === 0n ? 0n : spread - makerSpread - takerRefund;
-  const makerGross = spread === 0n ? takerGive : takerGive - spread + makerSpread;
+  const makerSpread = (spread * BigInt(split.makerBps)) / FEE_DENOMINATOR;
+  const takerRefund = (spread * BigInt(split.takerBps)) / FEE_DENOMINATOR;
+  const protocolSpread = spread - makerSpread - takerRefund;
+  const makerGross = takerGive - spread + makerSpread;
   const takerGross = makerGive;
-  const makerFee = isZeroFee(maker.feeBps) ? 0n : (makerGross * BigInt(maker.feeBps)) / FEE_DENOMINATOR;
-  const takerFee = isZeroFee(taker.feeBps) ? 0n : (takerGross * BigInt(taker.feeBps)) / FEE_DENOMINATOR;
+  const makerFee = (makerGross * BigInt(maker.feeBps)) / FEE_DENOMINATOR;
+  const takerFee = (takerGross * BigInt(taker.feeBps)) / FEE_DENOMINATOR;
   return {
     makerNeed,
     spread,
@@ -86,15 +84,11 @@ export function matchMoves(
     takerGross,
     makerFee,
     takerFee,
-    makerCredit: makerFee === 0n ? makerGross : makerGross - makerFee,
-    takerCredit: takerFee === 0n ? takerGross : takerGross - takerFee,
+    makerCredit: makerGross - makerFee,
+    takerCredit: takerGross - takerFee,
     makerDebit: makerGive,
-    takerDebit: takerRefund === 0n ? takerGive : takerGive - takerRefund,
+    takerDebit: takerGive - takerRefund,
   };
-}
-
-function isZeroFee(bps: number | bigint): boolean {
-  return bps === 0 || bps === 0n;
 }
 
 /** A settlement_economics line item. */

@@ -152,6 +152,7 @@ function decimalUint(s: unknown): bigint | null {
     return null;
   }
 }
+
 /** The string index of each of a uuid's 32 hex digits (8-4-4-4-12 groups, dashes skipped). */
 const UUID_DIGIT_INDEX = Int8Array.from({ length: 32 }, (_, j) => j + (j >= 8 ? 1 : 0) + (j >= 12 ? 1 : 0) + (j >= 16 ? 1 : 0) + (j >= 20 ? 1 : 0));
 
