@@ -162,9 +162,23 @@ const UUID_DIGIT_INDEX = Int8Array.from({ length: 32 }, (_, j) => j + (j >= 8 ? 
  * bits), so its 64 hex digits read: executor · the uuid's 32 digits · their first
  * 28 (group) · "000" (leg 0). Compared digit by digit with the value's hex form,
  * so the expected value is never built (one string and a bigint fewer per order).
+ * `id` must already have passed uuid4Case (every digit a hex digit).
  */
 function isStandaloneUuidInt(value: bigint, id: string, executor: number): boolean {
   const hex = value.toString(16);
+  if (hex.length !== 64) return isPaddedStandaloneUuidInt(hex, id, executor);
+  // All 64 digits are written out (executor 1-15): compare characters, the id's folded
+  // to lowercase (| 32 turns A-F into a-f and leaves 0-9 as they are).
+  if (HEX_VALUE[hex.charCodeAt(0)] !== executor || hex.charCodeAt(61) !== 48 || hex.charCodeAt(62) !== 48 || hex.charCodeAt(63) !== 48) return false;
+  for (let j = 0; j < 32; j++) {
+    const c = id.charCodeAt(UUID_DIGIT_INDEX[j]!) | 32;
+    if (hex.charCodeAt(1 + j) !== c || (j < 28 && hex.charCodeAt(33 + j) !== c)) return false;
+  }
+  return true;
+}
+
+/** isStandaloneUuidInt for a value with leading zero digits (executor 0), or too long. */
+function isPaddedStandaloneUuidInt(hex: string, id: string, executor: number): boolean {
   const pad = 64 - hex.length;
   if (pad < 0) return false;
   if (hexDigitAt(hex, pad, 0) !== executor || hexDigitAt(hex, pad, 61) !== 0 || hexDigitAt(hex, pad, 62) !== 0 || hexDigitAt(hex, pad, 63) !== 0) return false;
