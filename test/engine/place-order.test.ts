@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ExchangeError } from "../../sim/core/errors.ts";
-import { OrderIntake } from "../../sim/core/order-intake.ts";
+import { OrderIntake, type IntakeContext } from "../../sim/core/order-intake.ts";
 import { validateOrderFields } from "../../sim/core/preview.ts";
 import { isUuid4, standaloneUuidInt } from "../../sim/core/uuid-int.ts";
 import { ALICE, BOB, EXECUTOR_ID, body, fund, market, setup, type Env } from "./helpers.ts";
@@ -14,6 +14,12 @@ function codeOf(fn: () => unknown): { code: string; status: number } {
     throw e;
   }
   return { code: "OK", status: 201 };
+}
+
+/** The intake's fast path alone (null: it would fall back to the shared validator). */
+function fastPathOf(intake: OrderIntake): (body: Record<string, unknown>, ctx: IntakeContext) => unknown {
+  const fast = (intake as unknown as { fast(b: Record<string, unknown>, c: IntakeContext): unknown }).fast;
+  return (body, ctx) => fast.call(intake, body, ctx);
 }
 
 function state(env: Env) {
@@ -168,6 +174,7 @@ describe("order intake fast path", () => {
     const ids = fc.oneof(hexId, fc.constantFrom("00000000-0000-4000-8000-000000000000", "0000000f-ffff-4fff-bfff-ffffffffffff", "ffffffff-ffff-4fff-bfff-ffffffffffff"));
     const nudges = fc.oneof(fc.constant(0n), fc.bigInt({ min: -4096n, max: 4096n }), fc.integer({ min: 0, max: 259 }).map((bit) => 1n << BigInt(bit)));
     let accepted = 0;
+    let acceptedShort = 0;
     fc.assert(
       fc.property(ids, fc.integer({ min: 0, max: 15 }), fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 15 })), nudges, fc.boolean(), (id, executor, otherExecutor, nudge, xor) => {
         const good = standaloneUuidInt(id.toLowerCase(), otherExecutor ?? executor);
@@ -180,11 +187,19 @@ describe("order intake fast path", () => {
           return { orderId: v.orderId, fromAmount: v.terms.fromAmount, toAmount: v.terms.toAmount, uuidInt: v.uuidInt };
         });
         expect(outcome(() => intake.intake(input, at))).toBe(slow);
-        if (slow.startsWith("[")) accepted++;
+        if (slow.startsWith("[")) {
+          accepted++;
+          // An accepted value is taken by the fast path itself (not by falling back):
+          // with all 64 hex digits written out, and with leading zeros (executor 0).
+          expect(fastPathOf(intake)(input, at)).not.toBeNull();
+          if (executor === 0) acceptedShort++;
+        }
       }),
       { numRuns: 1500, seed: 20261125 },
     );
     expect(accepted).toBeGreaterThan(100);
+    expect(acceptedShort).toBeGreaterThan(0);
+    expect(accepted - acceptedShort).toBeGreaterThan(100);
   });
 
   it("computes the signed amounts of every market as the shared validator does", () => {
