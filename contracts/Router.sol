@@ -4,6 +4,8 @@ pragma solidity 0.8.28;
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {Exchange} from "./Exchange.sol";
 import {Vault} from "./Vault.sol";
 import {Signatures} from "./Signatures.sol";
@@ -12,6 +14,8 @@ import {Signatures} from "./Signatures.sol";
 /// The Intent is signed under the EXCHANGE's EIP-712 domain, so digests come from it.
 /// Needs ROUTER_ROLE on the exchange and operator rights on the vault.
 contract Router is AccessControl, ReentrancyGuardTransient {
+    using SafeERC20 for IERC20;
+
     bytes32 public constant EXECUTOR_ROLE = keccak256("EXECUTOR_ROLE");
     bytes32 public constant INTENT_TYPEHASH = keccak256(
         "Intent(address taker,address inputToken,address outputToken,uint256 maxInputAmount,uint256 minOutputAmount,address recipient,uint256 initialDepositAmount,uint256 uuid,uint48 deadline)"
@@ -90,7 +94,7 @@ contract Router is AccessControl, ReentrancyGuardTransient {
         if (permit.value > 0) _tryPermit(intent.inputToken, intent.taker, permit);
         if (intent.initialDepositAmount > 0) {
             require(exchange.isTokenWhitelisted(intent.inputToken), "TOKEN_NOT_WHITELISTED");
-            vault.pullDeposit(intent.inputToken, intent.taker, intent.initialDepositAmount);
+            _pullDeposit(intent.inputToken, intent.taker, intent.initialDepositAmount);
             emit IntentDeposit(intent.taker, intent.inputToken, intent.initialDepositAmount);
         }
 
@@ -103,6 +107,21 @@ contract Router is AccessControl, ReentrancyGuardTransient {
         }
         emit IntentExecuted(intent.taker, intent.uuid, t.input, t.output);
         return (t.input, t.output);
+    }
+
+    /// @dev The swap's wallet-funded part. A permit (and any standing approval of the vault)
+    /// lets the vault pull it; a token without ERC-2612 is approved to the router instead
+    /// (the interface's flow: POST /approve for the router, then POST /swap), and then the
+    /// router moves it into the vault. Neither allowance: the vault's ALLOWANCE_INSUFFICIENT.
+    function _pullDeposit(address token, address user, uint256 amount) private {
+        IERC20 t = IERC20(token);
+        if (t.allowance(user, address(vault)) >= amount || t.allowance(user, address(this)) < amount) {
+            vault.pullDeposit(token, user, amount);
+            return;
+        }
+        require(t.balanceOf(user) >= amount, "INSUFFICIENT_WALLET_BALANCE");
+        require(t.trySafeTransferFrom(user, address(vault), amount), "TRANSFER_FAILED");
+        vault.credit(user, token, amount);
     }
 
     /// @dev A leg either spends the input token (for the output, or for the one intermediate

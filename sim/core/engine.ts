@@ -84,10 +84,11 @@ export const MEMORY_VAULT_ADDRESS: Address = "0x00000000000000000000000000000000
 /** settleRouterLeg gives the maker the whole spread; the swap taker pays no fee. */
 const ROUTER_SPREAD_SPLIT: SpreadSplit = { makerBps: 10_000, takerBps: 0 };
 
-/** Swap desk wiring (quotes priced through usdPrice; permits name vaultAddress as spender). */
+/** Swap desk wiring (quotes priced through usdPrice; permits name vaultAddress as spender, approvals routerAddress). */
 export interface EngineSwapOptions {
   usdPrice?: UsdPrice;
   vaultAddress?: Address;
+  routerAddress?: Address;
   chainId?: number;
   permitReader?: PermitReader;
   gas?: GasConfig;
@@ -322,6 +323,7 @@ export class Engine {
       usdPrice: sw.usdPrice ?? fixedUsdPrice(DEFAULT_USD_PRICES),
       gas: sw.gas,
       vaultAddress: sw.vaultAddress ?? MEMORY_VAULT_ADDRESS,
+      routerAddress: sw.routerAddress,
       chainId: sw.chainId ?? 31337,
       quoteTimeouts: () => this.faults.quoteTimeouts,
     });

@@ -23,9 +23,11 @@
 // lets the vault pull the deposit), value = initialDepositAmount, nonce = the
 // token's ERC-2612 nonce + this wallet's accepted-but-not-mined swaps that carry
 // a permit for the same token (each will consume one nonce when mined).
-// Tokens without ERC-2612: permit_supported false, permit_required false (the
-// client approves the router/vault instead), no eip712 block, and — as in
-// GET /permit/metadata — no nonce or domain.
+// Tokens without ERC-2612: permit_supported false, permit_required false, no eip712
+// block and — as in GET /permit/metadata — no nonce or domain; the client approves the
+// router (spec: "build an approve for the live router address"), so spender is the
+// router and current_allowance_raw its allowance (Router.executeIntent takes the
+// deposit through either allowance).
 //
 // route_params.uuid is a composite uint256 built like a standalone order's
 // uuid_int (spec "Composite order identifier"): executor id, the swap's future
@@ -182,6 +184,8 @@ export interface SwapDeskOptions {
   usdPrice: UsdPrice;
   gas?: GasConfig;
   vaultAddress: Address;
+  /** The swap router, which a token without a permit is approved to (absent: the vault). */
+  routerAddress?: Address;
   chainId: number;
   quoteTimeouts?: () => QuoteTimeoutFaults | undefined;
 }
@@ -390,7 +394,7 @@ export class SwapDesk {
     const equity = this.o.vaultAvailable(req.owner, inTok.address);
     const initialDeposit = equity >= breakdown.maxInputAmount ? 0n : breakdown.maxInputAmount - equity;
     const pendingPermits = this.pendingPermitSwaps(req.owner, inTok.address);
-    const tokenState = initialDeposit > 0n ? await this.permitReader(inTok, req.owner as Address, this.o.vaultAddress) : null;
+    const tokenState = initialDeposit > 0n ? await this.permitReader(inTok, req.owner as Address, this.depositSpender(inTok)) : null;
 
     // Everything below is synchronous: ids are drawn only once the quote cannot fail.
     const createdMs = clock.nowMs();
@@ -439,6 +443,11 @@ export class SwapDesk {
     return rec;
   }
 
+  /** Who the wallet-funded part is approved to: the vault by permit, the router by approve. */
+  private depositSpender(token: TokenInfo): Address {
+    return token.permit ? this.o.vaultAddress : (this.o.routerAddress ?? this.o.vaultAddress);
+  }
+
   private permitWire(
     token: TokenInfo,
     owner: string,
@@ -447,7 +456,7 @@ export class SwapDesk {
     state: PermitTokenState,
     pendingPermits: number,
   ): PermitWire {
-    const spender = this.o.vaultAddress.toLowerCase();
+    const spender = this.depositSpender(token).toLowerCase();
     const base = {
       token: token.address,
       spender,

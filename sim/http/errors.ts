@@ -106,14 +106,26 @@ export function errorResponse(err: ExchangeError, style: EnvelopeStyle = "plain"
   }
 }
 
-/** Shape of the errors body-parser (express.json) raises. */
+/**
+ * Shape of the errors body-parser (express.json) raises: its own carry a `type`; a body
+ * whose gzip, deflate or brotli data is corrupt comes back as zlib's error (its `code`
+ * and `errno`, no type) with status 400 set by body-parser.
+ */
 interface BodyParserError {
-  type: string;
+  type?: string;
   status: number;
+  code?: unknown;
+  errno?: unknown;
 }
 
 function isBodyParserError(e: unknown): e is BodyParserError {
-  return typeof e === "object" && e !== null && typeof (e as BodyParserError).type === "string" && typeof (e as BodyParserError).status === "number";
+  if (typeof e !== "object" || e === null) return false;
+  const b = e as BodyParserError;
+  return typeof b.status === "number" && (typeof b.type === "string" || isDecompressionError(b));
+}
+
+function isDecompressionError(e: BodyParserError): boolean {
+  return e.type === undefined && typeof e.code === "string" && typeof e.errno === "number";
 }
 
 /**
@@ -129,6 +141,7 @@ export function requestError(e: unknown): ExchangeError | null {
   // (Starlette decodes leniently and then finds nothing), never an unexpected 503.
   if (e instanceof URIError) return new ExchangeError("NOT_FOUND", 404, NOT_FOUND_DETAIL);
   if (!isBodyParserError(e)) return null;
+  if (isDecompressionError(e)) return new ExchangeError("VALIDATION", 400, "Request body does not decode under its Content-Encoding");
   switch (e.type) {
     case "entity.parse.failed":
       return new ExchangeError("VALIDATION", 422, "Request body is not valid JSON");

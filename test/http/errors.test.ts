@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import express, { Router } from "express";
 import request from "supertest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import { rawRequest } from "./raw-answer.ts";
 import { ExchangeError } from "../../sim/core/errors.ts";
 import { jsonBody } from "../../sim/http/body.ts";
 import {
@@ -139,6 +143,13 @@ describe("requestError", () => {
     const e = new ExchangeError("NOT_FOUND", 404, "x");
     expect(requestError(e)).toBe(e);
   });
+
+  it("maps a body that does not decompress (zlib's error, status 400 from body-parser) to 400", () => {
+    const zlibError = Object.assign(new Error("incorrect header check"), { code: "Z_DATA_ERROR", errno: -3, status: 400 });
+    expect(requestError(zlibError)?.status).toBe(400);
+    // Without the status body-parser sets, it is not a body error: left alone (503).
+    expect(requestError(Object.assign(new Error("incorrect header check"), { code: "Z_DATA_ERROR", errno: -3 }))).toBeNull();
+  });
 });
 
 // A small app with the real body parser and error handler, standing in for the later
@@ -229,6 +240,45 @@ describe("error handling through express", () => {
     const scalar = await request(app).post("/api/v1/plain").set("Content-Type", "application/json").send('"hi"');
     expect(scalar.status).toBe(422);
     expect(logged).toEqual([]);
+  });
+
+  it("answers a body whose compressed data is corrupt (gzip, deflate, br, truncated gzip) with 400 in the route's envelope, never 503", async () => {
+    const { app, logged } = harness();
+    const server = createServer(app);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    // Sent as raw bytes: supertest would re-serialise a Buffer body as JSON.
+    const post = (path: string, encoding: string, data: Buffer) =>
+      rawRequest(port, "POST", path, { "content-type": "application/json", "content-encoding": encoding, "content-length": String(data.length) }, data);
+    try {
+      const bodies: Array<[string, Buffer]> = [
+        ["gzip", Buffer.from('{"a":1}')],
+        ["deflate", Buffer.from('{"a":1}')],
+        ["br", Buffer.from('{"a":1}')],
+        ["gzip", gzipSync('{"code":"NO_LIQUIDITY","detail":"thin"}').subarray(0, 12)],
+      ];
+      for (const [encoding, data] of bodies) {
+        const typed = await post("/api/v1/orders", encoding, data);
+        expect(typed.status, encoding).toBe(400);
+        expect(JSON.parse(typed.body)).toEqual({ detail: { detail: "Request body does not decode under its Content-Encoding", error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
+        const plain = await post("/api/v1/plain", encoding, data);
+        expect(plain.status, encoding).toBe(400);
+        expect(JSON.parse(plain.body)).toEqual({ detail: "Request body does not decode under its Content-Encoding" });
+      }
+      // Well-formed compressed bodies still reach the route.
+      for (const [encoding, data] of [
+        ["gzip", gzipSync('{"code":"NO_LIQUIDITY","detail":"thin"}')],
+        ["deflate", deflateSync('{"code":"NO_LIQUIDITY","detail":"thin"}')],
+        ["br", brotliCompressSync('{"code":"NO_LIQUIDITY","detail":"thin"}')],
+      ] as const) {
+        const ok = await post("/api/v1/plain", encoding, data);
+        expect(ok.status, encoding).toBe(400);
+        expect(JSON.parse(ok.body)).toEqual({ detail: "thin" });
+      }
+      expect(logged).toEqual([]);
+    } finally {
+      server.close();
+    }
   });
 
   it("answers an oversized body with 413", async () => {
