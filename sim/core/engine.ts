@@ -603,6 +603,10 @@ export class Engine {
     const from = o.status;
     o.status = to;
     o.updatedAt = now;
+    // error_code is a terminal failure code: a reverted fill that the order outlived (its
+    // quantity went back to the book and filled again) does not make its success a failure.
+    // `error` keeps the latest reverted fill's reason, as the spec describes it.
+    if (to === "settled") o.errorCode = null;
     if (from === "pending") {
       o.inBook = false;
       const inflight = this.inflightOf(o);

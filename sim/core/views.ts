@@ -102,7 +102,7 @@ function tokenRef(registry: Registry, address: string): TokenRef {
 
 const isLive = (f: FillRecord) => f.status !== "reverted" && f.status !== "failed";
 
-function summary(fills: readonly FillRecord[], settlements: readonly SettlementBatch[]): SettlementSummary {
+function summary(orderStatus: OrderStatus, fills: readonly FillRecord[], settlements: readonly SettlementBatch[]): SettlementSummary {
   let pending = 0;
   let settled = 0;
   let failed = 0;
@@ -119,7 +119,9 @@ function summary(fills: readonly FillRecord[], settlements: readonly SettlementB
   }
   const batch = latestSettlement === null ? undefined : settlements[latestSettlement - 1];
   const last = fills[fills.length - 1];
-  const status = pending > 0 || fills.length === 0 ? "pending" : failed + reverted > 0 ? "failed" : "settled";
+  // Nothing in flight: "failed" when the order failed or none of its fills settled; an order
+  // that settled after a reverted fill (its quantity refilled) is "settled".
+  const status = pending > 0 || fills.length === 0 ? "pending" : orderStatus === "failed" || settled === 0 ? "failed" : "settled";
   return {
     status,
     total_fill_count: fills.length,
@@ -242,7 +244,7 @@ export function orderView(
     error_code: o.errorCode,
     uuid_int: o.uuidInt.toString(),
     vl_batch_id: o.vlBatchId,
-    settlement_summary: summary(fills, settlements),
+    settlement_summary: summary(o.status, fills, settlements),
     settlement_economics: {
       perspective_order_id: o.id,
       gross_debits: line(from, grossGive, formatRaw),

@@ -134,10 +134,16 @@ describe("settlement", () => {
     expect(a.remaining_amount).toBe("10");
     expect(a.filled_base_amount).toBe("0");
     expect(env.engine.getOrder(bid).status).toBe("failed");
+    expect(a.settlement_summary).toMatchObject({ status: "failed", reverted_fill_count: 1, settled_fill_count: 0 });
     // The restored quantity can trade again, and settle.
     const again = env.engine.placeOrder(body(env, { owner: CAROL, side: "bid", amount: "10", price: "1.1" })).orderId;
     await env.engine.settleAll();
-    expect(env.engine.getOrder(ask).status).toBe("settled");
+    const settled = env.engine.getOrder(ask);
+    expect(settled.status).toBe("settled");
+    // A settled order carries no terminal failure code; `error` still names the latest reverted fill.
+    expect(settled.error_code).toBeNull();
+    expect(settled.error).toBe("OVERFILL");
+    expect(settled.settlement_summary).toMatchObject({ status: "settled", reverted_fill_count: 1, settled_fill_count: 1, pending_fill_count: 0 });
     expect(env.engine.getOrder(again).status).toBe("settled");
     expect(vaultMismatches(env)).toEqual([]);
   });
