@@ -27,8 +27,8 @@ test("a settlement leg that reverts on chain: the fill ends reverted with a fail
   expect((await mine.get(`/orders/${bid.body.order_id}`)).body.status).not.toBe("settled");
 });
 
-// A whole scenario file: GET /health turns degraded 30 s into the run.
-const degraded = createExchangeTest({ scenario: new URL("../scenarios/degraded-health.json", import.meta.url).pathname, liquidity: false });
+// A shipped scenario by name: GET /health turns degraded 30 s into the run.
+const degraded = createExchangeTest({ scenario: "degraded-health", liquidity: false });
 
 degraded("a client that checks GET /health before trading sees the degradation when it comes", async ({ exchange }) => {
   const healthy = async () => {

@@ -2,6 +2,8 @@
 // checks, the RPC classification and the identity check. No chain needed (the
 // write-ahead log's own parts: wal.test.ts).
 import { describe, expect, test } from "vitest";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -196,7 +198,32 @@ describe("one server per directory", () => {
     await release();
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  test("a lock whose server was killed but not yet reaped (a zombie) is taken over", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-zombie-"));
+    // `sh` starts a background sleep, prints its pid, then becomes a long sleep that never
+    // reaps it: SIGKILL turns the background one into a zombie, as a killed server is
+    // until its supervisor calls wait().
+    const parent = spawn("sh", ["-c", "sleep 30 & echo $!; exec sleep 60"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const pid = Number((await once(parent.stdout!, "data"))[0].toString().trim());
+      expect(Number.isInteger(pid) && pid > 0).toBe(true);
+      process.kill(pid, "SIGKILL");
+      await waitFor(() => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z"));
+      writeFileSync(path.join(dir, LOCK_FILE), String(pid));
+      const release = await lockStateDir(dir);
+      expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
+      await release();
+    } finally {
+      parent.kill("SIGKILL");
+    }
+  });
 });
+
+async function waitFor(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+}
 
 describe("identity check", () => {
   test("only flags that were given and differ are conflicts, each named", () => {
