@@ -50,7 +50,7 @@ import { checkFillStoreState, FillStore, type FillStoreState } from "./fill-stor
 import { DEFAULT_SPREAD_SPLIT, matchMoves, minReceive, type MatchMoves, type SpreadSplit } from "./economics.ts";
 import type { BatchFaults, FaultPlan } from "./faults.ts";
 import { parseFaultPlan } from "./faults.ts";
-import { errorCodeForRevert, planBatches, type SettlementBatch } from "./settlement.ts";
+import { errorCodeForSide, planBatches, type RevertSide, type SettlementBatch } from "./settlement.ts";
 import { OrderIntake, type IntakeContext, type IntakeOrder } from "./order-intake.ts";
 import type { Registry } from "./registry.ts";
 import { Rng, type RngState } from "./rng.ts";
@@ -81,6 +81,11 @@ export { DEFAULT_CANCEL_COOLDOWN_SEC, type CancelAllResult } from "./cancel.ts";
 export const DEFAULT_USD_PRICES: Readonly<Record<string, string>> = { EUR: "1.08", GBP: "1.27", CHF: "1.13", JPY: "0.0066" };
 /** Permit spender of the memory set-up (the Anvil fixture passes the deployed vault). */
 export const MEMORY_VAULT_ADDRESS: Address = "0x00000000000000000000000000000000000a0170";
+/** An order as errorCodeForSide weighs it: its signed expiration, and whether it is a swap. */
+function revertSide(o: OrderRecord): RevertSide {
+  return { expiration: o.expiration, isSwap: o.orderType === "swap" };
+}
+
 /** settleRouterLeg gives the maker the whole spread; the swap taker pays no fee. */
 const ROUTER_SPREAD_SPLIT: SpreadSplit = { makerBps: 10_000, takerBps: 0 };
 
@@ -957,7 +962,8 @@ export class Engine {
       const reason = r.revertReason ?? "TRANSACTION_REVERTED";
       for (const f of fills) this.finishSwapLeg(f, "failed", reason, now);
       swap.error = reason;
-      swap.errorCode = errorCodeForRevert(reason);
+      const makers = fills.map((f) => revertSide(this.orders.get(f.makerOrderId)!));
+      swap.errorCode = errorCodeForSide(reason, revertSide(swap), makers, Math.floor(now.ms / 1000));
       this.ledger.release(swap.owner, swap.fromToken, swap.reserved);
       swap.reserved = 0n;
       this.moveOrder(swap, "failed", now);
@@ -993,7 +999,8 @@ export class Engine {
       this.settleSide(maker, f.makerGive, 0n, mv.makerCredit);
       if (mv.makerFee > 0n) this.ledger.credit(this.protocolOwner, maker.toToken, mv.makerFee);
     } else {
-      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForRevert(reason), now);
+      const swap = this.orders.get(f.takerOrderId)!;
+      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForSide(reason, revertSide(maker), [revertSide(swap)], Math.floor(now.ms / 1000)), now);
     }
     maker.updatedAt = now;
     if (maker.status === "matched" && this.fills.allFinal(maker)) this.moveOrder(maker, "settled", now);
@@ -1188,10 +1195,10 @@ export class Engine {
       if (mv.makerFee + mv.protocolSpread > 0n) this.ledger.credit(this.protocolOwner, maker.toToken, mv.makerFee + mv.protocolSpread);
       if (mv.takerFee > 0n) this.ledger.credit(this.protocolOwner, maker.fromToken, mv.takerFee);
     } else {
-      const code = errorCodeForRevert(reason);
       const lots = this.fills.lotsOf(id);
-      this.unwindSide(maker, lots, makerGive, reason, code, now);
-      this.unwindSide(taker, lots, takerGive, reason, code, now);
+      const nowSec = Math.floor(now.ms / 1000);
+      this.unwindSide(maker, lots, makerGive, reason, errorCodeForSide(reason, revertSide(maker), [revertSide(taker)], nowSec), now);
+      this.unwindSide(taker, lots, takerGive, reason, errorCodeForSide(reason, revertSide(taker), [revertSide(maker)], nowSec), now);
     }
     this.afterFillFinal(maker, now);
     this.afterFillFinal(taker, now);

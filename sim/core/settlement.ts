@@ -48,6 +48,35 @@ export function errorCodeForRevert(reason: string | null): ErrorCode {
   return (reason !== null && CODE_OF_REASON[reason]) || "TRANSIENT_SETTLEMENT_FAILURE";
 }
 
+/** Router.executeIntent reverts about the swap's own Intent or wallet, never a maker's state. */
+const INTENT_REASONS: ReadonlySet<string> = new Set(["INTENT_EXPIRED", "MIN_OUTPUT_NOT_MET", "ALLOWANCE_INSUFFICIENT"]);
+
+/** One order of a failed fill: its signed expiration, and whether it is the swap taker. */
+export interface RevertSide {
+  expiration: number;
+  isSwap: boolean;
+}
+
+/**
+ * The typed code a failed fill leaves on `self`. A revert names one party's problem; to the
+ * other side it is a counterparty-state change, which the spec files under the catch-all
+ * TRANSIENT_SETTLEMENT_FAILURE (its action: retry), so that side is not told to re-sign.
+ * ORDER_EXPIRED goes to the order(s) whose expiration had passed by `nowSec` (both when
+ * neither or both had: then it cannot be told); the Intent's own reasons to the swap
+ * only. `others` are the orders on the other side (a swap has one per leg).
+ */
+export function errorCodeForSide(reason: string | null, self: RevertSide, others: readonly RevertSide[], nowSec: number): ErrorCode {
+  const code = errorCodeForRevert(reason);
+  if (code === "TRANSIENT_SETTLEMENT_FAILURE" || reason === null) return code;
+  if (INTENT_REASONS.has(reason)) return self.isSwap ? code : "TRANSIENT_SETTLEMENT_FAILURE";
+  if (reason === "ORDER_EXPIRED") {
+    const expired = (o: RevertSide) => o.expiration <= nowSec;
+    if (expired(self) || !others.some(expired)) return code;
+    return "TRANSIENT_SETTLEMENT_FAILURE";
+  }
+  return code;
+}
+
 /**
  * A settlement transaction. Status values (settlement_summary.latest_parent_status):
  * "pending" (broadcast, not confirmed), "confirmed" (mined with enough

@@ -5,7 +5,7 @@ import { ExchangeError } from "../../sim/core/errors.ts";
 import { ChainRevert, MemoryChain } from "../../sim/chain/memory.ts";
 import type { ChainMatch } from "../../sim/chain/port.ts";
 import { ZERO_ADDRESS, type Address, type OrderMessage } from "../../sim/core/typed-data.ts";
-import { errorCodeForRevert, planBatches, publicFailureReason } from "../../sim/core/settlement.ts";
+import { errorCodeForRevert, errorCodeForSide, planBatches, publicFailureReason } from "../../sim/core/settlement.ts";
 import { matchMoves } from "../../sim/core/economics.ts";
 
 const A = "0x00000000000000000000000000000000000000aa" as Address;
@@ -136,6 +136,35 @@ describe("settlement vocabulary and fault plans", () => {
     expect(errorCodeForRevert("ALLOWANCE_INSUFFICIENT")).toBe("ALLOWANCE_INSUFFICIENT");
     expect(errorCodeForRevert("WHATEVER")).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     expect(errorCodeForRevert(null)).toBe("TRANSIENT_SETTLEMENT_FAILURE");
+  });
+
+  it("errorCodeForSide: a typed code goes to the order the revert concerns, the catch-all to its counterparty", () => {
+    const now = 1_000;
+    const expired = { expiration: 1_000, isSwap: false };
+    const live = { expiration: 1_001, isSwap: false };
+    const swap = { expiration: 2_000, isSwap: true };
+    const T = "TRANSIENT_SETTLEMENT_FAILURE";
+    // ORDER_EXPIRED: the expired side only; both when both or neither expired (cannot tell).
+    expect(errorCodeForSide("ORDER_EXPIRED", expired, [live], now)).toBe("INTENT_DEADLINE_EXPIRED");
+    expect(errorCodeForSide("ORDER_EXPIRED", live, [expired], now)).toBe(T);
+    expect(errorCodeForSide("ORDER_EXPIRED", expired, [expired], now)).toBe("INTENT_DEADLINE_EXPIRED");
+    expect(errorCodeForSide("ORDER_EXPIRED", live, [live], now)).toBe("INTENT_DEADLINE_EXPIRED");
+    // A swap whose maker leg expired: the swap sees a counterparty change, the maker its own deadline.
+    expect(errorCodeForSide("ORDER_EXPIRED", swap, [live, expired], now)).toBe(T);
+    expect(errorCodeForSide("ORDER_EXPIRED", expired, [swap], now)).toBe("INTENT_DEADLINE_EXPIRED");
+    // The Intent's own reasons: the swap only, never its makers.
+    for (const [reason, code] of [
+      ["INTENT_EXPIRED", "INTENT_DEADLINE_EXPIRED"],
+      ["MIN_OUTPUT_NOT_MET", "SLIPPAGE_EXCEEDED"],
+      ["ALLOWANCE_INSUFFICIENT", "ALLOWANCE_INSUFFICIENT"],
+    ] as const) {
+      expect(errorCodeForSide(reason, swap, [live], now)).toBe(code);
+      expect(errorCodeForSide(reason, live, [swap], now)).toBe(T);
+    }
+    // A shortfall cannot be placed on one side from the receipt: both see it.
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [live], now)).toBe("INSUFFICIENT_EQUITY");
+    expect(errorCodeForSide("BAD_SIGNATURE", live, [live], now)).toBe(T);
+    expect(errorCodeForSide(null, live, [live], now)).toBe(T);
   });
 
   it("planBatches splits in order under the cap", () => {

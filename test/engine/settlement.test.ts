@@ -148,6 +148,22 @@ describe("settlement", () => {
     expect(vaultMismatches(env)).toEqual([]);
   });
 
+  it("a maker that expires before its fill settles: its own error_code says so, the taker's is the counterparty catch-all", async () => {
+    const env = trade();
+    const ask = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1", expiration: env.clock.nowSec() + 60 })).orderId;
+    const bid = env.engine.placeOrder(body(env, { owner: BOB, side: "bid", amount: "6", price: "1.1" })).orderId;
+    env.clock.advanceSec(120);
+    await env.engine.settleAll();
+    const [fill] = env.engine.fillsOfOrder(bid);
+    expect(fill).toMatchObject({ settlement_status: "reverted", failure_reason: "ORDER_EXPIRED" });
+    const a = env.engine.getOrder(ask);
+    const b = env.engine.getOrder(bid);
+    expect([a.status, a.error, a.error_code]).toEqual(["pending", "ORDER_EXPIRED", "INTENT_DEADLINE_EXPIRED"]);
+    // Bob's own deadline is an hour away: re-signing with a fresh one would not help him.
+    expect([b.status, b.error, b.error_code]).toEqual(["failed", "ORDER_EXPIRED", "TRANSIENT_SETTLEMENT_FAILURE"]);
+    expect(vaultMismatches(env)).toEqual([]);
+  });
+
   it("batches never exceed the cap of 20 matches", async () => {
     const env = trade();
     for (let i = 0; i < 45; i++) env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "5", price: "1.1" }));
