@@ -72,7 +72,7 @@ export interface JournalEntry {
   /**
    * A forced route fault on this request: with after_commit the effect in `links` was
    * committed and `committed_status` is the answer the client never got; `status` is
-   * what it got (for "reset" and "timeout", no answer at all).
+   * what it got (0 for "reset" and "timeout": no answer at all).
    */
   fault: FaultNote | null;
 }
@@ -207,7 +207,8 @@ export class RequestJournal {
           method: req.method,
           path: req.baseUrl + req.path,
           query: { ...(req.query as Record<string, string | string[]>) },
-          status: res.statusCode,
+          // A reset or timed-out request got no answer: 0, never express's default 200.
+          status: note.fault?.kind === "reset" || note.fault?.kind === "timeout" ? 0 : res.statusCode,
           wallet,
           request_body: copyRequestBody(req.body as unknown, this.bodyBytes),
           response_body: sent(),
@@ -240,7 +241,9 @@ export class RequestJournal {
    */
   private linksIn(from: number, to: number, wallet: string | null): RecordedLinks {
     const links: RecordedLinks = { orders_created: [], orders_cancelled: [], fills: [], quotes_consumed: [], vl_batches: [] };
-    const mine = (owner: unknown) => wallet === null || owner === wallet;
+    // A request without a wallet (public reads, previews, a signature that did not check
+    // out) caused no order of anyone's: whatever else ran meanwhile is not its doing.
+    const mine = (owner: unknown) => wallet !== null && owner === wallet;
     const created = new Set<string>();
     for (let i = from; i < to; i++) {
       const ev = this.source.log.at(i);
@@ -492,12 +495,13 @@ function rejectionOf(note: RequestNote, body: BodyCopy | null): Rejection {
   return { code: note.error?.code ?? null, detail, fields: [...fields], ...(note.signature ? { signature: note.signature } : {}) };
 }
 
-/** The preview envelope names the failing field ({"field": "price"}). */
+/** The field an error answer names: top level in the preview envelope, inside `detail` in the typed one. */
 function fieldOf(body: BodyCopy | null): string | null {
   if (!body || body.truncated) return null;
   try {
-    const v = JSON.parse(body.text) as { field?: unknown };
-    return typeof v.field === "string" ? `body.${v.field}` : null;
+    const v = JSON.parse(body.text) as { field?: unknown; detail?: { field?: unknown } };
+    const field = typeof v.field === "string" ? v.field : typeof v.detail === "object" && v.detail !== null ? v.detail.field : undefined;
+    return typeof field === "string" ? `body.${field}` : null;
   } catch {
     return null;
   }

@@ -188,6 +188,40 @@ describe("request journal", () => {
     expect(badPrice.status).toBe(400);
     const p = (await control("GET", `/requests/${badPrice.id}`)).body;
     expect(p.rejection).toMatchObject({ code: "INVALID_DECIMAL_FORMAT", fields: ["body.price"] });
+
+    // The typed POST /orders envelope names its field inside `detail`.
+    const { body: signed } = await ex.signOrder(a, preview.body);
+    const badPlace = await api("POST", "/orders", { ...signed, price: "1.5555555555" });
+    expect(badPlace.status).toBe(400);
+    expect(badPlace.body.detail.field).toBe("price");
+    expect((await control("GET", `/requests/${badPlace.id}`)).body.rejection.fields).toContain("body.price");
+  });
+
+  test("a request without a wallet links nothing, even when another wallet's order and fill land while it runs", async () => {
+    const [a, b] = await fundBoth();
+    expect((await place(a, "ask", "1", "20")).status).toBe(201);
+    expect((await control("POST", "/routes", { rules: [{ method: "GET", path: "/tokens", latency_ms: 400, times: 1 }] })).status).toBe(200);
+    const slow = api("GET", "/tokens");
+    await new Promise((r) => setTimeout(r, 100));
+    const bid = await place(b, "bid", "1", "20");
+    expect(bid.status).toBe(201);
+    const tokens = await slow;
+    const e = (await control("GET", `/requests/${tokens.id}`)).body;
+    expect(e.wallet).toBeNull();
+    // The bid and its fill happened inside the slow request's window...
+    expect(e.events.to).toBeGreaterThan(e.events.from);
+    // ...but are the bid's doing, not the token list's.
+    expect(e.links.orders_created).toEqual([]);
+    expect(e.links.fills).toEqual([]);
+    expect((await control("GET", `/requests/${bid.id}`)).body.links.orders_created).toMatchObject([{ order_id: bid.body.order_id }]);
+  });
+
+  test("a request a reset or timeout fault cut off records status 0 (no answer), not 200", async () => {
+    expect((await control("POST", "/routes", { rules: [{ method: "GET", path: "/markets", fail: "reset", times: 1 }] })).status).toBe(200);
+    await expect(fetch(`${ex.baseUrl}/markets`)).rejects.toThrow();
+    const [entry] = (await control("GET", "/requests?path=/api/v1/markets&limit=1")).body.entries;
+    expect(entry).toMatchObject({ status: 0, fault: { kind: "reset" } });
+    expect((await control("GET", "/requests/count?status=2xx&path=/api/v1/markets")).body).toEqual({ count: 0 });
   });
 
   test("an API-key request records the key's owner as its wallet", async () => {
