@@ -74,6 +74,7 @@ export class EventLog<RefType extends string = never> {
   // Hashing is lazy: appends stay cheap, hash() catches up.
   private hashedUpTo = 0;
   private chainHash = GENESIS_HASH;
+  private restoreCount = 0;
 
   constructor(views: Record<RefType, EventView> = {} as Record<RefType, EventView>) {
     this.views = views;
@@ -104,6 +105,11 @@ export class EventLog<RefType extends string = never> {
 
   get length(): number {
     return this.n;
+  }
+
+  /** How many times restore() replaced the log: a reader that scans as it grows must start over when it moves. */
+  get restores(): number {
+    return this.restoreCount;
   }
 
   at(index: number): EngineEvent {
@@ -151,6 +157,7 @@ export class EventLog<RefType extends string = never> {
 
   restore(state: EventLogState): void {
     checkEventLogState(state);
+    this.restoreCount++;
     this.typeChunks = [];
     this.atChunks = [];
     this.dataChunks = [];

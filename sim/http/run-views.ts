@@ -36,37 +36,29 @@ function page(req: Request, def = 50): { limit: number; offset: number } {
 /**
  * Order ids in placement order, read from the engine's event log (the engine keeps no
  * global list). The viewer polls: only events appended since the last read are scanned,
- * unless a restore replaced the log (shorter now, or the last order event read is no
- * longer there), which starts the scan over.
+ * unless a restore replaced the log since, which starts the scan over (the log may have
+ * grown back past where the last read stopped, with other events in between).
  */
 export class OrderIdIndex {
   private ids: string[] = [];
   private scanned = 0;
-  private last: { index: number; id: string } | null = null;
+  private restores = 0;
 
   constructor(private readonly engine: Pick<Engine, "log">) {}
 
   /** Every order id, oldest first (the array is the index's own: do not change it). */
   all(): readonly string[] {
     const log = this.engine.log;
-    if (log.length < this.scanned || (this.last && !this.still(this.last))) {
+    if (log.restores !== this.restores) {
       this.ids = [];
       this.scanned = 0;
-      this.last = null;
+      this.restores = log.restores;
     }
     for (; this.scanned < log.length; this.scanned++) {
       const ev = log.at(this.scanned);
-      if (ev.type !== "order_placed") continue;
-      const id = String(ev.data["order_id"]);
-      this.ids.push(id);
-      this.last = { index: this.scanned, id };
+      if (ev.type === "order_placed") this.ids.push(String(ev.data["order_id"]));
     }
     return this.ids;
-  }
-
-  private still(l: { index: number; id: string }): boolean {
-    const ev = this.engine.log.at(l.index);
-    return ev.type === "order_placed" && ev.data["order_id"] === l.id;
   }
 }
 

@@ -308,4 +308,33 @@ describe("run views", () => {
     expect((await control("GET", `/orders/${placed.body.order_id}`)).status).toBe(404);
     expect((await control("GET", "/orders?limit=0")).status).toBe(400);
   });
+
+  test("/orders after a restore whose log grew back past the last read: the new orders are listed", async () => {
+    const [a, b] = await fundBoth();
+    await ex.control.fund({ address: a.address, token: market().baseSymbol, amount: 1_000_000_000n, vault: true });
+    // Crossing orders leave fills to settle; the snapshot is taken before the settlement.
+    expect((await place(a, "ask", "1", "20")).status).toBe(201);
+    expect((await place(b, "bid", "1", "20")).status).toBe(201);
+    const snap = await ex.snapshot();
+    const eventsAt = ex.parts.engine.log.length;
+    await ex.control.settle();
+    const settlementEvents = ex.parts.engine.log.length - eventsAt;
+    expect(settlementEvents).toBeGreaterThan(0);
+    // The index reads up to the end of the settlement's events...
+    const beforeRestore = (await control("GET", "/orders?limit=500")).body.total;
+    await ex.restore(snap);
+    // ...then, before the next read, as many new orders as the settlement had events.
+    const placed: string[] = [];
+    for (let i = 0; i <= settlementEvents; i++) {
+      if (i % 4 === 3) await ex.control.advanceClock(1); // the trade group allows 5 per second
+      const r = await place(a, "ask", (1.01 + i / 1000).toFixed(4), "20");
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      placed.push(r.body.order_id);
+    }
+    expect(ex.parts.engine.log.length).toBeGreaterThanOrEqual(eventsAt + settlementEvents);
+    const listed = (await control("GET", "/orders?limit=500")).body;
+    expect(listed.total).toBe(beforeRestore + placed.length);
+    expect(listed.orders.slice(0, placed.length).map((o: any) => o.order_id)).toEqual([...placed].reverse());
+    expect((await control("GET", "/run")).body.counts.orders).toBe(listed.total);
+  });
 });
