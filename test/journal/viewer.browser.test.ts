@@ -159,3 +159,50 @@ describe.skipIf(!chromiumAvailable)("run viewer in headless Chromium", () => {
     await nonBlankScreenshot("report-order");
   });
 });
+
+describe.skipIf(!chromiumAvailable)("run viewer of a pool instance", () => {
+  let ex: FakeExchange;
+  let browser: RunningBrowser;
+
+  beforeAll(async () => {
+    ex = await createFakeExchange({ seed: 29, pool: { size: 2 } });
+    browser = await launchChromium();
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await ex?.close();
+  });
+
+  test("<origin>/<id>/__fakex/ui shows that instance's orders and requests, not the default exchange's", async () => {
+    const id = "w1";
+    const inst = await ex.pool!.get(id);
+    const urls = ex.pool!.urls(id);
+    const acc = inst.accounts[0]!;
+    const m = inst.registry.markets().find((x) => x.baseSymbol === "USDT")!;
+    await inst.control.fund({ address: acc.address, token: m.baseSymbol, amount: 100_000_000n, vault: true });
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${urls.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const preview = await post("/orders/preview", inst.newOrder(acc, { symbol: m.symbol, side: "ask", amount: "20", price: "1.5" }));
+    const placed = await post("/orders", (await inst.signOrder(acc, preview.body)).body);
+    expect(placed.status).toBe(201);
+    expect(() => ex.parts.engine.getOrder(placed.body.order_id)).toThrow(); // only the instance holds it
+
+    const page = await browser.context.newPage();
+    await page.goto(`${urls.controlUrl}/ui`);
+    await page.locator(`tr[data-order-id="${placed.body.order_id}"]`).waitFor();
+    // Its own routes resolve under the instance's prefix, and links stay there.
+    await page.goto(`${urls.controlUrl}/ui/requests`);
+    await page.locator("table.requests").waitFor();
+    expect(await page.locator("main").textContent()).toContain("/w1/api/v1/orders");
+    await page.goto(`${urls.controlUrl}/ui/orders/${placed.body.order_id}`);
+    expect(await page.locator('[data-testid="order-id"]').textContent()).toBe(placed.body.order_id);
+    // The default exchange's viewer does not know it.
+    await page.goto(`${ex.controlUrl}/ui`);
+    await page.locator("table").first().waitFor();
+    expect(await page.locator(`tr[data-order-id="${placed.body.order_id}"]`).count()).toBe(0);
+    await page.close();
+  });
+});

@@ -8,7 +8,12 @@ import htm from "htm";
 import uPlot from "uplot";
 
 const html = htm.bind(h);
-const CONTROL = "/__fakex";
+// The control API this page belongs to: /__fakex, or /<id>/__fakex for a pool instance
+// (the page's own path says which; the static files are the same for every instance).
+const CONTROL = (() => {
+  const at = location.pathname.indexOf("/__fakex/ui");
+  return at > 0 ? `${location.pathname.slice(0, at)}/__fakex` : "/__fakex";
+})();
 const UI = `${CONTROL}/ui`;
 const POLL_MS = 1000;
 
