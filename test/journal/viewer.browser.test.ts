@@ -157,6 +157,25 @@ describe.skipIf(!chromiumAvailable)("run viewer in headless Chromium", () => {
     expect(page.url()).toContain(`#/orders/${bid.order_id}`);
     expect(await page.locator("table.fills code.hash").first().textContent()).toBe(ex.parts.engine.fillsOfOrder(bid.order_id)[0]!.tx_hash);
     await nonBlankScreenshot("report-order");
+
+    // The report filters its captured journal as the server does: an exact path, a status class.
+    const count = async (query: string) => ((await (await fetch(`${ex.controlUrl}/requests/count?${query}`)).json()) as { count: number }).count;
+    await page.goto(`${pathToFileURL(out).href}#/requests`);
+    await page.locator("table.requests").waitFor();
+    const filter = async (placeholder: string, value: string) => {
+      const input = page.locator(`input[placeholder^="${placeholder}"]`);
+      await input.fill(value);
+      await input.dispatchEvent("change");
+    };
+    await filter("path", "/api/v1/orders");
+    const exact = await count("path=/api/v1/orders");
+    expect(exact).toBeGreaterThan(0);
+    expect(exact).toBeLessThan(await count("path=/api/v1/orders*"));
+    await expect.poll(() => page.locator("table.requests tbody tr").count()).toBe(exact);
+    expect(await page.locator("main").textContent()).toContain(exact === 1 ? "1 entry matches" : `${exact} entries match`);
+    await filter("path", "");
+    await filter("status", "2xx");
+    await expect.poll(() => page.locator("table.requests tbody tr").count()).toBe(await count("status=2xx"));
   });
 });
 

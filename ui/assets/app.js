@@ -322,7 +322,8 @@ function RequestsView({ tick }) {
     html`<input placeholder=${placeholder} value=${filter[k]} onChange=${(e) => setFilter({ ...filter, [k]: e.target.value.trim() })} />`;
   let rows = state.data?.entries ?? [];
   // A report holds the unfiltered journal: filter it here the way the server would.
-  if (REPORT) rows = rows.filter((e) => (!filter.method || e.method === filter.method.toUpperCase()) && (!filter.path || e.path.includes(filter.path.replaceAll("*", ""))) && (!filter.status || String(e.status).startsWith(filter.status.replace(/x+$/i, ""))) && (!filter.owner || e.wallet === filter.owner.toLowerCase()));
+  if (REPORT) rows = rows.filter((e) => (!filter.method || e.method === filter.method.toUpperCase()) && (!filter.path || pathMatches(filter.path, e.path)) && (!filter.status || statusMatches(filter.status, e.status)) && (!filter.owner || e.wallet === filter.owner.toLowerCase()));
+  const total = REPORT ? rows.length : state.data?.total;
   return html`<section class="panel"><h2>Request journal</h2>
     <div class="filters">${field("method", "method")} ${field("path", "path (* wildcard)")} ${field("status", "status (404, 4xx)")} ${field("owner", "owner 0x…")}</div>
     <${Loading} state=${state}>${() => html`<table class="requests">
@@ -333,8 +334,21 @@ function RequestsView({ tick }) {
           <td><span class=${e.status >= 400 ? "bad" : "ok"}>${e.status}</span></td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
           <td class="num">${e.duration_ms}</td><td>${summary(e.links)}${e.rejection ? html` <span class="bad">${e.rejection.code ?? ""} ${e.rejection.fields.join(", ")}</span>` : null}</td>
         </tr>`,
-      )}</tbody></table><p class="muted">${state.data.total === 1 ? "1 entry matches" : `${state.data.total} entries match`}</p>`}<//>
+      )}</tbody></table><p class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}</p>`}<//>
   </section>`;
+}
+
+/** The journal's path filter (sim/http/journal.ts): exact, or * for any run of characters. */
+function pathMatches(pattern, path) {
+  if (!pattern.includes("*")) return path === pattern;
+  const parts = pattern.split("*").map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join(".*")}$`).test(path);
+}
+
+/** The journal's status filter: a code (404) or a class (4xx). */
+function statusMatches(filter, status) {
+  const cls = /^([1-5])xx$/i.exec(filter);
+  return cls ? Math.floor(status / 100) === Number(cls[1]) : String(status) === filter;
 }
 
 function summary(l) {
