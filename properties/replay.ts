@@ -26,6 +26,13 @@ export interface ReplayBundle {
   /** fast-check's counterexample path ("a:b:c"). */
   path: string;
   numRuns: number;
+  /** fast-check's `unbiased` was on (it changes what a seed generates). */
+  unbiased?: boolean;
+  /**
+   * How many `examples` the run was given. They run first, so a path whose first step is
+   * below this count starts from an example, which a bundle cannot carry (any value).
+   */
+  exampleCount?: number;
   /** The shrunk counterexample as fast-check prints it (for fc.commands: the command path). */
   commands: string;
   /** Why it failed. */
@@ -109,6 +116,8 @@ export async function assertWithReplay(ref: PropertyRef, params: fc.Parameters<u
   const factory = await loadFactory(ref.module, ref.export);
   const details = await fc.check(factory({}), params);
   if (!details.failed) return;
+  // What the run used, fc.configureGlobal included: the replay must generate alike.
+  const used: fc.Parameters<unknown> = { ...fc.readConfigureGlobal(), ...params };
   const name = ref.name ?? ref.export;
   const bundle: ReplayBundle = {
     version: REPLAY_BUNDLE_VERSION,
@@ -117,7 +126,9 @@ export async function assertWithReplay(ref: PropertyRef, params: fc.Parameters<u
     export: ref.export,
     seed: details.seed,
     path: details.counterexamplePath ?? "",
-    numRuns: params.numRuns ?? 100,
+    numRuns: used.numRuns ?? 100,
+    ...(used.unbiased === true ? { unbiased: true } : {}),
+    ...(used.examples && used.examples.length > 0 ? { exampleCount: used.examples.length } : {}),
     commands: showCounterexample(details.counterexample),
     error: errorText(details),
   };
@@ -185,9 +196,19 @@ export interface ReplayResult {
 /** Run the bundle's property once more with its seed and path. */
 export async function replayBundle(file: string): Promise<ReplayResult> {
   const bundle = parseReplayBundle(JSON.parse(await readFile(file, "utf8")));
+  const first = Number(bundle.path.split(":")[0]);
+  if (bundle.exampleCount !== undefined && bundle.path !== "" && first < bundle.exampleCount) {
+    // Without the example the path would walk a generated value instead: a false all-clear.
+    throw new Error(
+      `${bundle.property} failed on examples[${first}] (counterexample ${bundle.commands}), which a bundle cannot carry: rerun the test that passes it`,
+    );
+  }
   const factory = await loadFactory(bundle.module, bundle.export);
   const params: fc.Parameters<unknown> = { seed: bundle.seed, numRuns: bundle.numRuns, endOnFailure: true };
-  if (bundle.path !== "") params.path = bundle.path;
+  if (bundle.unbiased === true) params.unbiased = true;
+  // The run's examples came first in its numbering; the replay has none, so its generated
+  // values start at 0.
+  if (bundle.path !== "") params.path = bundle.exampleCount ? [first - bundle.exampleCount, ...bundle.path.split(":").slice(1)].join(":") : bundle.path;
   const details = await fc.check(factory({ bundle }), params);
   if (!details.failed) return { reproduced: false, bundle };
   return {

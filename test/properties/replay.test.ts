@@ -100,6 +100,39 @@ describe("replay bundles", () => {
     expect(out).toMatch(/^PASS property http-model \(seed 20261121/);
   }, 60_000);
 
+  it("fast-check parameters that change generation travel in the bundle: unbiased, and examples ahead of generated values", async () => {
+    // noMultiplesOf50 never shrinks: replaying any other value than the recorded one shows.
+    const fail = async (params: Parameters<typeof assertWithReplay>[1]) => {
+      try {
+        await assertWithReplay({ module: TOY, export: "noMultiplesOf50" }, { numRuns: 5000, ...params }, { dir });
+      } catch (e) {
+        expect(e, String(e)).toBeInstanceOf(PropertyFailure);
+        return e as PropertyFailure;
+      }
+      throw new Error("expected a failure");
+    };
+    const replays = async (f: PropertyFailure) => {
+      const r = await replayBundle(f.bundlePath);
+      expect(r.reproduced).toBe(true);
+      expect(r.counterexample).toBe(f.bundle.commands);
+    };
+    // unbiased: recorded, and the replay generates as the run did.
+    const u = await fail({ unbiased: true, seed: 5 });
+    expect(u.bundle.unbiased).toBe(true);
+    await replays(u);
+    // Passing examples ahead of the generated values shift their numbering.
+    const g = await fail({ seed: 7, examples: [[1], [2], [3]] });
+    expect(g.bundle.exampleCount).toBe(3);
+    expect(Number(g.bundle.path)).toBeGreaterThanOrEqual(3);
+    await replays(g);
+    // A failing example cannot be replayed from a bundle: said so, never a false pass.
+    const x = await fail({ seed: 9, examples: [[50]] });
+    expect(x.bundle.path).toBe("0");
+    await expect(replayBundle(x.bundlePath)).rejects.toThrow(/failed on examples\[0\].*cannot carry/);
+    const lines: string[] = [];
+    expect(await replayCommand([x.bundlePath], (s) => lines.push(s))).toBe(2);
+  });
+
   it("a holding property writes nothing and resolves", async () => {
     await expect(assertWithReplay({ module: TOY, export: "alwaysHolds" }, { numRuns: 20 }, { dir: join(dir, "none") })).resolves.toBeUndefined();
     expect(() => readFileSync(join(dir, "none"))).toThrow();

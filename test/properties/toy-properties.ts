@@ -35,3 +35,9 @@ export const counterModel: PropertyFactory = (ctx) =>
   fc.property(fc.commands([fc.constant(new Inc()), fc.constant(new Noop())], { size: "small", replayPath: commandsReplayPath(ctx) }), (cmds) => {
     fc.modelRun(() => ({ model: { n: 0 }, real: { n: 0 } }), cmds);
   });
+
+/** Fails on multiples of 50 and never shrinks: its counterexample is exactly the value the path names. */
+export const noMultiplesOf50: PropertyFactory = () =>
+  fc.property(fc.noShrink(fc.integer({ min: 1, max: 1_000_000_000 })), (x) => {
+    if (x % 50 === 0) throw new Error(`${x} is a multiple of 50`);
+  });
