@@ -15,11 +15,11 @@
 // seed and request sequence pick the same requests), as are latency
 // distributions (route-faults-latency.ts). A request the fraction spares does
 // not count against `times`.
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import { ExchangeError } from "../core/errors.ts";
 import { Rng, type RngState } from "../core/rng.ts";
 import { drawLatency, isZeroLatency, parseLatency, type LatencySpec } from "./route-faults-latency.ts";
-import { FAIL_KINDS, answerWithFault, faultHooks, swallowResponse, type FailKind } from "./route-faults-outcome.ts";
+import { FAIL_KINDS, answerWithFault, faultHooks, swallowResponse, type FailKind, type HeaderSnapshot } from "./route-faults-outcome.ts";
 import { noteFault } from "./journal-notes.ts";
 
 export { MAX_FAULT_LATENCY_MS } from "./route-faults-latency.ts";
@@ -145,6 +145,26 @@ export class RouteFaults {
     return rule.latency_ms === undefined ? 0 : drawLatency(rule.latency_ms, this.rng);
   }
 
+  /** Requests a "timeout" rule holds right now (until their client gives up). */
+  private readonly held = new Set<Response>();
+
+  private answer(res: Response, kind: FailKind, committed: Parameters<typeof answerWithFault>[2], edge: HeaderSnapshot): void {
+    answerWithFault(res, kind, committed, edge);
+    if (kind !== "timeout") return;
+    this.held.add(res);
+    res.on("close", () => this.held.delete(res));
+  }
+
+  /**
+   * End every held request (their clients see the connection drop). A standalone server
+   * does this by closing its connections; a pool instance has no server of its own, so
+   * releasing it calls this, or its held requests would outlive it.
+   */
+  dropHeld(): void {
+    for (const res of this.held) res.socket?.destroy();
+    this.held.clear();
+  }
+
   /**
    * Express middleware, mounted at the API prefix (req.path is relative to it). A durable
    * log in front (FaultHooks) records the effect before a fault loses the answer.
@@ -167,14 +187,14 @@ export class RouteFaults {
         if (!rule.after_commit) {
           noteFault({ kind: String(kind), after_commit: false, committed_status: null });
           // Logged as a 503: nothing took effect.
-          const lose = () => answerWithFault(res, kind, null, edge);
+          const lose = () => this.answer(res, kind, null, edge);
           if (hooks.committed) hooks.committed(503).then(lose, lose);
           else lose();
           return;
         }
         swallowResponse(res, (committed) => {
           noteFault({ kind: String(kind), after_commit: true, committed_status: committed.status });
-          const lose = () => answerWithFault(res, kind, committed, edge);
+          const lose = () => this.answer(res, kind, committed, edge);
           if (hooks.committed) hooks.committed(committed.status).then(lose, lose);
           else lose();
         });
