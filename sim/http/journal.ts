@@ -205,7 +205,7 @@ export class RequestJournal {
           wall_time: new Date(wall).toISOString(),
           duration_ms: Math.round((performance.now() - t0) * 1000) / 1000,
           method: req.method,
-          path: req.baseUrl + req.path,
+          path: apiPath(req.baseUrl, req.path),
           query: { ...(req.query as Record<string, string | string[]>) },
           // A reset or timed-out request got no answer: 0, never express's default 200.
           status: note.fault?.kind === "reset" || note.fault?.kind === "timeout" ? 0 : res.statusCode,
@@ -425,6 +425,16 @@ export function batchLink(b: ReturnType<JournalSource["settlementBatches"]>[numb
     kind: b.kind === "swap" ? "swap" : "match",
     fill_ids: [...b.fillIds],
   };
+}
+
+/**
+ * The request's path from /api/v1 on: a pool instance's app is mounted under /<id>, and
+ * its journal (its own) records /api/v1/orders as any exchange's does, so filters and
+ * tests read the same whichever instance served them.
+ */
+function apiPath(baseUrl: string, path: string): string {
+  const at = baseUrl.lastIndexOf("/api/v1");
+  return (at >= 0 ? baseUrl.slice(at) : baseUrl) + path;
 }
 
 function pathMatcher(p: string): (path: string) => boolean {

@@ -215,7 +215,9 @@ describe.skipIf(!chromiumAvailable)("run viewer of a pool instance", () => {
     // Its own routes resolve under the instance's prefix, and links stay there.
     await page.goto(`${urls.controlUrl}/ui/requests`);
     await page.locator("table.requests").waitFor();
-    expect(await page.locator("main").textContent()).toContain("/w1/api/v1/orders");
+    // The instance's journal records its paths as any exchange's (from /api/v1 on).
+    expect(await page.locator("main").textContent()).toContain("/api/v1/orders");
+    expect(inst.control.requests({ path: "/api/v1/orders" }).total).toBe(1);
     await page.goto(`${urls.controlUrl}/ui/orders/${placed.body.order_id}`);
     expect(await page.locator('[data-testid="order-id"]').textContent()).toBe(placed.body.order_id);
     // The default exchange's viewer does not know it.
