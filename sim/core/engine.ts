@@ -963,7 +963,7 @@ export class Engine {
       for (const f of fills) this.finishSwapLeg(f, "failed", reason, now);
       swap.error = reason;
       const makers = fills.map((f) => revertSide(this.orders.get(f.makerOrderId)!));
-      swap.errorCode = errorCodeForSide(reason, revertSide(swap), makers, Math.floor(now.ms / 1000));
+      swap.errorCode = errorCodeForSide(reason, revertSide(swap), makers, this.clock.nowSec());
       this.ledger.release(swap.owner, swap.fromToken, swap.reserved);
       swap.reserved = 0n;
       this.moveOrder(swap, "failed", now);
@@ -1000,7 +1000,7 @@ export class Engine {
       if (mv.makerFee > 0n) this.ledger.credit(this.protocolOwner, maker.toToken, mv.makerFee);
     } else {
       const swap = this.orders.get(f.takerOrderId)!;
-      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForSide(reason, revertSide(maker), [revertSide(swap)], Math.floor(now.ms / 1000)), now);
+      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForSide(reason, revertSide(maker), [revertSide(swap)], this.clock.nowSec()), now);
     }
     maker.updatedAt = now;
     if (maker.status === "matched" && this.fills.allFinal(maker)) this.moveOrder(maker, "settled", now);
@@ -1196,7 +1196,7 @@ export class Engine {
       if (mv.takerFee > 0n) this.ledger.credit(this.protocolOwner, maker.fromToken, mv.takerFee);
     } else {
       const lots = this.fills.lotsOf(id);
-      const nowSec = Math.floor(now.ms / 1000);
+      const nowSec = this.clock.nowSec();
       this.unwindSide(maker, lots, makerGive, reason, errorCodeForSide(reason, revertSide(maker), [revertSide(taker)], nowSec), now);
       this.unwindSide(taker, lots, takerGive, reason, errorCodeForSide(reason, revertSide(taker), [revertSide(maker)], nowSec), now);
     }

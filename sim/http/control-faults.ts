@@ -19,7 +19,7 @@ import type { RequestHandler, Response } from "express";
 import { ExchangeError } from "../core/errors.ts";
 import { Rng, type RngState } from "../core/rng.ts";
 import { drawLatency, isZeroLatency, parseLatency, type LatencySpec } from "./route-faults-latency.ts";
-import { FAIL_KINDS, answerWithFault, faultHooks, swallowResponse, type FailKind, type HeaderSnapshot } from "./route-faults-outcome.ts";
+import { FAIL_KINDS, answerWithFault, faultHooks, swallowResponse, type CommittedResponse, type FailKind, type HeaderSnapshot } from "./route-faults-outcome.ts";
 import { noteFault } from "./journal-notes.ts";
 
 export { MAX_FAULT_LATENCY_MS } from "./route-faults-latency.ts";
@@ -148,7 +148,7 @@ export class RouteFaults {
   /** Requests a "timeout" rule holds right now (until their client gives up). */
   private readonly held = new Set<Response>();
 
-  private answer(res: Response, kind: FailKind, committed: Parameters<typeof answerWithFault>[2], edge: HeaderSnapshot): void {
+  private answer(res: Response, kind: FailKind, committed: CommittedResponse | null, edge: HeaderSnapshot): void {
     answerWithFault(res, kind, committed, edge);
     if (kind !== "timeout") return;
     this.held.add(res);

@@ -81,7 +81,6 @@ function captured(n: number): CapturedState {
     layersJson: encodeLossless({ engine: { n: BigInt(n), orders: [], fills: [], log: { datas: [] } }, blockMode: { kind: "automine" } }),
     scenario: null,
     pendingTxs: [],
-    rngs: { apiKeys: [1, 2, 3, 4], clientOrderIds: [5, 6, 7, 8] },
     walGeneration: 1,
   };
 }

@@ -117,7 +117,6 @@ const capturedBase: Omit<CapturedState, "walGeneration" | "layersJson" | "savedA
   chain: "0x00",
   scenario: null,
   pendingTxs: [],
-  rngs: { apiKeys: [1, 2, 3, 4], clientOrderIds: [5, 6, 7, 8] },
 };
 
 /** A toy app under WalPersistence: POST /api/v1/add?n= appends to a list, with an await in the middle. */

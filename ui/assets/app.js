@@ -331,7 +331,7 @@ function RequestsView({ tick }) {
       <tbody>${rows.map(
         (e) => html`<tr>
           <td><${Link} to=${`/requests/${e.id}`}>${e.id}<//></td><td>${e.at_iso}</td><td>${e.method}</td><td><code>${e.path}</code></td>
-          <td><span class=${e.status >= 400 ? "bad" : "ok"}>${e.status}</span></td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
+          <td><span class=${statusClass(e.status)}>${e.status}</span></td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
           <td class="num">${e.duration_ms}</td><td>${summary(e.links)}${e.rejection ? html` <span class="bad">${e.rejection.code ?? ""} ${e.rejection.fields.join(", ")}</span>` : null}</td>
         </tr>`,
       )}</tbody></table><p class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}</p>`}<//>
@@ -343,6 +343,11 @@ function pathMatches(pattern, path) {
   if (!pattern.includes("*")) return path === pattern;
   const parts = pattern.split("*").map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join(".*")}$`).test(path);
+}
+
+/** A journal status's colour: an error, or 0 (a reset or timed-out request got no answer). */
+function statusClass(status) {
+  return status >= 400 || status === 0 ? "bad" : "ok";
 }
 
 /** The journal's status filter: a code (404) or a class (4xx). */
@@ -367,7 +372,7 @@ function RequestView({ id, tick }) {
     <${Loading} state=${state}>${(e) => html`
       <div class="facts">
         <div><label>Request</label><strong>${e.method} ${e.path}</strong> ${Object.keys(e.query).length ? html`<code>${new URLSearchParams(e.query).toString()}</code>` : null}</div>
-        <div><label>Status</label><span class=${e.status >= 400 ? "bad" : "ok"}>${e.status}</span></div>
+        <div><label>Status</label><span class=${statusClass(e.status)}>${e.status}</span></div>
         <div><label>Wallet</label><code>${e.wallet ?? "—"}</code></div>
         <div><label>Virtual / wall time</label>${e.at_iso} / ${e.wall_time} (${e.duration_ms} ms)</div>
         <div><label>Engine events</label>${e.events.to > e.events.from ? `#${e.events.from + 1}–#${e.events.to}` : "none"}</div>
