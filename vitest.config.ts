@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 
 /** The package's entry points as sources: in-repo, "fakex/..." imports run the .ts files, not dist/. */
 const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+/** Under tools/run-tests.mjs (npm test): workers write a Node diagnostic report on SIGUSR2, which its stall report reads. */
+const reportDir = process.env.FAKEX_TEST_REPORT_DIR;
 const ENTRY_POINTS: Record<string, string> = {
   fakex: source("./index.ts"),
   "fakex/sim": source("./sim/index.ts"),
@@ -21,5 +23,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    execArgv: reportDir ? ["--report-on-signal", "--report-signal=SIGUSR2", `--report-directory=${reportDir}`] : [],
   },
 });
