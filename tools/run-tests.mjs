@@ -5,13 +5,13 @@
 // Then the run would only end at CI's own time limit, with nothing said. Instead:
 // after FAKEX_TEST_STALL_S seconds (default 1200, above the longest test timeout, 900 s)
 // without a test finishing, this prints what was running (files, the process tree with
-// each process's kernel wait, and a Node diagnostic report of each test worker: its
+// each process's kernel wait, and a Node diagnostic report of vitest and each test worker: its
 // JavaScript stack and open handles), stops the run, and runs the files that had not
 // finished once more. Tests that failed before the stall still fail the command; a
 // second stall fails it. Arguments are passed on to vitest (use --opt=value forms: only
 // options, not file filters, carry over to the second pass).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,7 +35,9 @@ function runVitest(args, label) {
   const work = mkdtempSync(path.join(tmpdir(), "fakex-test-run-"));
   const progress = path.join(work, "progress.jsonl");
   const reports = path.join(work, "reports");
-  const child = spawn(process.execPath, [vitestBin, "run", "--reporter=default", `--reporter=${reporter}`, ...args], {
+  mkdirSync(reports);
+  const reportFlags = ["--report-on-signal", "--report-signal=SIGUSR2", `--report-directory=${reports}`];
+  const child = spawn(process.execPath, [...reportFlags, vitestBin, "run", "--reporter=default", `--reporter=${reporter}`, ...args], {
     cwd: root,
     stdio: "inherit",
     // Its own process group, so a stalled run is stopped with everything it started.
@@ -114,16 +116,17 @@ function processTree(pid) {
 
 /** Vitest's own processes by role; anything else by its command line, cut short. */
 function nameOf(cmd) {
-  if (cmd.includes("--report-on-signal")) return "vitest test worker";
   if (cmd.includes(vitestBin)) return "vitest main";
+  if (cmd.includes("--report-on-signal")) return "vitest test worker";
   return cmd.slice(0, 140);
 }
 
-/** What a test worker's diagnostic report says: its JavaScript stack and its open handles. */
+/** What a vitest process's diagnostic report says: its JavaScript stack and its open handles. */
 function summariseReport(file) {
   const r = JSON.parse(readFileSync(file, "utf8"));
-  const lines = [`  worker ${r.header?.processId}: ${r.javascriptStack?.message ?? "?"}`];
-  for (const frame of (r.javascriptStack?.stack ?? []).slice(0, 12)) lines.push(`      ${frame.trim()}`);
+  const frames = (r.javascriptStack?.stack ?? []).filter((f) => f.trim() && f.trim() !== "Unavailable.");
+  const lines = [`  process ${r.header?.processId}: ${frames.length ? r.javascriptStack.message : "event loop idle, waiting"}`];
+  for (const frame of frames.slice(0, 12)) lines.push(`      ${frame.trim()}`);
   const handles = new Map();
   for (const h of r.libuv ?? []) {
     if (!h.is_active) continue;
@@ -147,7 +150,7 @@ async function describeStall(pid, events, reportDir, label) {
   ];
   const tree = processTree(pid);
   for (const p of tree) lines.push(`  ${"  ".repeat(p.depth)}${p.pid} ${p.state} ${p.wchan} ${nameOf(p.cmd)}`);
-  // Test workers run with --report-on-signal (vitest.config.ts): each writes a report.
+  // Vitest and its test workers run with --report-on-signal (here and in vitest.config.ts).
   const workers = tree.filter((p) => p.cmd.includes("--report-on-signal"));
   for (const w of workers) {
     try {
@@ -166,7 +169,7 @@ async function describeStall(pid, events, reportDir, label) {
     }
   }
   // A report needs the worker's event loop: state R is JavaScript that never yields.
-  if (workers.length > 0 && files.length === 0) lines.push("  no worker wrote a diagnostic report: its event loop is blocked (state R: JavaScript that never yields)");
+  if (files.length < workers.length) lines.push(`  ${workers.length - files.length} of ${workers.length} vitest processes wrote no report: an event loop is blocked (state R: JavaScript that never yields)`);
   lines.push("");
   return { text: `${lines.join("\n")}\n`, files: [...new Set(started)] };
 }
