@@ -14,6 +14,18 @@ import express, { type RequestHandler } from "express";
 
 export const DEFAULT_BODY_LIMIT = "1mb";
 
+const UNPARSED = Symbol("fakex.unparsedBody");
+type WithUnparsed = { [UNPARSED]?: string | Buffer };
+
+/**
+ * The text of a body that was read but did not parse as JSON, for the request journal: a
+ * client debugging its 400 sees what it sent. Undefined for a body that parsed or was not read.
+ */
+export function unparsedBody(req: object): string | undefined {
+  const raw = (req as WithUnparsed)[UNPARSED];
+  return typeof raw === "string" ? raw : raw?.toString("utf8");
+}
+
 /**
  * JSON parser for one app. A body without Content-Type is read as JSON too (FastAPI
  * does the same); other content types leave req.body undefined, so the route's schema
@@ -23,6 +35,10 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
   const general = express.json({
     limit,
     strict: true,
+    // The decoded bytes, kept by reference: the journal shows them if they do not parse.
+    verify: (req, _res, buf) => {
+      (req as WithUnparsed)[UNPARSED] = buf;
+    },
     type: (req) => {
       const ct = req.headers["content-type"];
       return !ct || /(^|[/+])json\b/i.test(ct);
@@ -86,6 +102,7 @@ class BodyRead extends AsyncResource {
     try {
       this.req.body = parseStrict(text);
     } catch {
+      (this.req as WithUnparsed)[UNPARSED] = text;
       this.next(bodyError(400, "entity.parse.failed"));
       return;
     }

@@ -11,10 +11,11 @@
 //
 // Wall time (wall_time, duration_ms) is for people; nothing hashed reads it.
 import { performance } from "node:perf_hooks";
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
 import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
 import { withRequestNote, type FaultNote, type RequestNote, type SignatureNearMiss } from "./journal-notes.ts";
+import { unparsedBody } from "./body.ts";
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
 /** Bytes of each body kept in an entry. */
@@ -210,7 +211,7 @@ export class RequestJournal {
           // A reset or timed-out request got no answer: 0, never express's default 200.
           status: note.fault?.kind === "reset" || note.fault?.kind === "timeout" ? 0 : res.statusCode,
           wallet,
-          request_body: copyRequestBody(req.body as unknown, this.bodyBytes),
+          request_body: copyRequestBody(req, this.bodyBytes),
           response_body: sent(),
           events: { from: fromEvent, to: toEvent },
           links: this.linksIn(fromEvent, toEvent, wallet),
@@ -460,9 +461,12 @@ function cut(text: string, max: number): BodyCopy {
   return { text: Buffer.from(text).subarray(0, max).toString("utf8"), bytes, truncated: true };
 }
 
-function copyRequestBody(body: unknown, max: number): BodyCopy | null {
-  if (body === undefined) return null;
-  return cut(typeof body === "string" ? body : JSON.stringify(body), max);
+/** The parsed body as JSON text; a body that did not parse, as it was sent; null when none was read. */
+function copyRequestBody(req: Request, max: number): BodyCopy | null {
+  const body = req.body as unknown;
+  if (body !== undefined) return cut(typeof body === "string" ? body : JSON.stringify(body), max);
+  const raw = unparsedBody(req);
+  return raw === undefined ? null : cut(raw, max);
 }
 
 /** Keep the first `max` bytes of what the response writes; read them back when it is done. */

@@ -6,6 +6,7 @@ import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { createMemoryExchange } from "../../sim/http/exchange-app.ts";
 import { RequestJournal } from "../../sim/http/journal.ts";
+import { jsonBody } from "../../sim/http/body.ts";
 
 const MAX = 16;
 
@@ -51,5 +52,44 @@ describe("journal response copy", () => {
       const e = journal.get(r.headers["x-request-id"]!)!;
       expect(e.response_body).toEqual(expected(c.parts));
     });
+  });
+});
+
+// A body that does not parse is what a client debugging its 400 most needs to see: the
+// journal keeps it as sent, from the direct JSON read and from express.json alike.
+describe("journal request copy of a body that does not parse", () => {
+  const mem = createMemoryExchange({ logger: { error: () => undefined } });
+  const journal = new RequestJournal(mem.engine, { bodyBytes: MAX });
+  const app = express();
+  app.use("/api/v1", journal.middleware());
+  app.post("/api/v1/echo", jsonBody(), (req, res) => {
+    res.json({ got: req.body });
+  });
+  app.use((err: { status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    res.status(err.status ?? 500).json({ detail: "bad body" });
+  });
+
+  const send = (contentType: string, body: string) => request(app).post("/api/v1/echo").set("content-type", contentType).send(body);
+  const entry = (r: request.Response) => journal.get(r.headers["x-request-id"]!)!;
+
+  test.each([
+    ["application/json", "the direct read"],
+    ["application/vnd.api+json", "express.json"],
+  ])("%s (%s): the text as sent, cut at the limit", async (contentType) => {
+    const short = await send(contentType, '{"a":1,');
+    expect(short.status).toBe(400);
+    expect(entry(short).request_body).toEqual({ text: '{"a":1,', bytes: 7, truncated: false });
+    const long = await send(contentType, '{"price": 1.0.0, "amount": "2"}');
+    expect(long.status).toBe(400);
+    expect(entry(long).request_body).toEqual({ text: '{"price": 1.0.0,', bytes: 31, truncated: true });
+  });
+
+  test("a body that parses is still recorded as its JSON; an unread one as null", async () => {
+    const ok = await send("application/vnd.api+json", '{ "a" : 1 }');
+    expect(ok.status).toBe(200);
+    expect(entry(ok).request_body).toEqual({ text: '{"a":1}', bytes: 7, truncated: false });
+    const text = await send("text/plain", "hello");
+    expect(text.status).toBe(200);
+    expect(entry(text).request_body).toBeNull();
   });
 });
