@@ -37,7 +37,9 @@ function runVitest(args, label) {
   const reports = path.join(work, "reports");
   mkdirSync(reports);
   const reportFlags = ["--report-on-signal", "--report-signal=SIGUSR2", `--report-directory=${reports}`];
-  const child = spawn(process.execPath, [...reportFlags, vitestBin, "run", "--reporter=default", `--reporter=${reporter}`, ...args], {
+  // Naming a reporter replaces vitest's default one: keep it unless the caller names their own.
+  const reporters = args.some((a) => a.startsWith("--reporter")) ? [] : ["--reporter=default"];
+  const child = spawn(process.execPath, [...reportFlags, vitestBin, "run", ...reporters, `--reporter=${reporter}`, ...args], {
     cwd: root,
     stdio: "inherit",
     // Its own process group, so a stalled run is stopped with everything it started.
