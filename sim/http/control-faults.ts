@@ -103,6 +103,17 @@ export class RouteFaults {
   /** `rng` draws fractions and latencies: seed it (createFakeExchange does, from its seed). */
   constructor(private readonly rng: Rng = new Rng("route-faults")) {}
 
+  /**
+   * Wall clock: brings the virtual clock to real time. A delayed request runs it again when
+   * its delay ends, so it is served at the time it is served (a quote can expire meanwhile),
+   * not at the time it arrived. A durable log in front does this itself (FaultHooks.delayed).
+   */
+  private moveClock: (() => Promise<unknown>) | null = null;
+
+  followWallClock(move: () => Promise<unknown>): void {
+    this.moveClock = move;
+  }
+
   set(rules: readonly RouteFaultRule[]): void {
     this.rules = rules.map((r) => ({ ...r }));
   }
@@ -202,8 +213,10 @@ export class RouteFaults {
       };
       // Drawn in every case (the Rng moves the same way when a logged request is applied again).
       const delay = this.latencyOf(rule);
-      if (delay > 0 && !hooks.replay) setTimeout(act, delay);
-      else act();
+      if (delay > 0 && !hooks.replay) {
+        const moveClock = hooks.delayed ?? this.moveClock;
+        setTimeout(moveClock ? () => void moveClock().then(act, next) : act, delay);
+      } else act();
     };
   }
 }

@@ -105,10 +105,14 @@ export function swallowResponse(res: Response, onCommitted: (committed: Committe
  * resolves once that is on disk) before a fault loses the answer; `replay` marks a logged
  * request being applied again at start-up, which gets the answer that was logged (a 503
  * for a fault before commit, the route's own after commit), never a reset or a hold.
+ * `delayed` moves the wall clock under the log's lock, so the request is logged with the
+ * time it was served at.
  */
 export interface FaultHooks {
   replay: boolean;
   committed?: (status: number) => Promise<void>;
+  /** After a latency rule's real delay: bring the wall clock to the moment the request is served. */
+  delayed?: () => Promise<void>;
 }
 
 const HOOKS = Symbol("fakex.faultHooks");

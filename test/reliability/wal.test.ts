@@ -11,6 +11,8 @@ import { encodeLossless } from "../../fixtures/lossless-json.ts";
 import { StateFileError, readStateFile, type CapturedState } from "../../fixtures/state-dir.ts";
 import { WalWriter, decodeSegment, encodeFrame, listGenerations, readWal, segmentPath, walDir } from "../../fixtures/wal.ts";
 import { WalPersistence, type WalRecord } from "../../fixtures/wal-persistence.ts";
+import { RouteFaults } from "../../sim/http/control-faults.ts";
+import { Rng } from "../../sim/core/rng.ts";
 
 function tmp(): string {
   return mkdtempSync(path.join(tmpdir(), "fakex-wal-"));
@@ -209,6 +211,43 @@ describe("WalPersistence", () => {
     // Replayed requests were not logged again; the recovery checkpoint holds them.
     expect(u.p.stats.wal.records).toBe(0);
     expect((await readStateFile(dir2))!.savedAtMs).toBe(8);
+  });
+
+  test("a route fault's delay moves the wall clock again under the lock: the request is logged with the time it was served at", async () => {
+    const dir = tmp();
+    let clock = 5_000;
+    let applied = 0;
+    const servedAt: number[] = [];
+    const p = new WalPersistence({
+      dir,
+      generation: 0,
+      clockMs: () => clock,
+      stateVersion: () => applied,
+      // Each wall-clock move finds a second of real time passed.
+      moveWallClock: async () => {
+        clock += 1_000;
+        return false;
+      },
+      capture: async () => ({ ...capturedBase, savedAtMs: clock, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } } }) }),
+    });
+    const faults = new RouteFaults(new Rng("latency-clock"));
+    faults.set([{ method: "POST", path: "/add", latency_ms: 20, times: 1 }]);
+    const app = express();
+    app.use("/api/v1", p.middleware());
+    app.use("/api/v1", faults.middleware());
+    app.post("/api/v1/add", (_req, res) => {
+      servedAt.push(clock);
+      applied++;
+      res.status(201).json({});
+    });
+    await p.recover([], null as never, async () => undefined);
+    expect((await request(app).post("/api/v1/add").send({})).status).toBe(201);
+    expect((await request(app).post("/api/v1/add").send({})).status).toBe(201);
+    // Moved on arrival (6000) and again when the delay ended (7000); the next one on arrival only.
+    expect(servedAt).toEqual([7_000, 8_000]);
+    const { records } = await readWal(dir, 1);
+    expect((records as Extract<WalRecord, { k: "http" }>[]).map((r) => r.t)).toEqual(servedAt);
+    await p.close();
   });
 
   test("a 2xx waits for its record's fsync; a failed log write turns it into 503 with Retry-After", async () => {
