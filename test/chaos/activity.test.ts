@@ -105,6 +105,37 @@ describe("market activity", () => {
     }
   });
 
+  test("every taker fills at once and none rests, on every market, USDC/JPYS (floored quote amounts) included: no book is ever locked", async () => {
+    await ctl("POST", "/activity", { markets: "*", step_sec: 30 });
+    const engine = ex.parts.engine;
+    const crossingUnfilled: string[] = [];
+    const place = engine.placeOrder.bind(engine);
+    // Watch each order the agents place: one that crosses the book must leave nothing resting.
+    engine.placeOrder = (body) => {
+      const m = ex.registry.markets().find((x) => x.base.toLowerCase() === String(body.from_address).toLowerCase() && x.quote.toLowerCase() === String(body.to_address).toLowerCase())!;
+      const opposite = engine.depth(m.symbol, body.side === "bid" ? "ask" : "bid")[0];
+      const crosses = opposite !== undefined && (body.side === "bid" ? Number(body.price) >= Number(opposite.price) : Number(body.price) <= Number(opposite.price));
+      const r = place(body);
+      if (crosses && r.status === "pending") crossingUnfilled.push(`${m.symbol} ${body.side} ${body.amount} @ ${body.price}`);
+      return r;
+    };
+    try {
+      const fills = engine.fillCount();
+      for (let i = 0; i < 20; i++) {
+        await ex.control.advanceClock(30);
+        for (const m of ex.registry.activeMarkets()) {
+          const [bid] = engine.depth(m.symbol, "bid");
+          const [ask] = engine.depth(m.symbol, "ask");
+          if (bid && ask) expect(Number(bid.price), `${m.symbol} after step ${i + 1}`).toBeLessThan(Number(ask.price));
+        }
+      }
+      expect(crossingUnfilled).toEqual([]);
+      expect(engine.fillCount()).toBeGreaterThan(fills);
+    } finally {
+      engine.placeOrder = place;
+    }
+  });
+
   test("same seed and clock steps: the same event-log hash; a snapshot taken mid-run replays the rest identically", async () => {
     await run(10);
     const first = hash();
