@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest";
 import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import express from "express";
 import request from "supertest";
 import { encodeLossless } from "../../fixtures/lossless-json.ts";
@@ -248,6 +249,45 @@ describe("WalPersistence", () => {
     const { records } = await readWal(dir, 1);
     expect((records as Extract<WalRecord, { k: "http" }>[]).map((r) => r.t)).toEqual(servedAt);
     await p.close();
+  });
+
+  test("a compressed body, or one in another charset, is logged as its JSON with headers that describe that: the replay applies it", async () => {
+    const dir = tmp();
+    const t = toy(dir);
+    await t.p.recover([], null as never, async () => undefined);
+    const server = t.app.listen(0);
+    const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const gz = await fetch(`${origin}/api/v1/add?n=5`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body: gzipSync(JSON.stringify({ i: 5 })) });
+      expect(gz.status).toBe(201);
+      const utf16 = await fetch(`${origin}/api/v1/add?n=6`, { method: "POST", headers: { "content-type": "application/json; charset=utf-16le" }, body: Buffer.from(JSON.stringify({ i: "é6" }), "utf16le") });
+      expect(utf16.status).toBe(201);
+    } finally {
+      server.close();
+    }
+    const { records } = await readWal(dir, 1);
+    const http = records as Extract<WalRecord, { k: "http" }>[];
+    expect(http.map((r) => [r.b, r.h["content-encoding"], r.h["content-type"]])).toEqual([
+      [{ i: 5 }, undefined, "application/json"],
+      [{ i: "é6" }, undefined, "application/json"],
+    ]);
+    // Replayed the way recovery does (fixtures/boot/recovery.ts): the same list.
+    const u = toy(tmp());
+    const replayServer = u.app.listen(0);
+    const port = (replayServer.address() as { port: number }).port;
+    await u.p.recover(
+      http,
+      {
+        clockTo: async () => undefined,
+        http: async (rec, headers) => (await fetch(`http://127.0.0.1:${port}${rec.u}`, { method: rec.m, headers: { ...rec.h, ...headers }, body: JSON.stringify(rec.b) })).status,
+        rpc: async () => undefined,
+        settle: async () => undefined,
+      },
+      async () => undefined,
+    );
+    replayServer.close();
+    expect(u.list).toEqual([5, 6]);
+    expect(u.p.stats.replayMismatches).toBe(0);
   });
 
   test("a 2xx waits for its record's fsync; a failed log write turns it into 503 with Retry-After", async () => {
