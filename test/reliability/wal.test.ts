@@ -251,6 +251,54 @@ describe("WalPersistence", () => {
     await p.close();
   });
 
+  test("a read that used up a route-fault rule is logged, so the replay gives the rule to that read again, not to the next write", async () => {
+    const rules = [{ path: "/*", fail: 503 as const, times: 1 }];
+    const app = (dir: string) => {
+      const list: number[] = [];
+      const faults = new RouteFaults(new Rng("read-rule"));
+      faults.set(rules);
+      const p = new WalPersistence({
+        dir,
+        generation: 0,
+        clockMs: () => 1_000,
+        stateVersion: () => list.length + faults.taken,
+        capture: async () => ({ ...capturedBase, savedAtMs: 1_000, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } }, list: [...list] }) }),
+      });
+      const a = express();
+      a.use("/api/v1", p.middleware());
+      a.use("/api/v1", faults.middleware());
+      a.get("/api/v1/list", (_req, res) => void res.json(list));
+      a.post("/api/v1/add", (req, res) => {
+        list.push(Number(req.query["n"]));
+        res.status(201).json({});
+      });
+      return { a, p, list };
+    };
+    const first = app(tmp());
+    const dir = tmp();
+    const live = app(dir);
+    await live.p.recover([], null as never, async () => undefined);
+    expect((await request(live.a).get("/api/v1/list")).status).toBe(503);
+    expect((await request(live.a).post("/api/v1/add?n=1")).status).toBe(201);
+    const { records } = await readWal(dir, 1);
+    expect((records as Extract<WalRecord, { k: "http" }>[]).map((r) => [r.m, r.s])).toEqual([["GET", 503], ["POST", 201]]);
+    const server = first.a.listen(0);
+    const port = (server.address() as { port: number }).port;
+    await first.p.recover(
+      records as WalRecord[],
+      {
+        clockTo: async () => undefined,
+        http: async (rec, headers) => (await fetch(`http://127.0.0.1:${port}${rec.u}`, { method: rec.m, headers: { ...rec.h, ...headers }, ...(rec.m === "GET" ? {} : { body: JSON.stringify(rec.b ?? {}) }) })).status,
+        rpc: async () => undefined,
+        settle: async () => undefined,
+      },
+      async () => undefined,
+    );
+    server.close();
+    expect(first.list).toEqual([1]);
+    expect(first.p.stats.replayMismatches).toBe(0);
+  });
+
   test("a compressed body, or one in another charset, is logged as its JSON with headers that describe that: the replay applies it", async () => {
     const dir = tmp();
     const t = toy(dir);
