@@ -224,6 +224,35 @@ async function waitFor(check: () => boolean): Promise<void> {
   expect(check()).toBe(true);
 }
 
+describe("one server per directory, under a race", () => {
+  test("six processes asking for the lock at the same instant: exactly one gets it", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-lockrace-"));
+    const at = Date.now() + 2_500;
+    // Each waits for the common instant, asks, holds a winning lock for a second, and says what it got.
+    const script = `
+      import { lockStateDir } from ${JSON.stringify(path.resolve("fixtures/state-dir.ts"))};
+      while (Date.now() < ${at}) {}
+      try {
+        const release = await lockStateDir(${JSON.stringify(dir)});
+        console.log("locked");
+        await new Promise((r) => setTimeout(r, 1000));
+        await release();
+      } catch (e) {
+        console.log("refused");
+      }
+    `;
+    const runs = Array.from({ length: 6 }, () => {
+      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout!.on("data", (d) => (out += d));
+      return once(child, "exit").then(() => out.trim());
+    });
+    const outcomes = await Promise.all(runs);
+    expect(outcomes.filter((o) => o === "locked")).toHaveLength(1);
+    expect(outcomes.filter((o) => o === "refused")).toHaveLength(5);
+  }, 60_000);
+});
+
 describe("identity check", () => {
   test("only flags that were given and differ are conflicts, each named", () => {
     expect(identityConflicts(identity, {})).toEqual([]);
