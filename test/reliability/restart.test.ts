@@ -342,7 +342,29 @@ describe("fakex serve --state-dir: restart loses nothing acknowledged", () => {
     expect(profiled.err()).toMatch(/--profile: the saved state was made with "local", this start asks for "testnet"/);
     expect(profiled.err()).toMatch(/--domain-name: the saved state was made with "fakex"/);
     expect(readFileSync(file).equals(saved)).toBe(true);
+    // Market activity needs the seeded makers, which a --no-liquidity state has none of.
+    const active = run(["serve", "--state-dir", termDir, "--activity"]);
+    expect(await active.exited).toBe(2);
+    expect(active.err()).toMatch(/--activity: it needs the seeded makers, and the saved state was made with --no-liquidity/);
+    expect(readFileSync(file).equals(saved)).toBe(true);
   });
+
+  test("a --clock virtual state resumes on the virtual clock without the flag: no jump by the downtime, no drift", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-restart-clock-"));
+    const first = await serve(dir, ["--start-time", "2026-01-01T00:00:00Z"]);
+    const before = (await call(`${first.info.control_url}/clock`, "GET")).body.now;
+    first.p.child.kill("SIGTERM");
+    expect(await first.p.exited).toBe(0);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const again = run(["serve", "--state-dir", dir]);
+    await untilReady(again);
+    const info = JSON.parse(again.out().split("\n").slice(1).join("\n")) as Info;
+    expect((await call(`${info.control_url}/clock`, "GET")).body.now).toBe(before);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await call(`${info.control_url}/clock`, "GET")).body.now).toBe(before);
+    again.child.kill("SIGTERM");
+    expect(await again.exited).toBe(0);
+  }, 60_000);
 
   test("a --profile testnet state resumes as testnet without the flag (chain id, live exchange address); --profile mainnet is refused", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-restart-profile-"));
