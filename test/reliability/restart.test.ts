@@ -5,7 +5,7 @@
 // the saved state (another --seed, --chain-id, --scenario), and a damaged state file,
 // refuse to start (exit 2) and leave the file as it was; the same flags resume.
 import { describe, expect, test } from "vitest";
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
@@ -422,4 +422,26 @@ describe("fakex serve --state-dir: restart loses nothing acknowledged", () => {
     expect(await foreign.exited).toBe(2);
     expect(foreign.err()).toContain("not a fakex state file");
   });
+
+  test("a lost checkpoint file or a lost log file is an error (exit 2), and nothing is deleted", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-lost-"));
+    const first = await serve(dir);
+    expect((await call(`${first.info.control_url}/fund`, "POST", { address: first.info.accounts[0]!.address, token: "USDC", amount: "5", vault: true })).status).toBe(200);
+    first.p.child.kill("SIGKILL");
+    await first.p.exited;
+    const logs = path.join(dir, "wal");
+    const logNames = readdirSync(logs);
+    // The checkpoint file moved away: the log's records have nothing to be replayed on.
+    renameSync(path.join(dir, STATE_FILE), path.join(dir, "moved.json"));
+    const noState = run(["serve", "--state-dir", dir]);
+    expect(await noState.exited).toBe(2);
+    expect(noState.err()).toMatch(/logged request\(s\) but .* has no state file/);
+    expect(readdirSync(logs)).toEqual(logNames);
+    // The checkpoint back, its log gone.
+    renameSync(path.join(dir, "moved.json"), path.join(dir, STATE_FILE));
+    rmSync(logs, { recursive: true });
+    const noLog = run(["serve", "--state-dir", dir]);
+    expect(await noLog.exited).toBe(2);
+    expect(noLog.err()).toMatch(/which the checkpoint names, is missing/);
+  }, 60_000);
 });

@@ -2,7 +2,7 @@
 // damage, generations, group commit, and WalPersistence's lock, records, hold-back,
 // checkpoints and replay order, with a stand-in capture (no chain needed).
 import { describe, expect, test } from "vitest";
-import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -10,7 +10,7 @@ import express from "express";
 import request from "supertest";
 import { encodeLossless } from "../../fixtures/lossless-json.ts";
 import { StateFileError, readStateFile, type CapturedState } from "../../fixtures/state-dir.ts";
-import { WalWriter, decodeSegment, encodeFrame, listGenerations, readWal, segmentPath, walDir } from "../../fixtures/wal.ts";
+import { WalWriter, checkNoLogWithoutCheckpoint, decodeSegment, encodeFrame, listGenerations, readWal, segmentPath, walDir } from "../../fixtures/wal.ts";
 import { WalPersistence, type WalRecord } from "../../fixtures/wal-persistence.ts";
 import { RouteFaults } from "../../sim/http/control-faults.ts";
 import { Rng } from "../../sim/core/rng.ts";
@@ -64,17 +64,28 @@ describe("frames", () => {
     await expect(readWal(dir, 4)).rejects.toThrow(StateFileError);
   });
 
-  test("generations are read from the checkpoint's on; a missing one in between is an error", async () => {
+  test("generations are read from the checkpoint's on; a missing one, in between or the checkpoint's own, is an error", async () => {
     const dir = tmp();
     await writeRecords(dir, 2, [{ g: 2 }]);
     await writeRecords(dir, 3, [{ g: 3 }]);
     expect((await readWal(dir, 2)).records).toEqual([{ g: 2 }, { g: 3 }]);
     expect((await readWal(dir, 3)).records).toEqual([{ g: 3 }]);
-    expect((await readWal(dir, 4)).records).toEqual([]);
+    // The checkpoint's generation is created before the checkpoint is written: never legitimately absent.
+    await expect(readWal(dir, 4)).rejects.toThrow(/log 4, which the checkpoint names, is missing/);
     await writeRecords(dir, 5, [{ g: 5 }]);
     // 4 is missing before 5.
     await expect(readWal(dir, 3)).rejects.toThrow(/log 4 is missing/);
     expect((await readWal(dir, 5)).records).toEqual([{ g: 5 }]);
+  });
+
+  test("a log with records and no checkpoint file is an error; an empty log (a start cut before its first checkpoint) is not", async () => {
+    const dir = tmp();
+    await checkNoLogWithoutCheckpoint(dir);
+    mkdirSync(walDir(dir), { recursive: true });
+    writeFileSync(segmentPath(dir, 1), "");
+    await checkNoLogWithoutCheckpoint(dir);
+    await writeRecords(dir, 2, [{ g: 2 }]);
+    await expect(checkNoLogWithoutCheckpoint(dir)).rejects.toThrow(/holds 1 logged request\(s\) but .* has no state file/);
   });
 });
 
