@@ -2,12 +2,13 @@
 // directory (--state-dir, where the journal was saved with the rest); the file is
 // self-contained (no URL outside itself) and holds the run's orders, fills, tx hashes
 // and requests. (That it renders in a browser: viewer.browser.test.ts.)
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { main } from "../../fixtures/cli.ts";
 import { createFakeExchange } from "../../fixtures/fake-exchange.ts";
+import { STATE_FILE } from "../../fixtures/state-dir.ts";
 import { assertWithReplay, PropertyFailure } from "../../properties/replay.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fakex-report-"));
@@ -65,7 +66,13 @@ describe("fakex report", () => {
     }
 
     const stopped = join(dir, "stopped.html");
+    const files = () => readdirSync(stateDir, { recursive: true }).map(String).sort();
+    const stateBefore = readFileSync(join(stateDir, STATE_FILE));
+    const filesBefore = files();
     expect(await main(["report", "--state-dir", stateDir, "--out", stopped])).toBe(0);
+    // Read, never written: the next resume finds the run exactly as it stopped (clock mode, downtime).
+    expect(readFileSync(join(stateDir, STATE_FILE)).equals(stateBefore)).toBe(true);
+    expect(files()).toEqual(filesBefore);
     const s = reportData(stopped);
     expect(s.data[`/orders/${orderId!}`].order.status).toBe("settled");
     expect(s.data[`/orders/${orderId!}`].fills[0].tx_hash).toBe(txHash);
