@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import express from "express";
@@ -196,6 +196,26 @@ describe("one server per directory", () => {
     expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
     await release();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("a lock whose pid now belongs to a process started after the lock was written (a reused pid) is taken over", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-reused-"));
+    const other = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      await once(other, "spawn");
+      const lock = path.join(dir, LOCK_FILE);
+      writeFileSync(lock, String(other.pid));
+      // Written after the process started: its owner, alive, so refused.
+      await expect(lockStateDir(dir)).rejects.toThrow(new RegExp(`in use by another fakex \\(pid ${other.pid}\\)`));
+      // Written an hour before the process started: the pid was handed out again since.
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      utimesSync(lock, hourAgo, hourAgo);
+      const release = await lockStateDir(dir);
+      expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+      await release();
+    } finally {
+      other.kill("SIGKILL");
+    }
   });
 
   test("a lock whose server was killed but not yet reaped (a zombie) is taken over", async () => {
