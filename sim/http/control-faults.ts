@@ -138,14 +138,18 @@ export class RouteFaults {
     this.rng.restore(s.rng);
   }
 
+  private takenCount = 0;
+
   /** Requests that matched a rule (each moved `times` or the Rng, or may have): a durable log records them. */
-  taken = 0;
+  get taken(): number {
+    return this.takenCount;
+  }
 
   /** The rule for this request (first match, if its fraction picks it), counting it against `times`. */
   take(method: string, path: string): RouteFaultRule | undefined {
     const i = this.rules.findIndex((r) => (r.method === undefined || r.method === method) && matches(r.path, path));
     if (i < 0) return undefined;
-    this.taken++;
+    this.takenCount++;
     const rule = this.rules[i]!;
     if (rule.fraction !== undefined && rule.fraction < 1 && !this.rng.chance(rule.fraction)) return undefined;
     if (rule.times !== undefined) {
