@@ -63,6 +63,7 @@ interface MarketGrid {
 
 const MEMO_LIMIT = 16_384;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const UINT256_LIMIT = 1n << 256n;
 
 /** A power of ten as a double when it is exact there (10^0 .. 10^15), else 0. */
 function exactPow10(n: number): number {
@@ -118,18 +119,29 @@ for (let c = 48; c <= 57; c++) HEX_VALUE[c] = c - 48;
 for (let c = 97; c <= 102; c++) HEX_VALUE[c] = c - 87;
 for (let c = 65; c <= 70; c++) HEX_VALUE[c] = (c - 55) | 16;
 
+/** The string index of each of a uuid's 32 hex digits (8-4-4-4-12 groups, dashes skipped). */
+const UUID_DIGIT_INDEX = Int8Array.from({ length: 32 }, (_, j) => j + (j >= 8 ? 1 : 0) + (j >= 12 ? 1 : 0) + (j >= 16 ? 1 : 0) + (j >= 20 ? 1 : 0));
+
+/** The last uuid4Words id's 128 bits as four 32-bit words, most significant first. */
+const UUID_WORDS = new Uint32Array(4);
+
 /**
  * 0 when `id` is not a uuid4 (version nibble 4, variant 10xx, any letter case),
- * 1 when it is one in lowercase, 2 when it has capitals. A table scan: cheaper
- * than the regular expression and it tells the case apart on the way.
+ * 1 when it is one in lowercase, 2 when it has capitals. One table scan reads
+ * the digits into UUID_WORDS on the way, for the uuid_int check.
  */
-function uuid4Case(id: string): number {
+function uuid4Words(id: string): number {
   if (id.length !== 36 || id.charCodeAt(8) !== 45 || id.charCodeAt(13) !== 45 || id.charCodeAt(18) !== 45 || id.charCodeAt(23) !== 45) return 0;
   let seen = 0;
-  for (let i = 0; i < 36; i++) {
-    if (i === 8 || i === 13 || i === 18 || i === 23) continue;
-    const c = id.charCodeAt(i);
-    seen |= c < 128 ? HEX_VALUE[c]! : -1;
+  for (let w = 0; w < 4; w++) {
+    let word = 0;
+    for (let j = w * 8; j < w * 8 + 8; j++) {
+      const c = id.charCodeAt(UUID_DIGIT_INDEX[j]!);
+      const d = c < 128 ? HEX_VALUE[c]! : -1;
+      seen |= d;
+      word = word * 16 + (d & 15);
+    }
+    UUID_WORDS[w] = word;
   }
   if (seen < 0 || (HEX_VALUE[id.charCodeAt(14)]! & 15) !== 4 || (HEX_VALUE[id.charCodeAt(19)]! & 12) !== 8) return 0;
   return seen & 16 ? 2 : 1;
@@ -153,45 +165,49 @@ function decimalUint(s: unknown): bigint | null {
   }
 }
 
-/** The string index of each of a uuid's 32 hex digits (8-4-4-4-12 groups, dashes skipped). */
-const UUID_DIGIT_INDEX = Int8Array.from({ length: 32 }, (_, j) => j + (j >= 8 ? 1 : 0) + (j >= 12 ? 1 : 0) + (j >= 16 ? 1 : 0) + (j >= 20 ? 1 : 0));
+/** A uint256's four 64-bit limbs (least significant first), read back as 32-bit words. */
+const VALUE_LIMBS = new BigUint64Array(4);
+const VALUE_WORDS = new Uint32Array(VALUE_LIMBS.buffer);
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** Bits 32k .. 32k+31 of the value last stored in VALUE_LIMBS. */
+function valueWord(k: number): number {
+  return VALUE_WORDS[LITTLE_ENDIAN ? k : k ^ 1]!;
+}
 
 /**
- * Whether `value` is the standalone uuid_int of the uuid4 `id` (any case) under
- * `executor`. Every field of the composite id is nibble-aligned (4 | 128 | 112 | 12
- * bits), so its 64 hex digits read: executor · the uuid's 32 digits · their first
- * 28 (group) · "000" (leg 0). Compared digit by digit with the value's hex form,
- * so the expected value is never built (one string and a bigint fewer per order).
- * `id` must already have passed uuid4Case (every digit a hex digit).
+ * Whether `value` is the standalone uuid_int of the uuid whose words uuid4Words
+ * just read, under `executor`: executor · uuid (128 bits) · the uuid's first 112
+ * bits (group) · leg 0 (12 bits). The expected value's eight 32-bit words are
+ * made from the uuid's four and compared with the value's, so neither a string
+ * nor the expected bigint is built.
  */
-function isStandaloneUuidInt(value: bigint, id: string, executor: number): boolean {
-  const hex = value.toString(16);
-  if (hex.length !== 64) return isPaddedStandaloneUuidInt(hex, id, executor);
-  // All 64 digits are written out (executor 1-15): compare characters, the id's folded
-  // to lowercase (| 32 turns A-F into a-f and leaves 0-9 as they are).
-  if (HEX_VALUE[hex.charCodeAt(0)] !== executor || hex.charCodeAt(61) !== 48 || hex.charCodeAt(62) !== 48 || hex.charCodeAt(63) !== 48) return false;
-  for (let j = 0; j < 32; j++) {
-    const c = id.charCodeAt(UUID_DIGIT_INDEX[j]!) | 32;
-    if (hex.charCodeAt(1 + j) !== c || (j < 28 && hex.charCodeAt(33 + j) !== c)) return false;
-  }
-  return true;
-}
-
-/** isStandaloneUuidInt for a value with leading zero digits (executor 0), or too long. */
-function isPaddedStandaloneUuidInt(hex: string, id: string, executor: number): boolean {
-  const pad = 64 - hex.length;
-  if (pad < 0) return false;
-  if (hexDigitAt(hex, pad, 0) !== executor || hexDigitAt(hex, pad, 61) !== 0 || hexDigitAt(hex, pad, 62) !== 0 || hexDigitAt(hex, pad, 63) !== 0) return false;
-  for (let j = 0; j < 32; j++) {
-    const d = HEX_VALUE[id.charCodeAt(UUID_DIGIT_INDEX[j]!)]! & 15;
-    if (hexDigitAt(hex, pad, 1 + j) !== d || (j < 28 && hexDigitAt(hex, pad, 33 + j) !== d)) return false;
-  }
-  return true;
-}
-
-/** Digit k (0 = most significant) of a 64-digit number whose lowercase hex form, without its `pad` leading zeros, is `hex`. */
-function hexDigitAt(hex: string, pad: number, k: number): number {
-  return k < pad ? 0 : HEX_VALUE[hex.charCodeAt(k - pad)]!;
+function isStandaloneUuidInt(value: bigint, executor: number): boolean {
+  if (value >= UINT256_LIMIT) return false;
+  // Storing into a BigUint64Array keeps the low 64 bits, allocation-free.
+  VALUE_LIMBS[0] = value;
+  VALUE_LIMBS[1] = value >> 64n;
+  VALUE_LIMBS[2] = value >> 128n;
+  VALUE_LIMBS[3] = value >> 192n;
+  const u0 = UUID_WORDS[0]!;
+  const u1 = UUID_WORDS[1]!;
+  const u2 = UUID_WORDS[2]!;
+  const u3 = UUID_WORDS[3]!;
+  // The uuid starts at bit 124 and the group at bit 12, so both copies sit one nibble off the 32-bit words.
+  const top28 = u0 >>> 4; // uuid bits 100..127
+  const mid1 = ((u0 << 28) | (u1 >>> 4)) >>> 0; // uuid bits 68..99
+  const mid2 = ((u1 << 28) | (u2 >>> 4)) >>> 0; // uuid bits 36..67
+  return (
+    valueWord(7) === ((executor << 28) | top28) >>> 0 &&
+    valueWord(6) === mid1 &&
+    valueWord(5) === mid2 &&
+    valueWord(4) === ((u2 << 28) | (u3 >>> 4)) >>> 0 &&
+    valueWord(3) === ((u3 << 28) | top28) >>> 0 &&
+    valueWord(2) === mid1 &&
+    valueWord(1) === mid2 &&
+    // uuid bits 16..35 (the group's last 20 bits), then the 12-bit leg 0.
+    valueWord(0) === ((((u2 & 15) << 16) | (u3 >>> 16)) << 12) >>> 0
+  );
 }
 
 function gridUnitsLong(s: unknown, precision: number): bigint | null {
@@ -207,7 +223,6 @@ function gridUnitsLong(s: unknown, precision: number): bigint | null {
   return units > 0n ? units : null;
 }
 
-const UINT256_LIMIT = 1n << 256n;
 
 export class OrderIntake {
   private readonly registry: Registry;
@@ -303,14 +318,14 @@ export class OrderIntake {
     if (typeof from !== "string" || typeof to !== "string") return null;
     const orderId = b.order_id;
     if (typeof orderId !== "string") return null;
-    const idCase = uuid4Case(orderId);
+    const idCase = uuid4Words(orderId);
     if (idCase === 0) return null;
     const exp = b.expiration;
     if (typeof exp !== "number" || !Number.isSafeInteger(exp) || exp <= ctx.nowSec || exp > ctx.nowSec + EXPIRATION_MAX_AHEAD_SEC) return null;
     const executor = ctx.executorId;
     if (!Number.isInteger(executor) || executor < 0 || executor > 15) return null;
     const uuidInt = decimalUint(b.uuid_int);
-    if (uuidInt === null || !isStandaloneUuidInt(uuidInt, orderId, executor)) return null;
+    if (uuidInt === null || !isStandaloneUuidInt(uuidInt, executor)) return null;
     const g = this.grid(from, to);
     if (g === null) return null;
     const m = g.market;

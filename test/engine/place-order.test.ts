@@ -166,7 +166,7 @@ describe("order intake fast path", () => {
   });
 
   it("takes uuid_int only when it is exactly the id's standalone value: near misses, any executor, leading zero digits", () => {
-    // The intake compares uuid_int's hex digits with the id's instead of building the expected value.
+    // The intake compares uuid_int's 32-bit words with words made from the id's digits instead of building the expected value.
     const hexId = fc.stringMatching(/^[0-9a-fA-F]{32}$/).map((h) => {
       const v = `${h.slice(0, 12)}4${h.slice(13, 16)}${"89abAB"[parseInt(h[16]!, 16) % 6]}${h.slice(17)}`;
       return `${v.slice(0, 8)}-${v.slice(8, 12)}-${v.slice(12, 16)}-${v.slice(16, 20)}-${v.slice(20)}`;
@@ -190,7 +190,7 @@ describe("order intake fast path", () => {
         if (slow.startsWith("[")) {
           accepted++;
           // An accepted value is taken by the fast path itself (not by falling back):
-          // with all 64 hex digits written out, and with leading zeros (executor 0).
+          // with the executor digit set, and with it zero (a value below 2^252).
           expect(fastPathOf(intake)(input, at)).not.toBeNull();
           if (executor === 0) acceptedShort++;
         }
