@@ -275,9 +275,9 @@ describe("fakex serve --state-dir: restart loses nothing acknowledged", () => {
     const first = await serve(dir);
     const c1 = clientOf(first.info);
     const traded = await trade(c1);
-    // One server per directory: a second one on it is refused while the first lives.
+    // One server per directory: a second one on it is refused while the first lives (exit 2, like every state-dir refusal).
     const rival = run(["serve", "--state-dir", dir, ...ARGS]);
-    expect(await rival.exited).toBe(1);
+    expect(await rival.exited).toBe(2);
     expect(rival.err()).toContain(`is in use by another fakex (pid ${first.p.child.pid})`);
     const before = await observe(c1, traded);
     // The last two acknowledgements: an order (201) and a transaction hash from rpc_url.
