@@ -11,6 +11,8 @@ export const TOPIC_DEPOSIT: Hex = keccak256(toHex("Deposit(address,address,uint2
 /** Router.IntentDeposit(taker indexed, token indexed, amount): the same layout as Deposit. */
 export const TOPIC_INTENT_DEPOSIT: Hex = keccak256(toHex("IntentDeposit(address,address,uint256)"));
 export const TOPIC_WITHDRAWAL: Hex = keccak256(toHex("Withdrawal(address,address,uint256,address)"));
+/** InstantWithdraw(user indexed, uuid indexed, executor, recipient): after the intent's Withdrawal events, in the same transaction. */
+export const TOPIC_INSTANT_WITHDRAW: Hex = keccak256(toHex("InstantWithdraw(address,uint256,address,address)"));
 
 /** The fields of an eth_getTransactionReceipt / eth_getLogs answer we read. */
 export interface RawLog {
@@ -80,6 +82,27 @@ export function parseWithdrawalLog(log: RawLog): WithdrawalEvent {
     txHash: log.transactionHash.toLowerCase() as Hex,
     logIndex: Number(BigInt(log.logIndex)),
   };
+}
+
+/**
+ * The Withdrawal events among `logs` (Withdrawal and InstantWithdraw logs of one range),
+ * each marked with its intent's uuid when its transaction was an instant withdrawal of
+ * its owner's.
+ */
+export function parseWithdrawalLogs(logs: readonly RawLog[]): WithdrawalEvent[] {
+  const instant = new Map<string, bigint>();
+  for (const log of logs) {
+    if (log.topics[0] !== TOPIC_INSTANT_WITHDRAW) continue;
+    instant.set(`${log.transactionHash.toLowerCase()}|0x${log.topics[1]!.slice(26).toLowerCase()}`, BigInt(log.topics[2]!));
+  }
+  const out: WithdrawalEvent[] = [];
+  for (const log of logs) {
+    if (log.topics[0] !== TOPIC_WITHDRAWAL) continue;
+    const ev = parseWithdrawalLog(log);
+    const uuid = instant.get(`${ev.txHash}|${ev.owner}`);
+    out.push(uuid === undefined ? ev : { ...ev, instantUuid: uuid });
+  }
+  return out;
 }
 
 /** Error(string) revert data → the string; anything else → null. */

@@ -16,12 +16,13 @@ import {
   decodeRevertData,
   parseDepositLog,
   parseSettlementReceipt,
-  parseWithdrawalLog,
+  parseWithdrawalLogs,
   TOPIC_BATCH_SETTLED,
   TOPIC_DEPOSIT,
   TOPIC_INTENT_DEPOSIT,
   TOPIC_MATCH_FAILED,
   TOPIC_WITHDRAWAL,
+  TOPIC_INSTANT_WITHDRAW,
   type RawLog,
   type RawReceipt,
 } from "./anvil-receipts.ts";
@@ -291,14 +292,16 @@ export class AnvilChainPort implements ChainPort {
     return (await this.vaultLogs("intentDeposit", fromBlock, toBlock)).map(parseDepositLog);
   }
 
-  /** Exchange `Withdrawal(user, token, amount, to)` events. */
+  /** Exchange `Withdrawal(user, token, amount, to)` events, read with the `InstantWithdraw` events that name their intents. */
   async withdrawalEvents(fromBlock: bigint, toBlock: bigint): Promise<WithdrawalEvent[]> {
-    return (await this.vaultLogs("withdrawal", fromBlock, toBlock)).map(parseWithdrawalLog);
+    return parseWithdrawalLogs(await this.vaultLogs("withdrawal", fromBlock, toBlock));
   }
 
-  private logFilter(kind: VaultLogKind): { address: Address; topics: Hex[] } {
+  private logFilter(kind: VaultLogKind): { address: Address; topics: (Hex | Hex[])[] } {
     if (kind === "intentDeposit") return { address: this.router!, topics: [TOPIC_INTENT_DEPOSIT] };
-    return { address: this.exchange, topics: [kind === "deposit" ? TOPIC_DEPOSIT : TOPIC_WITHDRAWAL] };
+    if (kind === "deposit") return { address: this.exchange, topics: [TOPIC_DEPOSIT] };
+    // Either topic: an instant withdrawal's uuid is in its InstantWithdraw event.
+    return { address: this.exchange, topics: [[TOPIC_WITHDRAWAL, TOPIC_INSTANT_WITHDRAW]] };
   }
 
   /**

@@ -133,9 +133,9 @@ export class MemoryChain implements ChainPort {
   /**
    * A vault withdrawal (instant co-signed or emergency: the contract checks those
    * paths; here only the balance), in its own mined block, with a Withdrawal event.
-   * `recipient` defaults to the owner.
+   * `recipient` defaults to the owner; `instantUuid` marks an instant withdrawal's intent.
    */
-  withdraw(owner: string, token: string, amount: bigint, recipient: string = owner): WithdrawalEvent {
+  withdraw(owner: string, token: string, amount: bigint, recipient: string = owner, instantUuid?: bigint): WithdrawalEvent {
     const k = key(owner, token);
     if (amount <= 0n) throw new ChainRevert("ZERO_AMOUNT");
     if ((this.vault.get(k) ?? 0n) < amount) throw new ChainRevert("INSUFFICIENT_VAULT_BALANCE");
@@ -150,6 +150,7 @@ export class MemoryChain implements ChainPort {
       blockNumber: this.block,
       txHash: this.nextTxHash(),
       logIndex: 0,
+      ...(instantUuid !== undefined ? { instantUuid } : {}),
     };
     this.withdrawals.push(ev);
     return ev;

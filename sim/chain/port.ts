@@ -63,6 +63,8 @@ export interface WithdrawalEvent {
   blockNumber: bigint;
   txHash: Hex;
   logIndex: number;
+  /** The WithdrawIntent's uuid when the transaction was an instant (co-signed) withdrawal of `owner`'s. */
+  instantUuid?: bigint;
 }
 
 export interface SubmitOptions {

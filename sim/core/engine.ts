@@ -81,10 +81,6 @@ export { DEFAULT_CANCEL_COOLDOWN_SEC, type CancelAllResult } from "./cancel.ts";
 export const DEFAULT_USD_PRICES: Readonly<Record<string, string>> = { EUR: "1.08", GBP: "1.27", CHF: "1.13", JPY: "0.0066" };
 /** Permit spender of the memory set-up (the Anvil fixture passes the deployed vault). */
 export const MEMORY_VAULT_ADDRESS: Address = "0x00000000000000000000000000000000000a0170";
-/** An order as errorCodeForSide weighs it: its signed expiration, and whether it is a swap. */
-function revertSide(o: OrderRecord): RevertSide {
-  return { expiration: o.expiration, isSwap: o.orderType === "swap" };
-}
 
 /** settleRouterLeg gives the maker the whole spread; the swap taker pays no fee. */
 const ROUTER_SPREAD_SPLIT: SpreadSplit = { makerBps: 10_000, takerBps: 0 };
@@ -204,6 +200,14 @@ export interface EngineSnapshot {
   readonly swapTerms: readonly [string, SwapChainTerms][];
   readonly vaultEventsSeen: readonly string[];
   readonly vaultDebt: readonly [string, bigint][];
+  readonly withdrawHolds: readonly [string, WithdrawHold][];
+}
+
+/** A co-signed withdrawal not mined yet: what it keeps frozen, until when (see holdWithdrawal). */
+export interface WithdrawHold {
+  readonly owner: string;
+  readonly amounts: readonly [string, bigint][];
+  readonly deadlineSec: number;
 }
 
 export class Engine {
@@ -278,6 +282,8 @@ export class Engine {
   private vaultEventsSeen = new Set<string>();
   /** `owner|token` → withdrawn on chain beyond what was available (see applyWithdrawal). */
   private vaultDebt = new Map<string, bigint>();
+  /** `owner|uuid` → the frozen amounts of a co-signed withdrawal that is not mined yet. */
+  private withdrawHolds = new Map<string, WithdrawHold>();
   /** Quotes, quote lifecycle and permit nonces of POST /swap/quote(/batch) and POST /swap. */
   readonly desk: SwapDesk;
   private swapTerms = new Map<string, SwapChainTerms>();
@@ -386,6 +392,8 @@ export class Engine {
   syncVaultEvents(): Promise<VaultSyncReport> {
     return this.serialised(async () => {
       const out: VaultSyncReport = { deposits: 0, withdrawals: 0 };
+      // Balance reads sync first: a hold past its deadline shows as available again.
+      if (this.withdrawHolds.size > 0) this.expireWithdrawHolds();
       const head = await this.chain.blockNumber();
       if (head <= this.depositCursor) return out;
       const from = this.depositCursor + 1n;
@@ -429,12 +437,56 @@ export class Engine {
   private applyWithdrawal(ev: WithdrawalEvent): void {
     const owner = ev.owner.toLowerCase();
     const token = ev.token.toLowerCase();
+    // A co-signed intent mined: what its hold froze becomes available again and is paid out below.
+    if (ev.instantUuid !== undefined) this.releaseWithdrawHold(`${owner}|${ev.instantUuid}`, "mined");
     const avail = this.ledger.available(owner, token);
     const take = ev.amount < avail ? ev.amount : avail;
     if (take > 0n) this.ledger.debitAvailable(owner, token, take);
     const uncovered = ev.amount - take;
     if (uncovered > 0n) this.vaultDebt.set(`${owner}|${token}`, (this.vaultDebt.get(`${owner}|${token}`) ?? 0n) + uncovered);
     this.log.append("withdrawal", this.clock.nowMs(), { owner, token, amount: ev.amount, uncovered, tx_hash: ev.txHash });
+  }
+
+  /**
+   * The executor co-signed a withdrawal (POST /withdraw): its amounts stay frozen until the
+   * intent is mined (applyWithdrawal) or its deadline passes (the contract then refuses it),
+   * so the same funds cannot back an order, a swap or a second withdrawal meanwhile. The
+   * caller has checked them against available() in the same synchronous step.
+   */
+  holdWithdrawal(owner: string, uuid: bigint, amounts: ReadonlyMap<string, bigint>, deadlineSec: number): void {
+    const o = owner.toLowerCase();
+    const held: [string, bigint][] = [...amounts].map(([t, a]) => [t.toLowerCase(), a]);
+    for (const [token, amount] of held) this.ledger.freeze(o, token, amount);
+    this.withdrawHolds.set(`${o}|${uuid}`, { owner: o, amounts: held, deadlineSec });
+    this.log.append("withdraw_hold", this.clock.nowMs(), { owner: o, uuid, amounts: held, deadline: deadlineSec });
+  }
+
+  /** Whether a co-signed withdrawal of `owner` under `uuid` still holds its amounts. */
+  hasWithdrawHold(owner: string, uuid: bigint): boolean {
+    return this.withdrawHolds.has(`${owner.toLowerCase()}|${uuid}`);
+  }
+
+  private releaseWithdrawHold(key: string, why: "mined" | "expired"): void {
+    const hold = this.withdrawHolds.get(key);
+    if (hold === undefined) return;
+    this.withdrawHolds.delete(key);
+    for (const [token, amount] of hold.amounts) this.ledger.release(hold.owner, token, amount);
+    this.log.append("withdraw_hold_released", this.clock.nowMs(), { owner: hold.owner, uuid: key.slice(key.indexOf("|") + 1), why });
+  }
+
+  /**
+   * An order as errorCodeForSide weighs it: its signed expiration, whether it is a swap, and
+   * whether its owner owes the vault the token it gives (withdrawn on chain beyond available,
+   * so an INSUFFICIENT_VAULT_BALANCE revert is this side's).
+   */
+  private revertSide(o: OrderRecord): RevertSide {
+    return { expiration: o.expiration, isSwap: o.orderType === "swap", owesVault: this.vaultDebt.has(`${o.owner}|${o.fromToken}`) };
+  }
+
+  /** Holds whose deadline has passed: the contract refuses their intents now, so the funds are free again. */
+  private expireWithdrawHolds(): void {
+    const nowSec = this.clock.nowSec();
+    for (const [key, hold] of this.withdrawHolds) if (hold.deadlineSec <= nowSec) this.releaseWithdrawHold(key, "expired");
   }
 
   /** Take owed withdrawal amounts out of available balances that have grown since. */
@@ -458,6 +510,8 @@ export class Engine {
 
   /** available() for keys already lowercase (order entry): one map read while nothing is owed. */
   private spendable(owner: string, token: string): bigint {
+    // Every spend is decided here, so a withdrawal hold past its deadline is let go first.
+    if (this.withdrawHolds.size > 0) this.expireWithdrawHolds();
     const avail = this.ledger.available(owner, token);
     if (this.vaultDebt.size === 0) return avail;
     const debt = this.vaultDebt.get(`${owner}|${token}`) ?? 0n;
@@ -962,8 +1016,8 @@ export class Engine {
       const reason = r.revertReason ?? "TRANSACTION_REVERTED";
       for (const f of fills) this.finishSwapLeg(f, "failed", reason, now);
       swap.error = reason;
-      const makers = fills.map((f) => revertSide(this.orders.get(f.makerOrderId)!));
-      swap.errorCode = errorCodeForSide(reason, revertSide(swap), makers, this.clock.nowSec());
+      const makers = fills.map((f) => this.revertSide(this.orders.get(f.makerOrderId)!));
+      swap.errorCode = errorCodeForSide(reason, this.revertSide(swap), makers, this.clock.nowSec());
       this.ledger.release(swap.owner, swap.fromToken, swap.reserved);
       swap.reserved = 0n;
       this.moveOrder(swap, "failed", now);
@@ -1000,7 +1054,7 @@ export class Engine {
       if (mv.makerFee > 0n) this.ledger.credit(this.protocolOwner, maker.toToken, mv.makerFee);
     } else {
       const swap = this.orders.get(f.takerOrderId)!;
-      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForSide(reason, revertSide(maker), [revertSide(swap)], this.clock.nowSec()), now);
+      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForSide(reason, this.revertSide(maker), [this.revertSide(swap)], this.clock.nowSec()), now);
     }
     maker.updatedAt = now;
     if (maker.status === "matched" && this.fills.allFinal(maker)) this.moveOrder(maker, "settled", now);
@@ -1197,8 +1251,8 @@ export class Engine {
     } else {
       const lots = this.fills.lotsOf(id);
       const nowSec = this.clock.nowSec();
-      this.unwindSide(maker, lots, makerGive, reason, errorCodeForSide(reason, revertSide(maker), [revertSide(taker)], nowSec), now);
-      this.unwindSide(taker, lots, takerGive, reason, errorCodeForSide(reason, revertSide(taker), [revertSide(maker)], nowSec), now);
+      this.unwindSide(maker, lots, makerGive, reason, errorCodeForSide(reason, this.revertSide(maker), [this.revertSide(taker)], nowSec), now);
+      this.unwindSide(taker, lots, takerGive, reason, errorCodeForSide(reason, this.revertSide(taker), [this.revertSide(maker)], nowSec), now);
     }
     this.afterFillFinal(maker, now);
     this.afterFillFinal(taker, now);
@@ -1409,6 +1463,7 @@ export class Engine {
       swapTerms: [...this.swapTerms],
       vaultEventsSeen: [...this.vaultEventsSeen],
       vaultDebt: [...this.vaultDebt],
+      withdrawHolds: [...this.withdrawHolds],
     };
   }
 
@@ -1447,6 +1502,7 @@ export class Engine {
     this.swapTerms = new Map(s.swapTerms);
     this.vaultEventsSeen = new Set(s.vaultEventsSeen);
     this.vaultDebt = new Map(s.vaultDebt);
+    this.withdrawHolds = new Map(s.withdrawHolds);
     this.swapFillStarts = new Map();
     for (const o of copies) {
       if (o.orderType !== "swap") continue;

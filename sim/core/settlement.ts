@@ -55,6 +55,8 @@ const INTENT_REASONS: ReadonlySet<string> = new Set(["INTENT_EXPIRED", "MIN_OUTP
 export interface RevertSide {
   expiration: number;
   isSwap: boolean;
+  /** The owner owes the vault the token this order gives (Engine.applyWithdrawal's debt). */
+  owesVault?: boolean;
 }
 
 /**
@@ -62,19 +64,22 @@ export interface RevertSide {
  * other side it is a counterparty-state change, which the spec files under the catch-all
  * TRANSIENT_SETTLEMENT_FAILURE (its action: retry), so that side is not told to re-sign.
  * ORDER_EXPIRED goes to the order(s) whose expiration had passed by `nowSec` (both when
- * neither or both had: then it cannot be told); the Intent's own reasons to the swap
- * only. `others` are the orders on the other side (a swap has one per leg).
+ * neither or both had: then it cannot be told), INSUFFICIENT_VAULT_BALANCE likewise to the
+ * order(s) whose owner owes the vault; the Intent's own reasons to the swap only.
+ * `others` are the orders on the other side (a swap has one per leg).
  */
 export function errorCodeForSide(reason: string | null, self: RevertSide, others: readonly RevertSide[], nowSec: number): ErrorCode {
   const code = errorCodeForRevert(reason);
   if (code === "TRANSIENT_SETTLEMENT_FAILURE" || reason === null) return code;
   if (INTENT_REASONS.has(reason)) return self.isSwap ? code : "TRANSIENT_SETTLEMENT_FAILURE";
-  if (reason === "ORDER_EXPIRED") {
-    const expired = (o: RevertSide) => o.expiration <= nowSec;
-    if (expired(self) || !others.some(expired)) return code;
-    return "TRANSIENT_SETTLEMENT_FAILURE";
-  }
+  if (reason === "ORDER_EXPIRED") return concerns(self, others, (o) => o.expiration <= nowSec) ? code : "TRANSIENT_SETTLEMENT_FAILURE";
+  if (reason === "INSUFFICIENT_VAULT_BALANCE") return concerns(self, others, (o) => o.owesVault === true) ? code : "TRANSIENT_SETTLEMENT_FAILURE";
   return code;
+}
+
+/** The revert is `self`'s when the test picks it out, or when it picks out no other side (then it cannot be told). */
+function concerns(self: RevertSide, others: readonly RevertSide[], test: (o: RevertSide) => boolean): boolean {
+  return test(self) || !others.some(test);
 }
 
 /**

@@ -41,6 +41,10 @@ export interface WithdrawContext {
   isUuidUsed?(user: Address, uuid: bigint): boolean;
   /** Token display (symbol, decimals) for error texts. */
   describeToken?(token: Address): { symbol: string; decimals: number } | undefined;
+  /** When given, sets a co-signed intent's amounts aside until it is mined or its deadline passes (Engine.holdWithdrawal). */
+  hold?(user: Address, uuid: bigint, amounts: ReadonlyMap<Address, bigint>, deadlineSec: number): void;
+  /** Whether hold() still holds the amounts of the user's intent under this uuid. */
+  isHeld?(user: Address, uuid: bigint): boolean;
 }
 
 export interface WithdrawCoSignResult {
@@ -158,20 +162,25 @@ export class WithdrawCoSigner {
       return fail(`uuid ${m.uuid} was already used for this user; sign a new intent with a fresh uuid`);
     }
 
-    // Amounts summed per token: listing a token twice cannot overdraw it.
-    const wanted = new Map<Address, bigint>();
-    m.tokens.forEach((t, k) => wanted.set(t, (wanted.get(t) ?? 0n) + m.amounts[k]!));
-    for (const [token, amount] of wanted) {
-      const have = ctx.available(m.user, token);
-      if (amount > have) {
-        const info = ctx.describeToken?.(token);
-        const show = (v: bigint) => (info ? `${formatRaw(v, info.decimals)} ${info.symbol}` : `${v} (raw)`);
-        return fail(`insufficient vault balance for ${info?.symbol ?? token}: available ${show(have)}, requested ${show(amount)}`);
+    // The same intent co-signed again while its hold stands: its funds are set aside already.
+    if (earlier !== hash || !(ctx.isHeld?.(m.user, m.uuid) ?? false)) {
+      // Amounts summed per token: listing a token twice cannot overdraw it.
+      const wanted = new Map<Address, bigint>();
+      m.tokens.forEach((t, k) => wanted.set(t, (wanted.get(t) ?? 0n) + m.amounts[k]!));
+      for (const [token, amount] of wanted) {
+        const have = ctx.available(m.user, token);
+        if (amount > have) {
+          const info = ctx.describeToken?.(token);
+          const show = (v: bigint) => (info ? `${formatRaw(v, info.decimals)} ${info.symbol}` : `${v} (raw)`);
+          return fail(`insufficient vault balance for ${info?.symbol ?? token}: available ${show(have)}, requested ${show(amount)}`);
+        }
       }
+      // In the same synchronous step as the check: a concurrent co-signature sees the funds gone.
+      ctx.hold?.(m.user, m.uuid, wanted, Number(m.deadline));
     }
+    this.cosigned.set(key, hash);
 
     const signature = await signTypedData({ privateKey: this.privateKey, ...typed });
-    this.cosigned.set(key, hash);
     return { success: true, executor_address: this.executorAddress, executor_signature: signature, error: null };
   }
 

@@ -26,6 +26,9 @@ export interface FundsServices {
   ledger: FundsLedger;
   /** What a co-signed withdrawal may take: available net of owed withdrawals (Engine.available). */
   available(owner: string, token: string): bigint;
+  /** Set a co-signed withdrawal's amounts aside until it is mined or expires (Engine.holdWithdrawal). */
+  holdWithdrawal(owner: string, uuid: bigint, amounts: ReadonlyMap<string, bigint>, deadlineSec: number): void;
+  hasWithdrawHold(owner: string, uuid: bigint): boolean;
   /**
    * Bring the ledger up to date with the chain (the engine's syncVaultEvents:
    * deposits credited, withdrawals debited, in chain order). Called before every
@@ -41,6 +44,8 @@ export interface FundsServices {
 export interface FundsEngine {
   readonly ledger: FundsLedger;
   available(owner: string, token: string): bigint;
+  holdWithdrawal(owner: string, uuid: bigint, amounts: ReadonlyMap<string, bigint>, deadlineSec: number): void;
+  hasWithdrawHold(owner: string, uuid: bigint): boolean;
   syncVaultEvents(): Promise<unknown>;
 }
 
@@ -66,6 +71,8 @@ export function createFundsServices(o: CreateFundsOptions): FundsServices {
     builder: new TxBuilder(o.client, deployment),
     ledger: engine.ledger,
     available: (owner, token) => engine.available(owner, token),
+    holdWithdrawal: (owner, uuid, amounts, deadlineSec) => engine.holdWithdrawal(owner, uuid, amounts, deadlineSec),
+    hasWithdrawHold: (owner, uuid) => engine.hasWithdrawHold(owner, uuid),
     async sync() {
       await engine.syncVaultEvents();
     },

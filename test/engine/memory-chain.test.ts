@@ -161,8 +161,13 @@ describe("settlement vocabulary and fault plans", () => {
       expect(errorCodeForSide(reason, swap, [live], now)).toBe(code);
       expect(errorCodeForSide(reason, live, [swap], now)).toBe(T);
     }
-    // A shortfall cannot be placed on one side from the receipt: both see it.
+    // A shortfall goes to the side whose owner owes the vault (an emergency exit past available);
+    // when neither or both do, it cannot be told: both see it.
+    const owes = { ...live, owesVault: true };
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", owes, [live], now)).toBe("INSUFFICIENT_EQUITY");
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [owes], now)).toBe(T);
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [live], now)).toBe("INSUFFICIENT_EQUITY");
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", owes, [owes], now)).toBe("INSUFFICIENT_EQUITY");
     expect(errorCodeForSide("BAD_SIGNATURE", live, [live], now)).toBe(T);
     expect(errorCodeForSide(null, live, [live], now)).toBe(T);
   });

@@ -130,6 +130,51 @@ describe("vault-event sync", () => {
     expect(env.engine.listOrders(ALICE)).toHaveLength(1);
   });
 
+  it("a fill that reverts because an emergency exit emptied the vault: INSUFFICIENT_EQUITY to the owner who owes, the catch-all to the counterparty", async () => {
+    const env = setup();
+    const eurc = env.registry.tokenBySymbol("EURC")!.address;
+    await depositOnChain(env, ALICE, 20_000_000n);
+    env.chain.mint(BOB, eurc, 20_000_000n);
+    env.chain.deposit(BOB, eurc, 20_000_000n);
+    await env.engine.syncVaultEvents();
+    const bid = env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // freezes 10.8
+    env.chain.withdraw(ALICE, usdc(env), 15_000_000n); // 9.2 available taken, 5.8 owed
+    await env.engine.syncVaultEvents();
+    const ask = env.engine.placeOrder(body(env, { owner: BOB, side: "ask", amount: "10", price: "1.08" }));
+    await env.engine.settleAll();
+    expect(env.engine.getOrder(bid.orderId)).toMatchObject({ status: "failed", error: "INSUFFICIENT_VAULT_BALANCE", error_code: "INSUFFICIENT_EQUITY" });
+    expect(env.engine.getOrder(ask.orderId)).toMatchObject({ status: "failed", error: "INSUFFICIENT_VAULT_BALANCE", error_code: "TRANSIENT_SETTLEMENT_FAILURE" });
+  });
+
+  it("a co-signed withdrawal's hold is released by its own mined intent, not by another withdrawal of the token", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 20_000_000n);
+    await env.engine.syncVaultEvents();
+    env.engine.holdWithdrawal(ALICE, 7n, new Map([[usdc(env), 8_000_000n]]), env.clock.nowSec() + 600);
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 12_000_000n, frozen: 8_000_000n });
+    env.chain.withdraw(ALICE, usdc(env), 2_000_000n); // another path (an emergency exit): the hold stays
+    await env.engine.syncVaultEvents();
+    expect(env.engine.hasWithdrawHold(ALICE, 7n)).toBe(true);
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 10_000_000n, frozen: 8_000_000n });
+    env.chain.withdraw(ALICE, usdc(env), 8_000_000n, ALICE, 7n); // the intent itself
+    await env.engine.syncVaultEvents();
+    expect(env.engine.hasWithdrawHold(ALICE, 7n)).toBe(false);
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 10_000_000n, frozen: 0n });
+    expect(await env.chain.vaultBalance(ALICE, usdc(env))).toBe(10_000_000n);
+  });
+
+  it("an order may spend a withdrawal hold's funds once the intent's deadline has passed, with no sync in between", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 20_000_000n);
+    await env.engine.syncVaultEvents();
+    env.engine.holdWithdrawal(ALICE, 8n, new Map([[usdc(env), 15_000_000n]]), env.clock.nowSec() + 60);
+    const big = () => env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // needs 10.8
+    expect(big).toThrow(expect.objectContaining({ code: "INSUFFICIENT_EQUITY" }));
+    env.clock.advanceSec(60);
+    expect(big().status).toBe("pending");
+    expect(env.engine.hasWithdrawHold(ALICE, 8n)).toBe(false);
+  });
+
   it("frozen funds cannot be co-signed for withdrawal: the co-signer reads engine.available", async () => {
     const env = setup();
     await depositOnChain(env, ALICE, 20_000_000n);

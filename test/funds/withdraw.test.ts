@@ -121,6 +121,66 @@ describe("the instant-withdraw flow", () => {
   });
 });
 
+describe("a co-signed withdrawal holds its amounts until it is mined or expires", () => {
+  async function row() {
+    const bal = await request(env.app).get(`${V1}/balances?owner_address=${ALICE()}`).set("Authorization", env.bearer[0]!);
+    expect(bal.status).toBe(200);
+    return bal.body.balances.find((r: { symbol: string }) => r.symbol === "EURC") as { vault_available: string; vault_frozen: string; vault_total: string };
+  }
+  async function coSign(i: WireIntent) {
+    const userSig = await signWithdrawIntent(c, alice(), i);
+    const co = await post("/withdraw", { intent: i, user_signature: userSig });
+    expect(co.status, JSON.stringify(co.body)).toBe(200);
+    return { userSig, co: co.body as { success: boolean; executor_address: string; executor_signature: string | null; error: string | null } };
+  }
+
+  it("frozen from the co-signature, so the same funds back no second withdrawal or order; paid out from the hold once mined", async () => {
+    await deposit(DEPOSIT);
+    const i = intent({ uuid: "900", amounts: ["200000000"] });
+    const first = await coSign(i);
+    expect(first.co.success).toBe(true);
+    // The vault still holds everything (vault_total = the chain's), 200 of it set aside.
+    expect(await row()).toMatchObject({ vault_available: "300000000", vault_frozen: "200000000", vault_total: DEPOSIT.toString() });
+    expect(env.engine.available(ALICE(), EURC())).toBe(300_000_000n);
+
+    // A second intent over the same funds is refused; the same intent again is not held twice.
+    const other = await coSign(intent({ uuid: "901", amounts: ["300000001"] }));
+    expect(other.co).toMatchObject({ success: false, error: "insufficient vault balance for EURC: available 300 EURC, requested 300.000001 EURC" });
+    const repeat = await coSign(i);
+    expect(repeat.co.success).toBe(true);
+    expect(await row()).toMatchObject({ vault_available: "300000000", vault_frozen: "200000000" });
+
+    const build = await post("/withdraw/build", { intent: i, user_signature: first.userSig, executor: first.co.executor_address, executor_signature: first.co.executor_signature });
+    expect(build.status, JSON.stringify(build.body)).toBe(200);
+    const sent = await send("/withdraw/send", build.body.tx);
+    expect((await c.pub.waitForTransactionReceipt({ hash: sent.body.tx_hash })).status).toBe("success");
+    // Mined: the hold is gone and the payout came out of it, not out of what was available.
+    expect(await row()).toMatchObject({ vault_available: "300000000", vault_frozen: "0", vault_total: (DEPOSIT - 200_000_000n).toString() });
+    expect(await vaultBalance(c, ALICE(), EURC())).toBe(DEPOSIT - 200_000_000n);
+    expect(env.engine.log.since().filter((e) => e.type.startsWith("withdraw_hold")).map((e) => [e.type, (e.data as { why?: string }).why])).toEqual([
+      ["withdraw_hold", undefined],
+      ["withdraw_hold_released", "mined"],
+    ]);
+  });
+
+  it("let go once its deadline has passed (the contract refuses the intent then); a snapshot keeps it", async () => {
+    await deposit(DEPOSIT);
+    const i = intent({ uuid: "910", amounts: ["450000000"], deadline: String(env.clock.nowSec() + 60) });
+    expect((await coSign(i)).co.success).toBe(true);
+    const held = env.engine.snapshot();
+    expect(await row()).toMatchObject({ vault_available: "50000000", vault_frozen: "450000000" });
+    env.clock.advanceSec(59);
+    expect(await row()).toMatchObject({ vault_available: "50000000", vault_frozen: "450000000" });
+    env.clock.advanceSec(1);
+    expect(await row()).toMatchObject({ vault_available: DEPOSIT.toString(), vault_frozen: "0", vault_total: DEPOSIT.toString() });
+    expect(env.engine.log.since().filter((e) => e.type === "withdraw_hold_released").map((e) => e.data)).toEqual([{ owner: ALICE(), uuid: "910", why: "expired" }]);
+    // Restored to before the deadline passed, the hold is back.
+    env.engine.restore(held);
+    expect(env.engine.hasWithdrawHold(ALICE(), 910n)).toBe(true);
+    expect(env.engine.ledger.peek(ALICE(), EURC().toLowerCase())).toEqual({ available: 50_000_000n, frozen: 450_000_000n });
+  });
+});
+
 describe("POST /withdraw rejections", () => {
   it("success false, not an error, when the vault balance is short", async () => {
     const i = intent();

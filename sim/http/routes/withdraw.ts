@@ -77,6 +77,8 @@ export function withdrawRouter(ctx: HttpContext, registry: Registry, funds: Fund
           isListedToken: (t) => registry.token(t) !== undefined,
           isUuidUsed: () => used,
           describeToken: (t) => registry.token(t),
+          hold: (user, uuid, amounts, deadlineSec) => funds.holdWithdrawal(user, uuid, amounts, deadlineSec),
+          isHeld: (user, uuid) => funds.hasWithdrawHold(user, uuid),
         },
         ownerOf(res),
       );
