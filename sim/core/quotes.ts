@@ -391,6 +391,10 @@ export class SwapDesk {
       fromAmount: req.fromAmount,
       routedOutput: route ? route.output : 0n,
     });
+    // pay_more adds gas to from_amount: the Intent (and its permit) must still be signable.
+    if (breakdown.maxInputAmount >= 1n << 256n) {
+      throw new ExchangeError("VALIDATION", 400, `from_amount plus the gas in ${inTok.symbol} (gas_mode pay_more) exceeds uint256; ask for less`);
+    }
     const equity = this.o.vaultAvailable(req.owner, inTok.address);
     const initialDeposit = equity >= breakdown.maxInputAmount ? 0n : breakdown.maxInputAmount - equity;
     const pendingPermits = this.pendingPermitSwaps(req.owner, inTok.address);

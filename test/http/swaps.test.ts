@@ -239,6 +239,22 @@ describe("POST /swap/quote", () => {
     expect(batch.body.items[0].error.rejectionCategory).toBe("INTENT_DEADLINE_EXPIRED");
   });
 
+  it("pay_more on a from_amount whose gas pushes maxInputAmount past uint256: 400 (an Intent nobody can sign), invalid_quote in a batch", async () => {
+    const ex = exchange();
+    await book(ex);
+    const huge = (1n << 256n) - 1000n;
+    const res = await postQuote(ex, quoteBody(ex, ALICE, huge, { gas_mode: "pay_more" }));
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body).toEqual({ detail: expect.stringContaining("exceeds uint256") });
+    const batch = await postBatch(ex, { quotes: [quoteBody(ex, ALICE, huge, { gas_mode: "pay_more" })] });
+    expect(batch.status).toBe(200);
+    expect(batch.body.items[0]).toEqual({ ok: false, quote: null, error: { rejectionCategory: "invalid_quote", message: expect.stringContaining("exceeds uint256") } });
+    // receive_less takes the gas out of the output: the same size is quoted, within uint256.
+    const less = await postQuote(ex, quoteBody(ex, ALICE, huge, { gas_mode: "receive_less" }));
+    expect(less.status, JSON.stringify(less.body)).toBe(200);
+    expect(less.body.route_params.maxInputAmount).toBe(huge.toString());
+  });
+
   it("GET /swap/quote is 405", async () => {
     const ex = exchange();
     const res = await request(ex.app).get("/api/v1/swap/quote");
