@@ -341,6 +341,7 @@ export class OrderIntake {
       // Every figure is an integer below 2^53, hence exact. Floors as checkFloor compares them.
       if (side === "ask" ? lotsN < g.minAskLots : product < g.minBidProduct) return null;
       const quoteN = g.quoteDiv === 1 ? product * g.quoteMul : (product - (product % g.quoteDiv)) / g.quoteDiv;
+      if (quoteN === 0) return null; // a zero quote leg: the shared validator's floor refuses it
       lots = BigInt(lotsN);
       ticks = sharedPrice(g, ticksN);
       baseRaw = BigInt(baseN);
@@ -355,6 +356,7 @@ export class OrderIntake {
       const quoteExact = lots * ticks * g.quoteScale; // quote raw × 10^(qp+tp), exact
       if (side === "ask" ? baseRaw < m.minAskAmountRaw : quoteExact < m.minBidQuoteAmountRaw * g.gridScale) return null;
       quoteRaw = quoteExact / g.gridScale;
+      if (quoteRaw === 0n) return null;
       // Legs beyond uint256 cannot be signed: the full validator rejects them (400).
       if (baseRaw >= UINT256_LIMIT || quoteRaw >= UINT256_LIMIT) return null;
     }

@@ -39,6 +39,15 @@ export function orderTerms(market: MarketInfo, side: Side, amount: Decimal, pric
  * AMOUNT_BELOW_MIN (400) carries the floor in raw and decimal form.
  */
 export function checkFloor(market: MarketInfo, side: Side, amount: Decimal, price: Decimal): void {
+  // The quote leg is floored to the quote token's decimals; at zero the contract refuses the
+  // order on its first fill (amounts non-zero), so it could never settle.
+  if (amount.units * price.units * pow10(market.quoteDecimals) < pow10(amount.scale + price.scale)) {
+    throw belowMin(
+      `amount * price is below one raw unit of ${market.quoteSymbol} (${market.quoteDecimals} decimals): the order's ${market.quoteSymbol} amount would be 0, which the contract refuses`,
+      1n,
+      market.quoteDecimals,
+    );
+  }
   if (side === "ask") {
     // amount.units * 10^bd / 10^scale < min  <=>  amount.units * 10^bd < min * 10^scale
     if (amount.units * pow10(market.baseDecimals) < market.minAskAmountRaw * pow10(amount.scale)) {

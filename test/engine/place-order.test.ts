@@ -38,6 +38,7 @@ function state(env: Env) {
 describe("placeOrder validation, in the spec's order", () => {
   const env = setup();
   fund(env, ALICE, "EURC", 1_000_000000n);
+  fund(env, ALICE, "USDC", 1_000_000000n);
   const ok = () => body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" });
 
   const cases: [string, () => Record<string, unknown>, string, number][] = [
@@ -50,6 +51,8 @@ describe("placeOrder validation, in the spec's order", () => {
     ["reversed orientation", () => ({ ...ok(), from_address: market(env).quote, to_address: market(env).base }), "PAIR_INACTIVE", 400],
     ["below the ask floor", () => ({ ...ok(), amount: "4.99" }), "AMOUNT_BELOW_MIN", 400],
     ["below the bid floor", () => ({ ...ok(), side: "bid", amount: "4", price: "1.1" }), "AMOUNT_BELOW_MIN", 400],
+    // JPYS has 2 decimals: 10 USDC at 0.000001 is 0.00001 JPYS, signed as 0 (the contract refuses a zero amount).
+    ["a quote leg that floors to zero", () => body(env, { owner: ALICE, side: "ask", amount: "10", price: "0.000001", symbol: "USDC/JPYS" }), "AMOUNT_BELOW_MIN", 400],
     ["past expiration", () => ({ ...ok(), expiration: env.clock.nowSec() }), "EXPIRATION_INVALID", 400],
     ["far expiration", () => ({ ...ok(), expiration: env.clock.nowSec() + 365 * 86400 }), "EXPIRATION_INVALID", 400],
     ["uuid_int of another executor", () => {
@@ -153,6 +156,17 @@ describe("order intake fast path", () => {
     expect(outcome(() => intake.intake(input, ctx()))).toBe(slow);
     return slow;
   }
+
+  it("a quote leg that floors to zero is refused by both paths; one raw unit is accepted", () => {
+    const jpys = (price: string, side: "ask" | "bid" = "ask") => body(env, { owner: ALICE, side, amount: "10", price, symbol: "USDC/JPYS" });
+    for (const side of ["ask", "bid"] as const) {
+      expect(bothAgree(jpys("0.000001", side))).toMatch(/^AMOUNT_BELOW_MIN:amount \* price is below one raw unit of JPYS/);
+      expect(fastPathOf(intake)(jpys("0.000001", side), ctx())).toBeNull();
+    }
+    // 10 × 0.001 = 0.01 JPYS = 1 raw unit (the bid floor is higher, so only the ask passes).
+    expect(bothAgree(jpys("0.001"))).toMatch(/^\[/);
+    expect(fastPathOf(intake)(jpys("0.001"), ctx())).not.toBeNull();
+  });
 
   it("refuses every non-canonical spelling of uuid_int the shared validator refuses", () => {
     const id = "6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5c";
