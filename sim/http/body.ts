@@ -103,7 +103,8 @@ class BodyRead extends AsyncResource {
       this.req.body = parseStrict(text);
     } catch {
       (this.req as WithUnparsed)[UNPARSED] = text;
-      this.next(bodyError(400, "entity.parse.failed"));
+      // The text rides along as on body-parser's error, so the answer can tell a bare value from broken JSON.
+      this.next(Object.assign(bodyError(400, "entity.parse.failed"), { body: text }));
       return;
     }
     this.next();

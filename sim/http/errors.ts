@@ -114,6 +114,8 @@ export function errorResponse(err: ExchangeError, style: EnvelopeStyle = "plain"
 interface BodyParserError {
   type?: string;
   status: number;
+  /** The body text (body-parser sets it on a parse failure). */
+  body?: unknown;
   code?: unknown;
   errno?: unknown;
 }
@@ -122,6 +124,17 @@ function isBodyParserError(e: unknown): e is BodyParserError {
   if (typeof e !== "object" || e === null) return false;
   const b = e as BodyParserError;
   return typeof b.status === "number" && (typeof b.type === "string" || isDecompressionError(b));
+}
+
+/** Strict JSON refuses a top-level string, number, true, false or null that is itself valid JSON. */
+function isBareJsonValue(body: unknown): boolean {
+  if (typeof body !== "string") return false;
+  try {
+    const v: unknown = JSON.parse(body);
+    return v === null || typeof v !== "object";
+  } catch {
+    return false;
+  }
 }
 
 function isDecompressionError(e: BodyParserError): boolean {
@@ -144,7 +157,7 @@ export function requestError(e: unknown): ExchangeError | null {
   if (isDecompressionError(e)) return new ExchangeError("VALIDATION", 400, "Request body does not decode under its Content-Encoding");
   switch (e.type) {
     case "entity.parse.failed":
-      return new ExchangeError("VALIDATION", 422, "Request body is not valid JSON");
+      return new ExchangeError("VALIDATION", 422, isBareJsonValue(e.body) ? "Request body must be a JSON object, not a bare JSON value" : "Request body is not valid JSON");
     case "entity.too.large":
       return new ExchangeError("VALIDATION", 413, "Request body too large");
     case "encoding.unsupported":

@@ -52,7 +52,7 @@ describe("placeOrder validation, in the spec's order", () => {
     ["below the ask floor", () => ({ ...ok(), amount: "4.99" }), "AMOUNT_BELOW_MIN", 400],
     ["below the bid floor", () => ({ ...ok(), side: "bid", amount: "4", price: "1.1" }), "AMOUNT_BELOW_MIN", 400],
     // JPYS has 2 decimals: 10 USDC at 0.000001 is 0.00001 JPYS, signed as 0 (the contract refuses a zero amount).
-    ["a quote leg that floors to zero", () => body(env, { owner: ALICE, side: "ask", amount: "10", price: "0.000001", symbol: "USDC/JPYS" }), "AMOUNT_BELOW_MIN", 400],
+    ["a quote leg that floors to zero", () => ({ ...body(env, { owner: ALICE, side: "ask", amount: "10", price: "0.000001", symbol: "USDC/JPYS" }) }), "AMOUNT_BELOW_MIN", 400],
     ["past expiration", () => ({ ...ok(), expiration: env.clock.nowSec() }), "EXPIRATION_INVALID", 400],
     ["far expiration", () => ({ ...ok(), expiration: env.clock.nowSec() + 365 * 86400 }), "EXPIRATION_INVALID", 400],
     ["uuid_int of another executor", () => {
@@ -158,7 +158,7 @@ describe("order intake fast path", () => {
   }
 
   it("a quote leg that floors to zero is refused by both paths; one raw unit is accepted", () => {
-    const jpys = (price: string, side: "ask" | "bid" = "ask") => body(env, { owner: ALICE, side, amount: "10", price, symbol: "USDC/JPYS" });
+    const jpys = (price: string, side: "ask" | "bid" = "ask"): Record<string, unknown> => ({ ...body(env, { owner: ALICE, side, amount: "10", price, symbol: "USDC/JPYS" }) });
     for (const side of ["ask", "bid"] as const) {
       expect(bothAgree(jpys("0.000001", side))).toMatch(/^AMOUNT_BELOW_MIN:amount \* price is below one raw unit of JPYS/);
       expect(fastPathOf(intake)(jpys("0.000001", side), ctx())).toBeNull();

@@ -239,6 +239,24 @@ describe("error handling through express", () => {
     // A bare scalar is not a request body either (strict JSON: objects and arrays).
     const scalar = await request(app).post("/api/v1/plain").set("Content-Type", "application/json").send('"hi"');
     expect(scalar.status).toBe(422);
+    // Said as such: it is valid JSON, only not an object.
+    expect(scalar.body).toEqual({ detail: "Request body must be a JSON object, not a bare JSON value" });
+    for (const bare of ["null", "7", "true"]) {
+      const res = await request(app).post("/api/v1/orders").set("Content-Type", "application/json").send(bare);
+      expect(res.body).toEqual({ detail: { detail: "Request body must be a JSON object, not a bare JSON value", error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
+    }
+    // The same through express.json (a gzip body is not read directly).
+    const server = createServer(app);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const data = gzipSync("null");
+      const port = (server.address() as AddressInfo).port;
+      const res = await rawRequest(port, "POST", "/api/v1/plain", { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(data.length) }, data);
+      expect(res.status).toBe(422);
+      expect(JSON.parse(res.body)).toEqual({ detail: "Request body must be a JSON object, not a bare JSON value" });
+    } finally {
+      server.close();
+    }
     expect(logged).toEqual([]);
   });
 
