@@ -7,7 +7,7 @@
 //                       so /__fakex/ui/orders/{id} is a link a failing test can print
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Router } from "express";
+import { Router, type Response } from "express";
 import { nodeRequire } from "../platform/module-format.ts";
 import { PACKAGE_ROOT } from "../platform/package-paths.ts";
 
@@ -56,26 +56,36 @@ export function viewerFiles(): Map<string, string> {
   return out;
 }
 
-export function viewerRouter(): Router {
+/**
+ * Send one of the viewer's files. Every path is built from a fixed list (never from the
+ * URL), so dot segments are allowed: an install under .pnpm, ~/.npm/_npx or ~/.nvm has
+ * them, and express's default refuses such paths with 404.
+ */
+function sendViewerFile(res: Response, path: string): void {
+  res.sendFile(path, { dotfiles: "allow" });
+}
+
+/** `uiDir`: the viewer's folder (the package's ui/ unless a test points elsewhere). */
+export function viewerRouter(uiDir: string = UI_DIR): Router {
   const r = Router();
-  const assets = new Set(readdirSync(join(UI_DIR, "assets")));
+  const assets = new Set(readdirSync(join(uiDir, "assets")));
   r.get("/ui/assets/:file", (req, res, next) => {
     const file = String(req.params["file"]);
     if (!assets.has(file)) return next();
     res.type(typeOf(file)).setHeader("Cache-Control", "no-cache");
-    res.sendFile(join(UI_DIR, "assets", file));
+    sendViewerFile(res, join(uiDir, "assets", file));
   });
   r.get("/ui/vendor/:file", (req, res, next) => {
     const file = String(req.params["file"]);
     const path = vendorPath(file);
     if (!path) return next();
     res.type(typeOf(file)).setHeader("Cache-Control", "max-age=3600");
-    res.sendFile(path);
+    sendViewerFile(res, path);
   });
   r.get(["/ui", "/ui/*rest"], (req, res, next) => {
     if (/^\/ui\/(assets|vendor)\//.test(req.path)) return next();
     res.type("html").setHeader("Cache-Control", "no-cache");
-    res.sendFile(join(UI_DIR, "index.html"));
+    sendViewerFile(res, join(uiDir, "index.html"));
   });
   return r;
 }

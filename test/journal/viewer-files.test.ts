@@ -1,0 +1,32 @@
+// The viewer's files are served from wherever the package is installed, dot folders
+// included (pnpm's node_modules/.pnpm, npx's ~/.npm/_npx, nvm's ~/.nvm): express refuses
+// paths with a dot segment unless told otherwise.
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import express from "express";
+import request from "supertest";
+import { afterAll, describe, expect, it } from "vitest";
+import { UI_DIR, viewerRouter } from "../../sim/http/control-ui.ts";
+
+describe("viewer files under a dot folder", () => {
+  const root = mkdtempSync(join(tmpdir(), "fakex-ui-"));
+  const uiDir = join(root, "node_modules", ".pnpm", "fakex@0.1.0", "node_modules", "fakex", "ui");
+  cpSync(UI_DIR, uiDir, { recursive: true });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const app = express().use("/__fakex", viewerRouter(uiDir));
+
+  it("serves the page, its assets and the vendored libraries", async () => {
+    const page = await request(app).get("/__fakex/ui/orders/abc");
+    expect(page.status).toBe(200);
+    expect(page.text).toBe(readFileSync(join(uiDir, "index.html"), "utf8"));
+    const asset = readdirSync(join(uiDir, "assets")).find((f) => f.endsWith(".js"))!;
+    const js = await request(app).get(`/__fakex/ui/assets/${asset}`);
+    expect(js.status).toBe(200);
+    expect(js.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    expect(js.text).toBe(readFileSync(join(uiDir, "assets", asset), "utf8"));
+    expect((await request(app).get("/__fakex/ui/vendor/preact.js")).status).toBe(200);
+    // Only listed files: anything else under the folder is not served.
+    expect((await request(app).get("/__fakex/ui/assets/..%2Findex.html")).status).toBe(404);
+  });
+});
