@@ -1,13 +1,15 @@
 // npm run build: the package as it ships, in dist/ (never committed).
 //   dist/esm    ES modules (the package is "type": "module")
 //   dist/cjs    CommonJS, marked by its own package.json {"type": "commonjs"}
-//   dist/types  declarations, shared by both
+//   dist/types  declarations of the ES modules; the same files are copied next to the
+//               CommonJS output, where its package.json makes TypeScript read them as
+//               CommonJS (a require() consumer on moduleResolution node16 needs that)
 // Sources import each other with .ts extensions; tsc rewrites them to .js. The one
 // module that differs by format, sim/platform/module-format, has a CommonJS twin that
 // tsconfig.build.cjs.json picks through moduleSuffixes; its output is renamed here.
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { rename, rm, writeFile } from "node:fs/promises";
+import { cp, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -25,4 +27,5 @@ compile("tsconfig.build.cjs.json");
 const platform = path.join(dist, "cjs", "sim", "platform");
 await rename(path.join(platform, "module-format.cjs.js"), path.join(platform, "module-format.js"));
 await writeFile(path.join(dist, "cjs", "package.json"), `${JSON.stringify({ type: "commonjs" }, null, 2)}\n`);
+await cp(path.join(dist, "types"), path.join(dist, "cjs"), { recursive: true });
 console.log("built dist/esm, dist/cjs, dist/types");

@@ -4,7 +4,8 @@
 // starts an exchange, places and settles one order, closes, and leaves no Anvil),
 // `npx fakex serve` until /health answers 200, `npx fakex conformance` against it, and
 // `tsc --noEmit` on consumer files with moduleResolution nodenext and bundler (strict,
-// skipLibCheck off: every declaration fakex ships must check in a consumer's project).
+// skipLibCheck off: every declaration fakex ships must check in a consumer's project),
+// and node16.
 // Slow by nature (a build and an install): one pack and one install serve every case.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { execFile, spawn } from "node:child_process";
@@ -145,8 +146,10 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     });
   });
 
-  test("TypeScript: nodenext and bundler resolution", async () => {
-    for (const config of ["tsconfig.nodenext.json", "tsconfig.bundler.json"]) {
+  test("TypeScript: nodenext, node16 and bundler resolution", async () => {
+    // node16 (with skipLibCheck: viem's ox reports errors of its own there) is where a
+    // CommonJS file needs declarations that read as CommonJS (dist/cjs/*.d.ts).
+    for (const config of ["tsconfig.nodenext.json", "tsconfig.node16.json", "tsconfig.bundler.json"]) {
       await inProject(process.execPath, ["node_modules/typescript/bin/tsc", "-p", config]);
     }
   });
