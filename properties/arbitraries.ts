@@ -97,9 +97,25 @@ export interface OrderSpec {
 }
 
 /** Smallest lot count that passes the market floor at `ticks` (spec "Floor rules", exact). */
-export function floorLots(m: MarketInfo, side: Side, ticks: bigint): bigint {
+export function specFloorLots(m: MarketInfo, side: Side, ticks: bigint): bigint {
   if (side === "ask") return ceilDiv(m.minAskAmountRaw * pow10(m.quantityPrecision), pow10(m.baseDecimals));
   return ceilDiv(m.minBidQuoteAmountRaw * pow10(m.quantityPrecision + m.tickPrecision), ticks * pow10(m.quoteDecimals));
+}
+
+/** Smallest lot count whose quote leg is at least one raw unit at `ticks` (the contract refuses a zero amount). */
+export function nonZeroQuoteLots(m: MarketInfo, ticks: bigint): bigint {
+  return ceilDiv(pow10(m.quantityPrecision + m.tickPrecision), ticks * pow10(m.quoteDecimals));
+}
+
+/**
+ * Smallest lot count an order at `ticks` may have: the spec's floor, and a quote leg of at
+ * least one raw unit (a tiny price on a quote token with few decimals floors it to zero,
+ * an order no fill of which can settle). Every valid order these arbitraries make has it.
+ */
+export function floorLots(m: MarketInfo, side: Side, ticks: bigint): bigint {
+  const floor = specFloorLots(m, side, ticks);
+  const nonZero = nonZeroQuoteLots(m, ticks);
+  return floor > nonZero ? floor : nonZero;
 }
 
 /** The spec for `lots` and `ticks` on `m` (amount and price in canonical form). */
@@ -246,9 +262,10 @@ export const invalidOrderBody = (registry: Registry, ctx: OrderContext): fc.Arbi
     arbs.push(
       fc
         .tuple(fc.constantFrom(...withFloor), uuid4(), fc.constantFrom<Side>("bid", "ask"), fc.bigInt({ min: 1n, max: 10n ** 6n }))
-        .filter(([m, , side, ticks]) => floorLots(m, side, ticks) > 1n)
+        // Below the spec's floor only: its quote leg stays at one raw unit or more.
+        .filter(([m, , side, ticks]) => specFloorLots(m, side, ticks) > 1n && specFloorLots(m, side, ticks) - 1n >= nonZeroQuoteLots(m, ticks))
         .map(([m, id, side, ticks]) => {
-          const spec = orderSpec(m, side, floorLots(m, side, ticks) - 1n, ticks);
+          const spec = orderSpec(m, side, specFloorLots(m, side, ticks) - 1n, ticks);
           return { rule: "below_floor" as const, body: orderBodyOf(spec, id, ctx), expect: { ...ORDER_RULES.below_floor } };
         }),
     );
