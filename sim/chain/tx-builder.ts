@@ -17,6 +17,7 @@
 import {
   BaseError,
   ContractFunctionRevertedError,
+  decodeErrorResult,
   encodeFunctionData,
   HttpRequestError,
   TimeoutError,
@@ -73,11 +74,34 @@ export function revertReason(err: unknown): string {
   if (err instanceof BaseError) {
     const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError);
     if (reverted instanceof ContractFunctionRevertedError) return reverted.reason ?? reverted.data?.errorName ?? "reverted";
+    const custom = customError(err);
+    if (custom !== null) return custom;
     const withDetails = err.walk((e) => e instanceof BaseError && typeof e.details === "string" && e.details.length > 0) as BaseError | null;
     if (withDetails) return withDetails.details;
     return err.shortMessage;
   }
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The errors a relayed call can revert with: the tokens' (OpenZeppelin ERC-20, permit) and the exchange's. */
+const CALL_ERRORS = [...TestToken.abi, ...Exchange.abi].filter((x) => x.type === "error");
+
+/**
+ * A custom error in the revert data of a raw call (estimateGas knows no ABI), by name and
+ * arguments: "ERC20InvalidReceiver(0x0000…)" rather than the node's selector and raw bytes.
+ */
+function customError(err: BaseError): string | null {
+  const withData = err.walk((e) => typeof (e as { data?: unknown }).data === "string" && /^0x[0-9a-f]{8}/i.test((e as { data: string }).data));
+  if (withData === null) return null;
+  try {
+    const decoded = decodeErrorResult({ abi: CALL_ERRORS, data: (withData as unknown as { data: Hex }).data });
+    // Error(string) and Panic keep the node's own wording (the reason text), as before.
+    if ((decoded.errorName as string) === "Error" || (decoded.errorName as string) === "Panic") return null;
+    // Addresses lowercase, as everywhere else on the wire (viem checksums them).
+    return `${decoded.errorName}(${(decoded.args ?? []).map((a) => (typeof a === "string" ? a.toLowerCase() : String(a))).join(", ")})`;
+  } catch {
+    return null;
+  }
 }
 
 export class TxBuilder {

@@ -280,7 +280,11 @@ describe("POST /transfer and /transfer/send", () => {
   it("400 when the transfer would revert (more than the wallet holds)", async () => {
     const res = await post("/transfer", { token: XCHF(), to: BOB(), amount: (10n ** 40n).toString(), from_address: ALICE() });
     expect(res.status).toBe(400);
-    expect(res.body.detail).toMatch(/^transaction would revert: /);
+    // The token's custom error, decoded by name and arguments (not its raw selector and bytes).
+    expect(res.body.detail).toMatch(/^transaction would revert: ERC20InsufficientBalance\(0x[0-9a-f]{40}, \d+, 10000000000000000000000000000000000000000\)$/);
+    const toZero = await post("/transfer", { token: XCHF(), to: "0x0000000000000000000000000000000000000000", amount: "1", from_address: ALICE() });
+    expect(toZero.status).toBe(400);
+    expect(toZero.body).toEqual({ detail: "transaction would revert: ERC20InvalidReceiver(0x0000000000000000000000000000000000000000)" });
   });
 });
 
