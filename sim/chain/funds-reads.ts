@@ -9,6 +9,7 @@ import { ExchangeError } from "../core/errors.ts";
 import type { Address, Hex } from "../core/typed-data.ts";
 import { Exchange, Vault } from "./artifacts.ts";
 import { isNodeUnavailable, revertReason, type FundsClient, type FundsDeployment } from "./tx-builder.ts";
+import { pollReceipt } from "./poll-receipt.ts";
 
 const ERC20_READ_ABI = parseAbi([
   "function balanceOf(address owner) view returns (uint256)",
@@ -143,7 +144,7 @@ export class FundsReader {
    */
   async waitMined(txHash: Hex, timeoutMs = 250): Promise<boolean> {
     try {
-      await this.client.waitForTransactionReceipt({ hash: txHash as ViemHex, timeout: timeoutMs, pollingInterval: 10 });
+      await pollReceipt(this.client, txHash, { timeoutMs });
       return true;
     } catch {
       return false;
