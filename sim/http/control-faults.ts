@@ -166,6 +166,8 @@ export class RouteFaults {
 
   /** Requests a "timeout" rule holds right now (until their client gives up). */
   private readonly held = new Set<Response>();
+  /** Requests waiting out a rule's latency, by their timer. */
+  private readonly delayed = new Map<NodeJS.Timeout, Response>();
 
   private answer(res: Response, kind: FailKind, committed: CommittedResponse | null, edge: HeaderSnapshot): void {
     answerWithFault(res, kind, committed, edge);
@@ -182,6 +184,13 @@ export class RouteFaults {
   dropHeld(): void {
     for (const res of this.held) res.socket?.destroy();
     this.held.clear();
+    // Requests still in their latency delay are never served: a closed exchange neither
+    // runs them nor keeps the process alive for them.
+    for (const [timer, res] of this.delayed) {
+      clearTimeout(timer);
+      res.socket?.destroy();
+    }
+    this.delayed.clear();
   }
 
   /**
@@ -223,7 +232,12 @@ export class RouteFaults {
       const delay = this.latencyOf(rule);
       if (delay > 0 && !hooks.replay) {
         const moveClock = hooks.delayed ?? this.moveClock;
-        setTimeout(moveClock ? () => void moveClock().then(act, next) : act, delay);
+        const timer = setTimeout(() => {
+          this.delayed.delete(timer);
+          if (moveClock) void moveClock().then(act, next);
+          else act();
+        }, delay);
+        this.delayed.set(timer, res);
       } else act();
     };
   }

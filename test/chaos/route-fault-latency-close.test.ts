@@ -1,0 +1,33 @@
+// A request waiting out a route fault's latency when the exchange closes: it is never
+// served, and its timer does not keep the process alive (a process whose last exchange
+// closed exits at once, as the README promises).
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, test } from "vitest";
+
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
+const SCRIPT = `
+import { createFakeExchange } from "./fixtures/fake-exchange.ts";
+const ex = await createFakeExchange({ liquidity: false, users: 1 });
+ex.control.setRouteFaults([{ method: "GET", path: "/system/time", latency_ms: 20000 }]);
+const pending = fetch(ex.baseUrl + "/system/time").then((r) => "answered " + r.status, (e) => "dropped");
+await new Promise((r) => setTimeout(r, 100));
+await ex.close();
+console.log(await pending);
+console.log("closed at " + Date.now());
+`;
+
+describe("route-fault latency and close()", () => {
+  test("the delayed request is dropped and the process exits at once", { timeout: 60_000 }, async () => {
+    const started = Date.now();
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", SCRIPT], { cwd: REPO });
+    const exitedAt = Date.now();
+    const [outcome, closed] = stdout.trim().split("\n");
+    expect(outcome).toBe("dropped");
+    const closedAt = Number(closed!.replace("closed at ", ""));
+    expect(closedAt).toBeGreaterThan(started);
+    // Exited within seconds of close(), not at the end of the 20 s delay.
+    expect(exitedAt - closedAt).toBeLessThan(10_000);
+  });
+});
