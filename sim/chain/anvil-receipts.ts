@@ -90,17 +90,24 @@ export function parseWithdrawalLog(log: RawLog): WithdrawalEvent {
  * its owner's.
  */
 export function parseWithdrawalLogs(logs: readonly RawLog[]): WithdrawalEvent[] {
-  const instant = new Map<string, bigint>();
-  for (const log of logs) {
-    if (log.topics[0] !== TOPIC_INSTANT_WITHDRAW) continue;
-    instant.set(`${log.transactionHash.toLowerCase()}|0x${log.topics[1]!.slice(26).toLowerCase()}`, BigInt(log.topics[2]!));
-  }
+  // The contract emits an intent's Withdrawal events, then its InstantWithdraw: in log order,
+  // an InstantWithdraw names the owner's Withdrawal events of its transaction since the last
+  // one (a transaction may execute several intents of one user).
+  const ordered = [...logs].sort((a, b) => Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) || Number(BigInt(a.logIndex) - BigInt(b.logIndex)));
   const out: WithdrawalEvent[] = [];
-  for (const log of logs) {
-    if (log.topics[0] !== TOPIC_WITHDRAWAL) continue;
-    const ev = parseWithdrawalLog(log);
-    const uuid = instant.get(`${ev.txHash}|${ev.owner}`);
-    out.push(uuid === undefined ? ev : { ...ev, instantUuid: uuid });
+  const awaiting = new Map<string, number[]>(); // txHash|owner → positions in out
+  for (const log of ordered) {
+    if (log.topics[0] === TOPIC_WITHDRAWAL) {
+      const ev = parseWithdrawalLog(log);
+      const key = `${ev.txHash}|${ev.owner}`;
+      awaiting.set(key, [...(awaiting.get(key) ?? []), out.length]);
+      out.push(ev);
+    } else if (log.topics[0] === TOPIC_INSTANT_WITHDRAW) {
+      const key = `${log.transactionHash.toLowerCase()}|0x${log.topics[1]!.slice(26).toLowerCase()}`;
+      const uuid = BigInt(log.topics[2]!);
+      for (const i of awaiting.get(key) ?? []) out[i] = { ...out[i]!, instantUuid: uuid };
+      awaiting.delete(key);
+    }
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // GET /balances rows (spec "Balance row"): the wallet column from the ERC-20, the
 // vault columns from the engine's ledger (available = tradable, frozen = held by open
-// orders and in-flight settlements), every amount a raw decimal string, and the
+// orders, in-flight settlements and co-signed withdrawals not yet mined), every amount a raw decimal string, and the
 // identities vault_total = available + frozen, total = wallet + vault_total.
 
 import type { Account } from "./ledger.ts";

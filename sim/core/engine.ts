@@ -392,10 +392,11 @@ export class Engine {
   syncVaultEvents(): Promise<VaultSyncReport> {
     return this.serialised(async () => {
       const out: VaultSyncReport = { deposits: 0, withdrawals: 0 };
-      // Balance reads sync first: a hold past its deadline shows as available again.
-      if (this.withdrawHolds.size > 0) this.expireWithdrawHolds();
       const head = await this.chain.blockNumber();
-      if (head <= this.depositCursor) return out;
+      if (head <= this.depositCursor) {
+        if (this.withdrawHolds.size > 0) this.expireWithdrawHolds();
+        return out;
+      }
       const from = this.depositCursor + 1n;
       type Ev = { kind: "deposit" | "intent_deposit"; ev: DepositEvent } | { kind: "withdrawal"; ev: WithdrawalEvent };
       const events: Ev[] = [
@@ -421,6 +422,8 @@ export class Engine {
       }
       if (this.vaultDebt.size > 0) this.collectVaultDebts();
       this.depositCursor = head;
+      // After the events: an intent mined before its deadline is paid out of its hold first.
+      if (this.withdrawHolds.size > 0) this.expireWithdrawHolds();
       return out;
     });
   }
@@ -449,7 +452,7 @@ export class Engine {
 
   /**
    * The executor co-signed a withdrawal (POST /withdraw): its amounts stay frozen until the
-   * intent is mined (applyWithdrawal) or its deadline passes (the contract then refuses it),
+   * intent is mined (applyWithdrawal) or a vault sync after its deadline (the contract then refuses it),
    * so the same funds cannot back an order, a swap or a second withdrawal meanwhile. The
    * caller has checked them against available() in the same synchronous step.
    */
@@ -483,7 +486,12 @@ export class Engine {
     return { expiration: o.expiration, isSwap: o.orderType === "swap", owesVault: this.vaultDebt.has(`${o.owner}|${o.fromToken}`) };
   }
 
-  /** Holds whose deadline has passed: the contract refuses their intents now, so the funds are free again. */
+  /**
+   * Holds whose deadline has passed: the contract refuses their intents now, so the funds are
+   * free again. Called only by a vault sync, once the chain's events up to now are applied:
+   * an intent mined before its deadline but not synced yet must be paid from its hold, not
+   * from funds an order took after the deadline.
+   */
   private expireWithdrawHolds(): void {
     const nowSec = this.clock.nowSec();
     for (const [key, hold] of this.withdrawHolds) if (hold.deadlineSec <= nowSec) this.releaseWithdrawHold(key, "expired");
@@ -510,8 +518,6 @@ export class Engine {
 
   /** available() for keys already lowercase (order entry): one map read while nothing is owed. */
   private spendable(owner: string, token: string): bigint {
-    // Every spend is decided here, so a withdrawal hold past its deadline is let go first.
-    if (this.withdrawHolds.size > 0) this.expireWithdrawHolds();
     const avail = this.ledger.available(owner, token);
     if (this.vaultDebt.size === 0) return avail;
     const debt = this.vaultDebt.get(`${owner}|${token}`) ?? 0n;
@@ -1014,10 +1020,12 @@ export class Engine {
     if (r.status === "reverted") {
       batch.status = "failed";
       const reason = r.revertReason ?? "TRANSACTION_REVERTED";
-      for (const f of fills) this.finishSwapLeg(f, "failed", reason, now);
-      swap.error = reason;
+      // The revert is the whole transaction's: each party is weighed against all the others.
+      const swapSide = this.revertSide(swap);
       const makers = fills.map((f) => this.revertSide(this.orders.get(f.makerOrderId)!));
-      swap.errorCode = errorCodeForSide(reason, this.revertSide(swap), makers, this.clock.nowSec());
+      fills.forEach((f, i) => this.finishSwapLeg(f, "failed", reason, now, [swapSide, ...makers.filter((_, j) => j !== i)]));
+      swap.error = reason;
+      swap.errorCode = errorCodeForSide(reason, swapSide, makers, this.clock.nowSec());
       this.ledger.release(swap.owner, swap.fromToken, swap.reserved);
       swap.reserved = 0n;
       this.moveOrder(swap, "failed", now);
@@ -1044,7 +1052,8 @@ export class Engine {
   }
 
   /** The maker's side of one router leg (the taker side is applied once per swap). */
-  private finishSwapLeg(f: FillRecord, outcome: "settled" | "failed", reason: string | null, now: Instant): void {
+  /** `others`: on a failed leg, the transaction's other parties as errorCodeForSide weighs them. */
+  private finishSwapLeg(f: FillRecord, outcome: "settled" | "failed", reason: string | null, now: Instant, others: readonly RevertSide[] = []): void {
     this.moveFill(f.id, outcome, now);
     this.fills.setRevertReason(f.id, reason);
     const maker = this.orders.get(f.makerOrderId)!;
@@ -1053,8 +1062,7 @@ export class Engine {
       this.settleSide(maker, f.makerGive, 0n, mv.makerCredit);
       if (mv.makerFee > 0n) this.ledger.credit(this.protocolOwner, maker.toToken, mv.makerFee);
     } else {
-      const swap = this.orders.get(f.takerOrderId)!;
-      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForSide(reason, this.revertSide(maker), [this.revertSide(swap)], this.clock.nowSec()), now);
+      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForSide(reason, this.revertSide(maker), others, this.clock.nowSec()), now);
     }
     maker.updatedAt = now;
     if (maker.status === "matched" && this.fills.allFinal(maker)) this.moveOrder(maker, "settled", now);

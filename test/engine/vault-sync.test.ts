@@ -163,7 +163,7 @@ describe("vault-event sync", () => {
     expect(await env.chain.vaultBalance(ALICE, usdc(env))).toBe(10_000_000n);
   });
 
-  it("an order may spend a withdrawal hold's funds once the intent's deadline has passed, with no sync in between", async () => {
+  it("a hold past its deadline is let go by the next vault sync, not before (the intent may have been mined unseen)", async () => {
     const env = setup();
     await depositOnChain(env, ALICE, 20_000_000n);
     await env.engine.syncVaultEvents();
@@ -171,8 +171,25 @@ describe("vault-event sync", () => {
     const big = () => env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // needs 10.8
     expect(big).toThrow(expect.objectContaining({ code: "INSUFFICIENT_EQUITY" }));
     env.clock.advanceSec(60);
-    expect(big().status).toBe("pending");
+    expect(big).toThrow(expect.objectContaining({ code: "INSUFFICIENT_EQUITY" }));
+    await env.engine.syncVaultEvents();
     expect(env.engine.hasWithdrawHold(ALICE, 8n)).toBe(false);
+    expect(big().status).toBe("pending");
+  });
+
+  it("an intent mined before its deadline and synced after it is paid from its hold; its funds back no order", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 20_000_000n);
+    await env.engine.syncVaultEvents();
+    env.engine.holdWithdrawal(ALICE, 9n, new Map([[usdc(env), 15_000_000n]]), env.clock.nowSec() + 60);
+    env.chain.withdraw(ALICE, usdc(env), 15_000_000n, ALICE, 9n); // mined in time, not synced yet
+    env.clock.advanceSec(61);
+    const big = () => env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" }));
+    expect(big).toThrow(expect.objectContaining({ code: "INSUFFICIENT_EQUITY" }));
+    await env.engine.syncVaultEvents();
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 5_000_000n, frozen: 0n });
+    expect(env.engine.log.since().filter((e) => e.type === "withdraw_hold_released").map((e) => (e.data as { why: string }).why)).toEqual(["mined"]);
+    expect(big).toThrow(expect.objectContaining({ code: "INSUFFICIENT_EQUITY" }));
   });
 
   it("frozen funds cannot be co-signed for withdrawal: the co-signer reads engine.available", async () => {

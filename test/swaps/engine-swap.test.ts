@@ -240,6 +240,25 @@ describe("engine swaps: a reverted intent fails the swap and gives every fund ba
     expect(o.error_code).toBe("INSUFFICIENT_EQUITY");
     expect(vault(env, TAKER, "USDC")).toEqual({ available: 20_000_000n, frozen: 0n });
   });
+
+  it("two makers, one of whom an emergency exit left owing the vault: the shortfall's code is that maker's, the other maker and the swap get the catch-all", async () => {
+    const env = setupSwapEngine();
+    await deposit(env, MAKER, "EURC", 5_000_000n);
+    await deposit(env, MAKER2, "EURC", 5_000_000n);
+    await deposit(env, TAKER, "USDC", 20_000_000n);
+    const first = rest(env, MAKER, "EURC/USDC", "ask", "5", "1.08");
+    const second = rest(env, MAKER2, "EURC/USDC", "ask", "5", "1.09");
+    // MAKER takes its frozen EURC out on chain; the engine syncs it and records the debt.
+    env.chain.withdraw(MAKER, tok(env, "EURC"), 5_000_000n);
+    await env.engine.syncVaultEvents();
+    const q = await env.engine.quoteSwap(quoteBody(env, "USDC", "EURC", 8_000_000n));
+    const res = env.engine.swap(submission(q));
+    await env.engine.settle();
+    const swap = env.engine.getOrder(res.trade_id);
+    expect(swap).toMatchObject({ status: "failed", error: "INSUFFICIENT_VAULT_BALANCE", error_code: "TRANSIENT_SETTLEMENT_FAILURE" });
+    expect(env.engine.getOrder(first).error_code).toBe("INSUFFICIENT_EQUITY");
+    expect(env.engine.getOrder(second).error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
+  });
 });
 
 describe("engine swaps: quotes", () => {
