@@ -461,7 +461,7 @@ export class Engine {
     const held: [string, bigint][] = [...amounts].map(([t, a]) => [t.toLowerCase(), a]);
     for (const [token, amount] of held) this.ledger.freeze(o, token, amount);
     this.withdrawHolds.set(`${o}|${uuid}`, { owner: o, amounts: held, deadlineSec });
-    this.log.append("withdraw_hold", this.clock.nowMs(), { owner: o, uuid, amounts: held, deadline: deadlineSec });
+    this.log.append("withdraw_hold", this.clock.nowMs(), { owner: o, uuid: uuid.toString(), amounts: held, deadline: deadlineSec });
   }
 
   /** Whether a co-signed withdrawal of `owner` under `uuid` still holds its amounts. */
