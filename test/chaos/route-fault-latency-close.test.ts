@@ -10,24 +10,18 @@ const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const SCRIPT = `
 import { createFakeExchange } from "./fixtures/fake-exchange.ts";
 const ex = await createFakeExchange({ liquidity: false, users: 1 });
-ex.control.setRouteFaults([{ method: "GET", path: "/system/time", latency_ms: 20000 }]);
+ex.control.setRouteFaults([{ method: "GET", path: "/system/time", latency_ms: 60000 }]);
 const pending = fetch(ex.baseUrl + "/system/time").then((r) => "answered " + r.status, (e) => "dropped");
 await new Promise((r) => setTimeout(r, 100));
 await ex.close();
 console.log(await pending);
-console.log("closed at " + Date.now());
+console.log("closed");
 `;
 
 describe("route-fault latency and close()", () => {
-  test("the delayed request is dropped and the process exits at once", { timeout: 60_000 }, async () => {
-    const started = Date.now();
+  test("the delayed request is dropped and the process exits at once", { timeout: 40_000 }, async () => {
+    // The delay (60 s) outlasts the test's timeout (40 s): a timer left behind would keep the child alive past it.
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", SCRIPT], { cwd: REPO });
-    const exitedAt = Date.now();
-    const [outcome, closed] = stdout.trim().split("\n");
-    expect(outcome).toBe("dropped");
-    const closedAt = Number(closed!.replace("closed at ", ""));
-    expect(closedAt).toBeGreaterThan(started);
-    // Exited within seconds of close(), not at the end of the 20 s delay.
-    expect(exitedAt - closedAt).toBeLessThan(10_000);
+    expect(stdout.trim().split("\n")).toEqual(["dropped", "closed"]);
   });
 });
