@@ -452,9 +452,10 @@ export class Engine {
 
   /**
    * The executor co-signed a withdrawal (POST /withdraw): its amounts stay frozen until the
-   * intent is mined (applyWithdrawal) or a vault sync after its deadline (the contract then refuses it),
-   * so the same funds cannot back an order, a swap or a second withdrawal meanwhile. The
-   * caller has checked them against available() in the same synchronous step.
+   * intent is mined (applyWithdrawal) or, once its deadline has passed (the contract then
+   * refuses it), until the next vault sync, so the same funds cannot back an order, a swap
+   * or a second withdrawal meanwhile. The caller has checked them against available() in
+   * the same synchronous step.
    */
   holdWithdrawal(owner: string, uuid: bigint, amounts: ReadonlyMap<string, bigint>, deadlineSec: number): void {
     const o = owner.toLowerCase();
@@ -1051,8 +1052,10 @@ export class Engine {
     return true;
   }
 
-  /** The maker's side of one router leg (the taker side is applied once per swap). */
-  /** `others`: on a failed leg, the transaction's other parties as errorCodeForSide weighs them. */
+  /**
+   * The maker's side of one router leg (the taker side is applied once per swap). `others`:
+   * on a failed leg, the transaction's other parties as errorCodeForSide weighs them.
+   */
   private finishSwapLeg(f: FillRecord, outcome: "settled" | "failed", reason: string | null, now: Instant, others: readonly RevertSide[] = []): void {
     this.moveFill(f.id, outcome, now);
     this.fills.setRevertReason(f.id, reason);
