@@ -206,6 +206,8 @@ export interface EngineSnapshot {
 /** A co-signed withdrawal not mined yet: what it keeps frozen, until when (see holdWithdrawal). */
 export interface WithdrawHold {
   readonly owner: string;
+  /** The intent's uuid, decimal. */
+  readonly uuid: string;
   readonly amounts: readonly [string, bigint][];
   readonly deadlineSec: number;
 }
@@ -461,8 +463,9 @@ export class Engine {
     const o = owner.toLowerCase();
     const held: [string, bigint][] = [...amounts].map(([t, a]) => [t.toLowerCase(), a]);
     for (const [token, amount] of held) this.ledger.freeze(o, token, amount);
-    this.withdrawHolds.set(`${o}|${uuid}`, { owner: o, amounts: held, deadlineSec });
-    this.log.append("withdraw_hold", this.clock.nowMs(), { owner: o, uuid: uuid.toString(), amounts: held, deadline: deadlineSec });
+    const hold: WithdrawHold = { owner: o, uuid: uuid.toString(), amounts: held, deadlineSec };
+    this.withdrawHolds.set(`${o}|${hold.uuid}`, hold);
+    this.log.append("withdraw_hold", this.clock.nowMs(), { owner: o, uuid: hold.uuid, amounts: held, deadline: deadlineSec });
   }
 
   /** Whether a co-signed withdrawal of `owner` under `uuid` still holds its amounts. */
@@ -475,7 +478,7 @@ export class Engine {
     if (hold === undefined) return;
     this.withdrawHolds.delete(key);
     for (const [token, amount] of hold.amounts) this.ledger.release(hold.owner, token, amount);
-    this.log.append("withdraw_hold_released", this.clock.nowMs(), { owner: hold.owner, uuid: key.slice(key.indexOf("|") + 1), why });
+    this.log.append("withdraw_hold_released", this.clock.nowMs(), { owner: hold.owner, uuid: hold.uuid, why });
   }
 
   /**

@@ -229,6 +229,16 @@ describe("POST /orders/preview: failures are {ok: false, error_code, detail} at 
       min_amount: "750",
     });
     expect((await preview(app, body({ side: "bid", amount: "4.93", price: "152.35" }))).status).toBe(200);
+    // A JPYS leg that floors to zero raw units (the contract refuses a zero amount): one raw unit is the minimum.
+    const zero = await preview(app, body({ amount: "10", price: "0.000001" }));
+    expect(zero.status).toBe(400);
+    expect(zero.body).toEqual({
+      ok: false,
+      error_code: "AMOUNT_BELOW_MIN",
+      detail: "amount * price is below one raw unit of JPYS (2 decimals): the order's JPYS amount would be 0, which the contract refuses",
+      min_amount_raw: "1",
+      min_amount: "0.01",
+    });
   });
 
   it("expiration outside now < t <= now + 365 days - 300 s → 400 with the window; QUOTE_STALE when already past", async () => {
