@@ -542,7 +542,23 @@ export function formatConformanceTable(results: readonly CheckResult[]): string 
 
 export const CONFORMANCE_USAGE = "usage: fakex conformance --base-url URL [--private-key KEY] [--read-only]\n";
 
-/** `fakex conformance`: exit 0 when nothing failed, 1 on any failure, 2 on usage errors. */
+/**
+ * Null when anything answers HTTP at the deployment (any status), else why not:
+ * the network error's code (ECONNREFUSED, ENOTFOUND, ...) or a timeout.
+ */
+async function whyUnreachable(baseUrl: string): Promise<string | null> {
+  try {
+    const res = await fetch(`${baseUrl.replace(/\/+$/, "")}/health`, { signal: AbortSignal.timeout(10_000) });
+    await res.body?.cancel();
+    return null;
+  } catch (e) {
+    if (e instanceof Error && e.name === "TimeoutError") return "no answer within 10 s";
+    const cause = e instanceof Error ? (e.cause as { code?: string; message?: string } | undefined) : undefined;
+    return cause?.code ?? cause?.message ?? (e instanceof Error ? e.message : String(e));
+  }
+}
+
+/** `fakex conformance`: exit 0 when nothing failed, 1 on any failure (an unreachable deployment included), 2 on usage errors. */
 export async function conformanceCommand(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   let values: { "base-url"?: string; "private-key"?: string; "read-only"?: boolean; help?: boolean };
   try {
@@ -568,6 +584,18 @@ export async function conformanceCommand(argv: readonly string[], out: (s: strin
   if (key !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(key)) {
     out("fakex conformance: --private-key must be 0x followed by 64 hex digits\n");
     return 2;
+  }
+  try {
+    new URL(baseUrl);
+  } catch {
+    out(`fakex conformance: --base-url ${JSON.stringify(baseUrl)} is not a URL\n${CONFORMANCE_USAGE}`);
+    return 2;
+  }
+  const unreachable = await whyUnreachable(baseUrl);
+  if (unreachable !== null) {
+    // Every check would fail the same way; say why once instead of printing a table of "fetch failed".
+    out(`fakex conformance: cannot reach ${baseUrl}: ${unreachable}\n`);
+    return 1;
   }
   let results: CheckResult[];
   try {

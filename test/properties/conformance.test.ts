@@ -159,5 +159,17 @@ describe("fakex conformance", () => {
     expect(await conformanceCommand([], () => undefined)).toBe(2);
     expect(await conformanceCommand(["--base-url", "http://x", "--private-key", "0x12"], () => undefined)).toBe(2);
     expect(await conformanceCommand(["--nope"], () => undefined)).toBe(2);
+    const out: string[] = [];
+    expect(await conformanceCommand(["--base-url", "not a url"], (s) => out.push(s))).toBe(2);
+    expect(out.join("")).toContain("is not a URL");
+  });
+
+  it("a deployment nothing answers at: exit 1 with the network error, not a table of failed checks", async () => {
+    // A port that was just free: listen, note it, close.
+    const url = await serve(express());
+    await new Promise((r) => servers.pop()!.close(r));
+    const out: string[] = [];
+    expect(await conformanceCommand(["--base-url", url, "--read-only"], (s) => out.push(s))).toBe(1);
+    expect(out.join("")).toBe(`fakex conformance: cannot reach ${url}: ECONNREFUSED\n`);
   });
 });
