@@ -170,6 +170,12 @@ export class AnvilChainPort implements ChainPort {
   private lastSentHash: Hex | null = null;
   /** Latest head this port has seen (a lower bound for where its next txs are mined). */
   private knownHead = 0n;
+  /**
+   * Raw transactions in the node's pool when a chain snapshot was taken, by snapshot id
+   * (only snapshots that had any). evm_revert leaves Anvil's pool as it is, so a revert
+   * empties the pool and sends these again (see revertTo).
+   */
+  private poolAtSnapshot = new Map<Hex, string[]>();
   /** Vault logs read along with another kind's, for the calls that follow (vaultLogs). */
   private logsAhead: { key: string; logs: Map<VaultLogKind, RawLog[]> } | null = null;
 
@@ -509,10 +515,39 @@ export class AnvilChainPort implements ChainPort {
 
   // ------------------------------------------------------------ snapshots
 
-  /** evm_snapshot; flushes first so queued transactions belong to the snapshot. */
+  /**
+   * evm_snapshot; flushes first so queued transactions belong to the snapshot. Outside
+   * automine, transactions may wait in the pool at that moment: they are kept with the
+   * snapshot, since a revert to it must put them back (the pool is no part of evm_snapshot).
+   */
   async snapshot(): Promise<Hex> {
     await this.sync();
-    return this.rpc.call<Hex>("evm_snapshot");
+    const [snap, status] = await this.rpc.batch([
+      { method: "evm_snapshot", params: [] },
+      { method: "txpool_status", params: [] },
+    ]);
+    if (!snap!.ok) throw snap!.error;
+    const id = snap!.result as Hex;
+    const waiting = status!.ok ? (status!.result as { pending?: string; queued?: string }) : null;
+    if (waiting !== null && Number(waiting.pending ?? 0) + Number(waiting.queued ?? 0) > 0) {
+      const raws = await this.poolRaws();
+      if (raws.length > 0) this.poolAtSnapshot.set(id, raws);
+    }
+    return id;
+  }
+
+  /** Every transaction in the node's pool as raw bytes, each sender's in nonce order. */
+  private async poolRaws(): Promise<string[]> {
+    type PoolTx = { hash: Hex; nonce: string };
+    const content = await this.rpc.call<{ pending?: Record<string, Record<string, PoolTx>>; queued?: Record<string, Record<string, PoolTx>> }>("txpool_content");
+    const txs: PoolTx[] = [];
+    for (const part of [content.pending, content.queued]) {
+      for (const bySender of Object.values(part ?? {})) txs.push(...Object.values(bySender));
+    }
+    txs.sort((a, b) => Number(BigInt(a.nonce) - BigInt(b.nonce)));
+    if (txs.length === 0) return [];
+    const outs = await this.rpc.batch(txs.map((t) => ({ method: "eth_getRawTransactionByHash", params: [t.hash] })));
+    return outs.flatMap((o) => (o.ok && typeof o.result === "string" ? [o.result] : []));
   }
 
   /** evm_revert to a snapshot id; forgets receipts and resyncs the executor nonce. */
@@ -533,15 +568,28 @@ export class AnvilChainPort implements ChainPort {
 
   private async revertTo(id: Hex, snapshotAfter: boolean): Promise<Hex | null> {
     await this.sync();
+    // evm_revert keeps Anvil's pool: a settlement sent after the snapshot and not yet mined
+    // (manual or interval blocks) would be mined into the restored chain, moving funds the
+    // restored engine knows nothing of. So the pool is emptied and refilled with what it
+    // held at the snapshot, in the same request (an impersonated transaction cannot be sent
+    // again raw: its send fails and it is gone). A refused send is not an error here.
+    const resend = this.poolAtSnapshot.get(id) ?? [];
     const calls: RpcCall[] = [
       { method: "evm_revert", params: [id] },
+      { method: "anvil_dropAllTransactions", params: [] },
+      ...resend.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })),
       { method: "eth_getTransactionCount", params: [this.executor.address, "pending"] },
       { method: "eth_getBlockByNumber", params: ["latest", false] },
     ];
     if (snapshotAfter) calls.push({ method: "evm_snapshot", params: [] });
-    const [reverted, nonce, head, snapshot] = await this.rpc.batch(calls);
+    const outs = await this.rpc.batch(calls);
+    const [reverted] = outs;
+    const [nonce, head, snapshot] = outs.slice(2 + resend.length);
     if (!reverted!.ok) throw reverted!.error;
     if (reverted!.result !== true) throw new Error(`evm_revert ${id} failed`);
+    // evm_revert spent `id` and every later snapshot; the fresh one stands for the same state.
+    for (const [snap] of this.poolAtSnapshot) if (BigInt(snap) >= BigInt(id)) this.poolAtSnapshot.delete(snap);
+    if (snapshot?.ok && resend.length > 0) this.poolAtSnapshot.set(snapshot.result as Hex, resend);
     this.outstanding.clear();
     this.receipts.clear();
     this.epoch++;

@@ -106,6 +106,43 @@ describe("Anvil port: blocks and time", () => {
   });
 });
 
+describe("Anvil port: snapshots and the node's pool", () => {
+  const poolSize = async () => Number((await port.rpc.call<{ pending: string }>("txpool_status")).pending);
+  const executorCount = (tag: "latest" | "pending") => port.rpc.call<string>("eth_getTransactionCount", [port.executor.address, tag]).then((n) => Number(BigInt(n)));
+
+  it("a revert drops a transaction sent after the snapshot (evm_revert alone keeps it, to be mined into the restored chain)", async () => {
+    await port.setBlockMode({ kind: "manual" });
+    const s = await port.snapshot();
+    const late = await port.submitBatch([dummyMatch(1)]);
+    await port.flush();
+    expect(await poolSize()).toBe(1);
+    await port.revert(s);
+    expect(await poolSize()).toBe(0);
+    expect(await executorCount("pending")).toBe(await executorCount("latest"));
+    // The next transaction takes the freed nonce and mines; the dropped one never does.
+    const next = await port.submitBatch([dummyMatch(2)]);
+    await port.mine();
+    expect(await port.getReceipt(next.txHash)).not.toBeNull();
+    expect(await port.rpc.call("eth_getTransactionReceipt", [late.txHash])).toBeNull();
+  });
+
+  it("a revert puts back a transaction that waited in the pool at the snapshot, also after it was mined since, and again on the next revert", async () => {
+    await port.setBlockMode({ kind: "manual" });
+    const { txHash } = await port.submitBatch([dummyMatch(1)]);
+    await port.flush();
+    const first = await port.snapshot();
+    await port.mine();
+    expect(await port.getReceipt(txHash)).not.toBeNull();
+    const again = await port.revertAndSnapshot(first);
+    expect(await poolSize()).toBe(1);
+    expect(await port.getReceipt(txHash)).toBeNull();
+    await port.mine();
+    expect(await port.getReceipt(txHash)).not.toBeNull();
+    await port.revert(again);
+    expect(await poolSize()).toBe(1);
+  });
+});
+
 describe("Anvil port: automine rounds", () => {
   /** Block number of each tx and the tx count of each of those blocks. */
   async function blocksOf(hashes: Hex[]): Promise<{ numbers: bigint[]; sizes: Map<bigint, number> }> {
