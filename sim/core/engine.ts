@@ -291,6 +291,8 @@ export class Engine {
   private swapTerms = new Map<string, SwapChainTerms>();
   /** First fill id of a swap not broadcast yet → its swap order id (a swap's fills are contiguous). */
   private swapFillStarts = new Map<number, string>();
+  /** Blocks the confirmation delay still asks of the mined, unconfirmed batches (as of the last receipt pass). */
+  private confirmationsOwed = 0;
   /** Serialises async settlement / sync steps. */
   private queue: Promise<unknown> = Promise.resolve();
   /** The cancel commands' view of this engine (reads the current maps, which restore() replaces). */
@@ -1088,12 +1090,15 @@ export class Engine {
     });
   }
 
-  /** Run settle() until nothing is in flight (mining blocks for the confirmation delay). */
+  /**
+   * Run settle() until nothing is in flight, mining blocks: one per round, or at once as
+   * many as the confirmation delay still asks of the mined batches.
+   */
   async settleAll(maxRounds = 1000): Promise<void> {
     for (let i = 0; i < maxRounds; i++) {
       await this.settle();
       if (this.broadcastUpTo === this.fills.count && !this.settlements.some((s) => s.status === "pending")) return;
-      await this.chain.mine(1);
+      await this.chain.mine(Math.max(1, this.confirmationsOwed));
     }
     throw new Error("settleAll: settlement did not finish");
   }
@@ -1183,10 +1188,15 @@ export class Engine {
     let failed = 0;
     const delay = BigInt(this.faults.confirmationDelayBlocks ?? 0);
     const head = await this.chain.blockNumber();
+    this.confirmationsOwed = 0;
     for (const batch of this.settlements) {
       if (batch.status !== "pending") continue;
       const r = await this.chain.getReceipt(batch.txHash as Hex);
-      if (r === null || head - r.blockNumber < delay) continue;
+      if (r === null) continue;
+      if (head - r.blockNumber < delay) {
+        this.confirmationsOwed = Math.max(this.confirmationsOwed, Number(delay - (head - r.blockNumber)));
+        continue;
+      }
       const now = this.instants.now();
       batch.minedBlock = r.blockNumber;
       if (batch.kind === "swap") {

@@ -30,8 +30,16 @@ export interface FaultPlan {
   quoteTimeouts?: { items?: number[]; fraction?: number };
 }
 
+/** Blocks a confirmation may wait at most: settling everything mines them (Anvil mines ~2,000 empty blocks a second; a day of 12 s blocks is 7,200). */
+export const MAX_CONFIRMATION_DELAY = 10_000;
+
 function bad(detail: string): ExchangeError {
   return new ExchangeError("VALIDATION", 422, `fault plan: ${detail}`);
+}
+
+/** A misspelt key would silently change the fault (a `mdoe: "batch"` revert runs as legs), so every level refuses unknown ones. */
+function onlyKeys(o: Record<string, unknown>, allowed: readonly string[], where: string): void {
+  for (const k of Object.keys(o)) if (!allowed.includes(k)) throw bad(`unknown key ${where}.${k}`);
 }
 
 const isProb = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x >= 0 && x <= 1;
@@ -51,6 +59,7 @@ export function parseFaultPlan(input: unknown): FaultPlan {
       if (!o || !Number.isSafeInteger(o.fill) || (o.fill as number) < 1 || !isReason(o.reason)) {
         throw bad(`revertFills[${i}] needs fill (integer >= 1) and reason (non-empty string)`);
       }
+      onlyKeys(o, ["fill", "reason"], `revertFills[${i}]`);
       return { fill: o.fill as number, reason: o.reason };
     });
   }
@@ -61,6 +70,7 @@ export function parseFaultPlan(input: unknown): FaultPlan {
       if (!o || !Number.isSafeInteger(o.nth) || (o.nth as number) < 1 || !isReason(o.reason)) {
         throw bad(`revertSettlements[${i}] needs nth (integer >= 1) and reason`);
       }
+      onlyKeys(o, ["nth", "reason", "mode"], `revertSettlements[${i}]`);
       if (o.mode !== undefined && o.mode !== "legs" && o.mode !== "batch") throw bad(`revertSettlements[${i}].mode must be legs or batch`);
       return { nth: o.nth as number, reason: o.reason, mode: (o.mode as "legs" | "batch" | undefined) ?? "legs" };
     });
@@ -68,6 +78,7 @@ export function parseFaultPlan(input: unknown): FaultPlan {
   if (p.revertFraction !== undefined) {
     const o = p.revertFraction as Record<string, unknown>;
     if (!o || !isProb(o.fraction) || !isReason(o.reason)) throw bad("revertFraction needs fraction in [0,1] and reason");
+    onlyKeys(o, ["fraction", "reason"], "revertFraction");
     out.revertFraction = { fraction: o.fraction, reason: o.reason };
   }
   if (p.spreadFills !== undefined) {
@@ -75,18 +86,19 @@ export function parseFaultPlan(input: unknown): FaultPlan {
     if (!o || !isProb(o.rate) || !Number.isSafeInteger(o.sizeBps) || (o.sizeBps as number) < 1 || (o.sizeBps as number) > 10_000) {
       throw bad("spreadFills needs rate in [0,1] and sizeBps an integer 1-10000");
     }
+    onlyKeys(o, ["rate", "sizeBps"], "spreadFills");
     out.spreadFills = { rate: o.rate, sizeBps: o.sizeBps as number };
   }
   if (p.confirmationDelayBlocks !== undefined) {
-    if (!Number.isSafeInteger(p.confirmationDelayBlocks) || (p.confirmationDelayBlocks as number) < 0) {
-      throw bad("confirmationDelayBlocks must be a non-negative integer");
+    if (!Number.isSafeInteger(p.confirmationDelayBlocks) || (p.confirmationDelayBlocks as number) < 0 || (p.confirmationDelayBlocks as number) > MAX_CONFIRMATION_DELAY) {
+      throw bad(`confirmationDelayBlocks must be an integer from 0 to ${MAX_CONFIRMATION_DELAY}`);
     }
     out.confirmationDelayBlocks = p.confirmationDelayBlocks as number;
   }
   if (p.quoteTimeouts !== undefined) {
     const o = p.quoteTimeouts as Record<string, unknown>;
     if (!o || typeof o !== "object" || Array.isArray(o)) throw bad("quoteTimeouts must be an object");
-    for (const k of Object.keys(o)) if (k !== "items" && k !== "fraction") throw bad(`unknown key quoteTimeouts.${k}`);
+    onlyKeys(o, ["items", "fraction"], "quoteTimeouts");
     const qt: { items?: number[]; fraction?: number } = {};
     if (o.items !== undefined) {
       if (!Array.isArray(o.items) || !o.items.every((i) => Number.isSafeInteger(i) && (i as number) >= 0)) {

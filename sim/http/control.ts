@@ -25,6 +25,7 @@ import type { FxQuote } from "../core/fx.ts";
 import type { FaultPlan } from "../core/faults.ts";
 import type { RouteFaultRule } from "./control-faults.ts";
 import { zAddress, zUint256 } from "./fields.ts";
+import { requestError } from "./errors.ts";
 
 export const CONTROL_PREFIX = "/__fakex";
 
@@ -292,6 +293,9 @@ const controlErrors: ErrorRequestHandler = (err: unknown, _req, res, next) => {
   } else if (e?.type === "entity.parse.failed") {
     res.status(400).json({ detail: "Request body is not valid JSON" });
   } else {
-    res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
+    // A body too large, in an unknown charset or encoding, or cut short: the caller's (413, 415, 400).
+    const bodyError = requestError(err);
+    if (bodyError) res.status(bodyError.status).json({ detail: bodyError.detail });
+    else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
   }
 };

@@ -79,6 +79,16 @@ describe("engine on the Anvil port", () => {
     expect(env.engine.fillsOfOrder(takerId)[0]!.settlement_status).toBe("settled");
   });
 
+  it("settleAll under a confirmation delay longer than its rounds: the owed blocks are mined at once, the fill settles", async () => {
+    const env = await anvilEngine(ctx, { faults: { confirmationDelayBlocks: 1_200 } });
+    const { takerId } = await crossingPair(env);
+    const head = await env.port.blockNumber();
+    await env.engine.settleAll(10);
+    expect(env.engine.fillsOfOrder(takerId)[0]!.settlement_status).toBe("settled");
+    // The batch's block, then the 1,200 confirmations and no more than a round's block on top.
+    expect(await env.port.blockNumber()).toBeLessThanOrEqual(head + 1n + 1_200n + 1n);
+  });
+
   it("a fault-plan revert lands as an on-chain MatchFailed: fill reverted with its allowlisted reason", async () => {
     const env = await anvilEngine(ctx, { faults: { revertFills: [{ fill: 1, reason: "INSUFFICIENT_VAULT_BALANCE" }] } });
     const { takerId, makerId, alice, bob } = await crossingPair(env);

@@ -195,6 +195,13 @@ describe("settlement vocabulary and fault plans", () => {
       { revertFraction: { fraction: 1.5, reason: "X" } },
       { spreadFills: { rate: 0.5, sizeBps: 0 } },
       { confirmationDelayBlocks: -1 },
+      { confirmationDelayBlocks: 10_001 },
+      // Misspelt keys inside an entry: refused, not dropped (a dropped `mode` would revert legs instead of the batch).
+      { revertFills: [{ fill: 1, reason: "X", reasn: "Y" }] },
+      { revertSettlements: [{ nth: 1, reason: "X", mdoe: "batch" }] },
+      { revertFraction: { fraction: 0.1, reason: "X", reasn: "Y" } },
+      { spreadFills: { rate: 0.5, sizeBps: 5, typo: 1 } },
+      { quoteTimeouts: { fracton: 0.5 } },
     ];
     for (const b of bad) {
       try {
