@@ -190,6 +190,9 @@ export class RequestJournal {
       const wall = Date.now();
       const t0 = performance.now();
       const fromEvent = this.source.log.length;
+      // Read now: when an error or not-found handler of an outer app answers, express has
+      // already moved baseUrl back out of /api/v1 (a pool instance's path would keep its /<id>).
+      const path = apiPath(req.baseUrl, req.path);
       const note: RequestNote = {};
       const sent = captureResponseBody(res, this.bodyBytes);
       let done = false;
@@ -206,7 +209,7 @@ export class RequestJournal {
           wall_time: new Date(wall).toISOString(),
           duration_ms: Math.round((performance.now() - t0) * 1000) / 1000,
           method: req.method,
-          path: apiPath(req.baseUrl, req.path),
+          path,
           query: { ...(req.query as Record<string, string | string[]>) },
           // A reset or timed-out request got no answer: 0, never express's default 200.
           status: note.fault?.kind === "reset" || note.fault?.kind === "timeout" ? 0 : res.statusCode,
