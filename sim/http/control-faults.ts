@@ -188,6 +188,9 @@ export class RouteFaults {
     // runs them nor keeps the process alive for them.
     for (const [timer, res] of this.delayed) {
       clearTimeout(timer);
+      // Never served: a durable log in front is told so (logged as a 503, nothing took
+      // effect), which also lets the requests queued behind it run.
+      void faultHooks(res).committed?.(503);
       res.socket?.destroy();
     }
     this.delayed.clear();

@@ -228,4 +228,17 @@ describe("route faults with a state directory", () => {
     // The replay consumed the rules as the first run did: the lost order goes in now.
     expect((await api(back.baseUrl, "POST", "/orders", lost)).status).toBe(201);
   }, 90_000);
+
+  test("close() with a request in a route fault's delay (it holds the log's lock): the request is dropped, never served, and close does not wait for it", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-delayed-"));
+    const ex = await start(dir);
+    expect((await api(ex.controlUrl, "POST", "/routes", { rules: [{ method: "GET", path: "/tokens", latency_ms: 60_000 }] })).status).toBe(200);
+    const held = fetch(`${ex.baseUrl}/tokens`).then((r) => r.status, () => "dropped");
+    await new Promise((r) => setTimeout(r, 100));
+    // It holds the log's lock while it waits; close() takes its final checkpoint under that lock.
+    await ex.close();
+    expect(await held).toBe("dropped");
+    const back = await start(dir);
+    expect(back.persistence?.stats.replayMismatches).toBe(0);
+  }, 30_000);
 });

@@ -16,12 +16,24 @@ killFakexAfterEach();
 
 const ARGS = ["--clock", "virtual", "--auto-settle", "0", "--no-liquidity", "--users", "1"];
 
-async function serve(dir: string): Promise<{ p: FakexProcess; control: string }> {
+interface Info {
+  control_url: string;
+  rpc_url: string;
+}
+
+async function serve(dir: string): Promise<{ p: FakexProcess; control: string; info: Info }> {
   const p = runFakex(["serve", "--state-dir", dir, ...ARGS]);
   await untilReady(p);
-  const info = JSON.parse(p.out().slice(p.out().indexOf("\n") + 1)) as { control_url: string };
-  return { p, control: info.control_url };
+  const info = JSON.parse(p.out().slice(p.out().indexOf("\n") + 1)) as Info;
+  return { p, control: info.control_url, info };
 }
+
+async function rpc<T>(info: Info, method: string, params: unknown[]): Promise<T> {
+  const res = await fetch(info.rpc_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  return ((await res.json()) as { result: T }).result;
+}
+
+
 
 async function post(url: string, body: unknown): Promise<number> {
   return (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).status;
@@ -50,6 +62,21 @@ describe("write-ahead log: crashes", () => {
     expect(res.acknowledged.orders).toBeGreaterThan(6);
     expect(res.acknowledged.txs).toBeGreaterThan(0);
   }, 240_000);
+
+  test("a request refused because its body did not parse is refused again on replay, not carried out without a body", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-wal-badbody-"));
+    const { p, control, info } = await serve(dir);
+    const refused = await fetch(`${control}/mine`, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" });
+    expect(refused.status).toBe(400);
+    // An acknowledged request after it: its answer waits until the log (with the refusal) is on disk.
+    expect(await post(`${control}/clock/advance`, { seconds: 1 })).toBe(200);
+    const head = await rpc<string>(info, "eth_blockNumber", []);
+    p.child.kill("SIGKILL");
+    await p.exited;
+    const back = await serve(dir);
+    expect(await rpc<string>(back.info, "eth_blockNumber", [])).toBe(head);
+    expect(back.p.err()).not.toContain("answered differently");
+  }, 60_000);
 
   test("a torn last record (an interrupted write) is dropped; everything before it is back", async () => {
     const { dir, now, last } = await crashWithLog();

@@ -225,6 +225,54 @@ describe("WalPersistence", () => {
     expect((await readStateFile(dir2))!.savedAtMs).toBe(8);
   });
 
+  test("a client that gives up does not end its request: the next waits until the handler answers, and the log holds both in apply order with the handler's status", async () => {
+    const dir = tmp();
+    const t = toy(dir);
+    await t.p.recover([], null as never, async () => undefined);
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => (entered = r));
+    t.app.post("/api/v1/slow", async (_req, res) => {
+      entered();
+      await gate;
+      t.list.push(-1);
+      res.status(201).json({});
+    });
+    const server = t.app.listen(0);
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1`;
+    try {
+      const abort = new AbortController();
+      const slow = fetch(`${url}/slow`, { method: "POST", signal: abort.signal }).catch(() => "gave up");
+      await inHandler;
+      abort.abort();
+      expect(await slow).toBe("gave up");
+      await new Promise((r) => setTimeout(r, 50));
+      const next = fetch(`${url}/add?n=2`, { method: "POST" });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(t.list).toEqual([]);
+      open();
+      expect((await next).status).toBe(201);
+      expect(t.list).toEqual([-1, 2]);
+      const http = (await readWal(dir, 1)).records as Extract<WalRecord, { k: "http" }>[];
+      expect(http.map((r) => [r.u, r.s])).toEqual([["/api/v1/slow", 201], ["/api/v1/add?n=2", 201]]);
+    } finally {
+      open();
+      server.close();
+    }
+  });
+
+  test("a body that did not parse is logged as such (no body to re-apply): its replay sends one that does not parse either", async () => {
+    const dir = tmp();
+    const t = toy(dir);
+    await t.p.recover([], null as never, async () => undefined);
+    expect((await request(t.app).post("/api/v1/add?n=4").set("content-type", "application/json").send("{not json")).status).toBe(400);
+    const [rec] = (await readWal(dir, 1)).records as Extract<WalRecord, { k: "http" }>[];
+    expect(rec).toMatchObject({ u: "/api/v1/add?n=4", x: true, s: 400 });
+    expect("b" in rec!).toBe(false);
+    expect(t.list).toEqual([]);
+  });
+
   test("a route fault's delay moves the wall clock again under the lock: the request is logged with the time it was served at", async () => {
     const dir = tmp();
     let clock = 5_000;
