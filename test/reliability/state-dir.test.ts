@@ -198,6 +198,14 @@ describe("one server per directory", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  test("a directory fakex cannot write to is a StateFileError (the CLI's exit 2, like every refused directory), not a raw errno", async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "fakex-sd-notdir-")), "a-file");
+    writeFileSync(file, "x");
+    const refused = lockStateDir(path.join(file, "state"));
+    await expect(refused).rejects.toThrow(StateFileError);
+    await expect(refused).rejects.toThrow(/cannot be written \(ENOTDIR.*use a writable --state-dir/);
+  });
+
   test("a lock whose pid now belongs to a process started after the lock was written (a reused pid) is taken over", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-reused-"));
     const other = spawn("sleep", ["30"], { stdio: "ignore" });

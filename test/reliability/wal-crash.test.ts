@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { runCrashTest } from "../../bench/crash-test.ts";
 import { STATE_FILE } from "../../fixtures/state-dir.ts";
+import { resolveBootOptions } from "../../fixtures/boot/options.ts";
 import { decodeSegment, encodeFrame, listGenerations, segmentPath } from "../../fixtures/wal.ts";
 import { killFakexAfterEach, runFakex, untilReady, type FakexProcess } from "../fixtures/cli-process.ts";
 
@@ -88,6 +89,16 @@ describe("write-ahead log: crashes", () => {
     const back = await serve(dir);
     expect(await clock(back.control)).toBe(now);
     expect(back.p.err()).toContain("dropped a torn tail");
+  }, 60_000);
+
+  test("resuming cuts a torn tail off on disk before anything else is written, so a second crash during the restart leaves a log that reads", async () => {
+    const { dir, last } = await crashWithLog();
+    const whole = readFileSync(last).length;
+    appendFileSync(last, encodeFrame({ k: "clock", t: 0, w: 0 }).subarray(0, 11));
+    const boot = await resolveBootOptions({ stateDir: dir, logger: { error: () => undefined } });
+    await boot.unlock?.();
+    expect(boot.wal.records).toHaveLength(3);
+    expect(readFileSync(last).length).toBe(whole);
   }, 60_000);
 
   test("a damaged record with records after it: exit 2, naming the file, and the directory is left as it was", async () => {

@@ -10,7 +10,7 @@ import express from "express";
 import request from "supertest";
 import { encodeLossless } from "../../fixtures/lossless-json.ts";
 import { StateFileError, readStateFile, type CapturedState } from "../../fixtures/state-dir.ts";
-import { WalWriter, checkNoLogWithoutCheckpoint, decodeSegment, encodeFrame, listGenerations, readWal, segmentPath, walDir } from "../../fixtures/wal.ts";
+import { WalWriter, checkNoLogWithoutCheckpoint, decodeSegment, dropTornTail, encodeFrame, listGenerations, readWal, segmentPath, walDir } from "../../fixtures/wal.ts";
 import { WalPersistence, type WalRecord } from "../../fixtures/wal-persistence.ts";
 import { RouteFaults } from "../../sim/http/control-faults.ts";
 import { Rng } from "../../sim/core/rng.ts";
@@ -41,11 +41,26 @@ describe("frames", () => {
     const last = encodeFrame({ n: 3 });
     const bad = Buffer.from(last);
     bad[bad.length - 2] = bad[bad.length - 2]! ^ 0xff;
-    for (const tail of [last.subarray(0, last.length - 3), last.subarray(0, 5), bad, Buffer.alloc(40)]) {
+    // Junk whose first four bytes read as a length above the record cap runs past the end all the same.
+    const junk = Buffer.from([0xff, 0xff, 0xff, 0x0f, 1, 2, 3, 4, 5, 6]);
+    for (const tail of [last.subarray(0, last.length - 3), last.subarray(0, 5), bad, Buffer.alloc(40), junk]) {
       const seg = decodeSegment(Buffer.concat([good, tail]), "f", true);
       expect(seg.records).toEqual([{ n: 1 }, { n: 2 }]);
       expect(seg.tornBytes).toBe(tail.length);
     }
+  });
+
+  test("dropTornTail cuts the torn bytes off on disk, so the file reads whole once a newer one follows it (a second crash before the restart's checkpoint)", async () => {
+    const dir = tmp();
+    await writeRecords(dir, 1, [{ n: 1 }, { n: 2 }]);
+    const whole = readFileSync(segmentPath(dir, 1)).length;
+    appendFileSync(segmentPath(dir, 1), encodeFrame({ n: 3 }).subarray(0, 7));
+    const read = await readWal(dir, 1);
+    expect(read.tornBytes).toBe(7);
+    await dropTornTail(dir, 1, read.tornBytes);
+    expect(readFileSync(segmentPath(dir, 1)).length).toBe(whole);
+    await writeRecords(dir, 2, [{ n: 4 }]);
+    expect((await readWal(dir, 1)).records).toEqual([{ n: 1 }, { n: 2 }, { n: 4 }]);
   });
 
   test("a damaged record with records after it, or damage in an older file, is a StateFileError", async () => {
