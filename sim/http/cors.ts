@@ -19,7 +19,7 @@ export const CORS_ALLOW_HEADERS = "Authorization, Content-Type";
 /** Seconds a browser may cache a preflight answer. */
 export const CORS_MAX_AGE_SEC = 600;
 /** Response headers a page may read beyond the CORS-safelisted ones. */
-export const CORS_EXPOSE_HEADERS = "Retry-After";
+export const CORS_EXPOSE_HEADERS = "Retry-After, X-Request-Id";
 
 const ORIGIN = /^https?:\/\/[^\s/?#,]+$/;
 
