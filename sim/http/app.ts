@@ -49,11 +49,14 @@ export function createApp(ctx: HttpContext, into?: Application): Application {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "simple");
+  // Paths match as the live service's router matches them: /API/V1/Health is a 404 there,
+  // so a client with a mistyped path must not pass against fakex.
+  app.set("case sensitive routing", true);
 
   // One flat router: every route factory adds its routes to v1 itself, in mount order,
   // instead of each mounting a router of its own (a request walked through each of
   // those in turn, which cost more than matching the routes).
-  const v1 = Router();
+  const v1 = Router({ caseSensitive: true });
   // CORS first, so every /api/v1 answer (errors and 404s included) carries it.
   if (ctx.cors !== null) v1.use(corsMiddleware(ctx.cors ?? { kind: "any" }));
   systemRouter(ctx, v1);

@@ -20,7 +20,8 @@ describe("app skeleton", () => {
 
   it("404s unknown paths and paths outside /api/v1", async () => {
     const a = app().app;
-    for (const path of ["/api/v1/nope", "/system/time", "/api/v2/tokens", "/api/v1"]) {
+    // Case-sensitive, as the live router is: a mistyped path must not pass against fakex.
+    for (const path of ["/api/v1/nope", "/system/time", "/api/v2/tokens", "/api/v1", "/API/V1/tokens", "/api/v1/Tokens", "/Api/v1/system/time"]) {
       const res = await request(a).get(path);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ detail: "Not Found" });
