@@ -103,6 +103,8 @@ export interface ResolvedBatchLink {
   block: string | null;
   kind: "match" | "swap";
   fill_ids: number[];
+  /** Distinct revert reasons of the batch's fills (any owner's: the batch is one transaction). */
+  revert_reasons: string[];
 }
 
 /** An entry as read: its recorded links resolved against the engine's state now. */
@@ -402,7 +404,7 @@ export class RequestJournal {
       const settlement_batches = batchIds
         .map((id) => batches.find((b) => b.id === id))
         .filter((b) => b !== undefined)
-        .map(batchLink);
+        .map((b) => batchLink(b, (id) => fillById(id)?.revertReason ?? null));
       const revert_reasons = [...new Set(fillLinks.map((f) => f.revert_reason).filter((x): x is string => x !== null))];
       return {
         ...e,
@@ -420,7 +422,8 @@ export class RequestJournal {
   }
 }
 
-export function batchLink(b: ReturnType<JournalSource["settlementBatches"]>[number]): ResolvedBatchLink {
+/** A settlement batch as the journal and the run viewer show it; `reasonOf` reads a fill's revert reason. */
+export function batchLink(b: ReturnType<JournalSource["settlementBatches"]>[number], reasonOf: (fillId: number) => string | null | undefined): ResolvedBatchLink {
   return {
     settlement_id: b.id,
     tx_hash: b.txHash,
@@ -428,6 +431,7 @@ export function batchLink(b: ReturnType<JournalSource["settlementBatches"]>[numb
     block: b.minedBlock === null ? null : b.minedBlock.toString(),
     kind: b.kind === "swap" ? "swap" : "match",
     fill_ids: [...b.fillIds],
+    revert_reasons: [...new Set(b.fillIds.map(reasonOf).filter((x): x is string => typeof x === "string"))],
   };
 }
 

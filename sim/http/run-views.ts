@@ -142,10 +142,11 @@ export function runViewsRouter(p: RunViewParts): Router {
     const records = engine.fillRecords().filter((f) => f.makerOrderId === id || f.takerOrderId === id);
     const fills = records.map((f, i) => ({ ...fillRow(f, registry), wire: wire[i] ?? null }));
     const batchIds = new Set(records.map((f) => f.settlementId).filter((x) => x !== null));
+    const allFills = new Map(engine.fillRecords().map((f) => [f.id, f]));
     const batches = engine
       .settlementBatches()
       .filter((b) => batchIds.has(b.id))
-      .map(batchLink);
+      .map((b) => batchLink(b, (fillId) => allFills.get(fillId)?.revertReason));
     const requests = journal
       .all()
       .filter((e) => e.links.orders_created.includes(id) || e.links.orders_cancelled.includes(id))
@@ -161,8 +162,7 @@ export function runViewsRouter(p: RunViewParts): Router {
       .reverse()
       .slice(offset, offset + limit)
       .map((b) => ({
-        ...batchLink(b),
-        revert_reasons: [...new Set(b.fillIds.map((id) => fills.get(id)?.revertReason).filter((x): x is string => typeof x === "string"))],
+        ...batchLink(b, (id) => fills.get(id)?.revertReason),
         symbols: [...new Set(b.fillIds.map((id) => fills.get(id)?.symbol).filter((x): x is string => typeof x === "string"))],
       }));
     res.json({ batches: rows, total: all.length, next_offset: offset + limit < all.length ? offset + limit : null });

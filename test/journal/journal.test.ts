@@ -131,6 +131,10 @@ describe("request journal", () => {
     expect(e.links.revert_reasons).toEqual(["InsufficientBalance"]);
     expect(e.links.fills[0]).toMatchObject({ status: "reverted", revert_reason: "InsufficientBalance" });
     expect(e.links.settlement_batches[0].tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    // The batch carries its fills' reasons on the request's page and the order's page too, as on /batches.
+    expect(e.links.settlement_batches[0].revert_reasons).toEqual(["InsufficientBalance"]);
+    const order = (await control("GET", `/orders/${e.links.orders_created[0].order_id}`)).body;
+    expect(order.settlement_batches[0].revert_reasons).toEqual(["InsufficientBalance"]);
   });
 
   test("a cancel links the cancelled order", async () => {

@@ -29,7 +29,8 @@ async function get(path) {
     if (!(key in REPORT.data)) throw new Error(`not captured in this report: ${key}`);
     return REPORT.data[key];
   }
-  const res = await fetch(CONTROL + path, { headers: { accept: "application/json" } });
+  // x-fakex-viewer: on a pool, polling a released id answers 404 instead of creating it anew.
+  const res = await fetch(CONTROL + path, { headers: { accept: "application/json", "x-fakex-viewer": "1" } });
   const body = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : `HTTP ${res.status}`);
   return body;
