@@ -91,6 +91,23 @@ describe("write-ahead log: crashes", () => {
     expect(back.p.err()).toContain("dropped a torn tail");
   }, 60_000);
 
+  test("Ctrl-C to the whole process group (as a terminal sends it): fakex, not Anvil first, gets it; the last state write happens and the exit is 0", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-wal-group-"));
+    const p = runFakex(["serve", "--state-dir", dir, ...ARGS], { group: true });
+    await untilReady(p);
+    const control = (JSON.parse(p.out().slice(p.out().indexOf("\n") + 1)) as Info).control_url;
+    expect(await post(`${control}/clock/advance`, { seconds: 9 })).toBe(200);
+    const now = await clock(control);
+    process.kill(-p.child.pid!, "SIGINT");
+    expect(await p.exited).toBe(0);
+    expect(p.err()).not.toMatch(/exited on its own|fetch failed/);
+    // The final checkpoint folded the log in: nothing is left to replay.
+    const gens = await listGenerations(dir);
+    expect(decodeSegment(readFileSync(segmentPath(dir, gens.at(-1)!)), "last", true).records).toEqual([]);
+    const back = await serve(dir);
+    expect(await clock(back.control)).toBe(now);
+  }, 60_000);
+
   test("resuming cuts a torn tail off on disk before anything else is written, so a second crash during the restart leaves a log that reads", async () => {
     const { dir, last } = await crashWithLog();
     const whole = readFileSync(last).length;
