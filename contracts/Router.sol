@@ -49,6 +49,14 @@ contract Router is AccessControl, ReentrancyGuardTransient {
         bytes signature;
     }
 
+    /// @dev The swap's gas, charged to the taker in the vault: in the output token it comes
+    /// off what the taker receives (receive_less), in the input token on top of what the taker
+    /// spends (pay_more); amount 0 charges nothing. It goes to the exchange's fee recipient.
+    struct GasFee {
+        address token;
+        uint256 amount;
+    }
+
     struct RouteTotals {
         uint256 input;
         uint256 output;
@@ -62,6 +70,7 @@ contract Router is AccessControl, ReentrancyGuardTransient {
     mapping(address taker => mapping(uint256 uuid => bool)) public intentUuidUsed;
 
     event IntentExecuted(address indexed taker, uint256 indexed uuid, uint256 inputAmount, uint256 outputAmount);
+    event IntentGasCharged(address indexed taker, uint256 indexed uuid, address token, uint256 amount);
     event IntentDeposit(address indexed taker, address indexed token, uint256 amount);
 
     constructor(address exchange_, address admin, address executor) {
@@ -80,7 +89,8 @@ contract Router is AccessControl, ReentrancyGuardTransient {
         Intent calldata intent,
         bytes calldata takerSignature,
         MakerLeg[] calldata legs,
-        PermitData calldata permit
+        PermitData calldata permit,
+        GasFee calldata gas
     ) external onlyRole(EXECUTOR_ROLE) nonReentrant returns (uint256 inputAmount, uint256 outputAmount) {
         require(!exchange.paused(), "PAUSED");
         require(intent.deadline > block.timestamp, "INTENT_EXPIRED");
@@ -99,14 +109,34 @@ contract Router is AccessControl, ReentrancyGuardTransient {
         }
 
         RouteTotals memory t = _settleLegs(intent, legs, digest);
+        _chargeAndPay(intent, t, gas);
+        return (t.input, t.output);
+    }
+
+    /// @dev The route's totals against the signed bounds, the gas charged on top of the input
+    /// or off the output, and the output paid to the recipient (or left in the vault).
+    function _chargeAndPay(Intent calldata intent, RouteTotals memory t, GasFee calldata gas) private {
         require(t.intermediateIn == t.intermediateOut, "INTERMEDIATE_NOT_NETTED");
+        if (gas.amount > 0) {
+            if (gas.token == intent.outputToken) {
+                require(t.output >= gas.amount, "MIN_OUTPUT_NOT_MET");
+                t.output -= gas.amount;
+            } else {
+                require(gas.token == intent.inputToken, "BAD_GAS_TOKEN");
+                t.input += gas.amount;
+            }
+        }
         require(t.input <= intent.maxInputAmount, "MAX_INPUT_EXCEEDED");
         require(t.output >= intent.minOutputAmount, "MIN_OUTPUT_NOT_MET");
+        if (gas.amount > 0) {
+            vault.debit(intent.taker, gas.token, gas.amount);
+            vault.credit(exchange.feeRecipient(), gas.token, gas.amount);
+            emit IntentGasCharged(intent.taker, intent.uuid, gas.token, gas.amount);
+        }
         if (intent.recipient != address(0)) {
             vault.withdrawTo(intent.taker, intent.outputToken, t.output, intent.recipient);
         }
         emit IntentExecuted(intent.taker, intent.uuid, t.input, t.output);
-        return (t.input, t.output);
     }
 
     /// @dev The swap's wallet-funded part. A permit (and any standing approval of the vault)

@@ -98,8 +98,8 @@ interface SignedTx {
 // nothing but block space.
 const DEFAULT_GAS = { base: 100_000n, perMatch: 200_000n };
 const CONTROL_GAS = 200_000n;
-/** executeIntent: signature check, optional permit and wallet pull, then one settleRouterLeg per leg. */
-const INTENT_GAS = { base: 300_000n, perLeg: 250_000n };
+/** executeIntent: signature check, optional permit and wallet pull, one settleRouterLeg per leg, then the gas charge. */
+const INTENT_GAS = { base: 360_000n, perLeg: 250_000n };
 const AUTOMINE_WAIT_MS = 30_000;
 /** No block for this long while our transactions wait under automine: they are stranded (see awaitMined). */
 const AUTOMINE_STALL_MS = 2_000;
@@ -368,6 +368,7 @@ export class AnvilChainPort implements ChainPort {
           takerAmount: l.takerAmount,
         })),
         ci.permit ? { ...ci.permit, signature: toContractSignature(ci.permit.signature) } : { value: 0n, deadline: 0n, signature: "0x" },
+        ci.gas,
       ],
     });
     const legs = BigInt(Math.max(1, ci.legs.length));

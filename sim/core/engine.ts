@@ -71,7 +71,7 @@ import { fillView, orderView, type FillWire, type OrderWire } from "./views.ts";
 import { SwapDesk, type BatchItemWire, type PermitReader, type QuoteWire, type SwapDeskState, type SwapSubmission } from "./quotes.ts";
 import { bookLiquidity, type RouteLeg } from "./routing.ts";
 import { fixedUsdPrice, type GasConfig, type UsdPrice } from "./swap-gas.ts";
-import { orderMessageOf, type ChainIntent, type IntentLeg, type IntentPermit } from "./swap-intent.ts";
+import { orderMessageOf, type ChainIntent, type IntentGas, type IntentLeg, type IntentPermit } from "./swap-intent.ts";
 import { swapOrderTerms } from "./swap-orders.ts";
 import type { IntentMessage } from "./typed-data.ts";
 import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, WithdrawalEvent } from "../chain/port.ts";
@@ -113,6 +113,8 @@ interface SwapChainTerms {
   readonly intent: IntentMessage;
   readonly permit: IntentPermit | null;
   readonly quoteUuid: string;
+  /** Charged by the Router when the swap settles (quotes.swapGasCharge). */
+  readonly gas: IntentGas;
 }
 
 export interface EngineOptions {
@@ -881,7 +883,7 @@ export class Engine {
       t.toAmount,
       t.uuidInt,
       t.expiration,
-      // The Router charges the swap taker no fee (gas only moved the signed bounds).
+      // No fee bps on the swap taker: the Router charges it the quoted gas instead (finishSwap).
       0,
       p.signature,
       null,
@@ -892,7 +894,7 @@ export class Engine {
     this.orderSeq = record.seq;
     this.ledger.freeze(record.owner, record.fromToken, t.freeze);
     this.orders.set(record.id, record);
-    this.swapTerms.set(record.id, { intent: p.quote.intent, permit: p.permit, quoteUuid: p.quote.uuid });
+    this.swapTerms.set(record.id, { intent: p.quote.intent, permit: p.permit, quoteUuid: p.quote.uuid, gas: t.gas });
     this.log.appendRef("order_placed", now.ms, record);
     this.log.append("swap_accepted", now.ms, {
       order_id: record.id,
@@ -902,6 +904,7 @@ export class Engine {
       output: p.route.output,
       deposit: t.deposit,
       freeze: t.freeze,
+      gas: t.gas.amount,
     });
     this.swapFillStarts.set(this.fills.count + 1, record.id);
     for (const leg of p.route.legs) this.executeSwapLeg(leg, record, now);
@@ -993,7 +996,7 @@ export class Engine {
     const fills = ids.map((id) => this.fills.get(id));
     const nth = this.settlements.length + 1;
     const legs = this.swapIntentLegs(fills);
-    const ci: ChainIntent = { intent: terms.intent, takerSignature: swap.signature ?? "0x", legs, permit: terms.permit };
+    const ci: ChainIntent = { intent: terms.intent, takerSignature: swap.signature ?? "0x", legs, permit: terms.permit, gas: terms.gas };
     const reverts = this.swapFaults(nth, fills);
     if (reverts.size > 0 && this.chain.setIntentLegFault === undefined) throw new Error("the chain port has no setIntentLegFault");
     for (const [i, reason] of reverts) await this.chain.setIntentLegFault!(legs[i]!.order, terms.intent, reason);
@@ -1046,13 +1049,20 @@ export class Engine {
       if (maker.fromToken === swap.toToken) output += f.makerGive;
       this.finishSwapLeg(f, "settled", null, now);
     }
+    // The Router's gas charge: off the output (receive_less) or on top of the input (pay_more), to the protocol.
+    const gas = terms.gas.amount;
+    if (gas > 0n) {
+      if (terms.gas.token === swap.toToken) output -= gas;
+      else input += gas;
+      this.ledger.credit(this.protocolOwner, terms.gas.token, gas);
+    }
     const deposit = terms.intent.initialDepositAmount;
     if (deposit > 0n) this.ledger.credit(swap.owner, swap.fromToken, deposit);
     this.ledger.burnFrozen(swap.owner, swap.fromToken, swap.reserved);
     if (input > swap.reserved) this.ledger.debitAvailable(swap.owner, swap.fromToken, input - swap.reserved);
     swap.reserved = 0n;
     if (terms.intent.recipient === ZERO_ADDRESS) this.ledger.credit(swap.owner, swap.toToken, output);
-    this.log.append("swap_settled", now.ms, { order_id: swap.id, input, output, deposit });
+    this.log.append("swap_settled", now.ms, { order_id: swap.id, input, output, deposit, gas });
     this.moveOrder(swap, "settled", now);
     return true;
   }
@@ -1364,12 +1374,12 @@ export class Engine {
   /** GET /orders/{order_id}. 404 when unknown. */
   getOrder(orderId: string): OrderWire {
     const o = this.record(orderId);
-    return orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f));
+    return orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id)?.gas);
   }
 
   /** Every order of an owner in placement order (GET /orders filters, sorts and pages over this). */
   listOrders(owner: string): OrderWire[] {
-    return this.ordersOf(owner.toLowerCase()).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f)));
+    return this.ordersOf(owner.toLowerCase()).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id)?.gas));
   }
 
   /** GET /fills/{order_id}: fills of one order, from that order's perspective, in execution order. */

@@ -54,6 +54,7 @@ import {
 } from "./swap-gas.ts";
 import { PERMIT_TYPE, type Address, type Hex, type IntentMessage } from "./typed-data.ts";
 import { decodeUuidInt, standaloneUuidInt } from "./uuid-int.ts";
+import type { IntentGas } from "./swap-intent.ts";
 
 export const QUOTE_TTL_MS = 30_000;
 export const QUOTE_BATCH_MIN = 1;
@@ -228,6 +229,17 @@ export interface SwapSubmission {
   signature: unknown;
   permit_signature?: unknown;
   permit_deadline?: unknown;
+}
+
+/**
+ * The gas the Router charges a swap's taker (Router.GasFee): the quote's gas in the output
+ * token off what the taker receives (receive_less), or in the input token on top of what it
+ * spends (pay_more). Exactly what the quote priced, so the signed bounds hold it.
+ */
+export function swapGasCharge(rec: Pick<QuoteRecord, "intent" | "breakdown">): IntentGas {
+  return rec.breakdown.gasMode === "pay_more"
+    ? { token: rec.intent.inputToken, amount: rec.breakdown.gasInput }
+    : { token: rec.intent.outputToken, amount: rec.breakdown.gasOutput };
 }
 
 export interface PreparedSwap {
@@ -557,8 +569,10 @@ export class SwapDesk {
       nowSec,
     });
     if (route === null) throw new ExchangeError("NO_LIQUIDITY", 400, "no executable depth for the quoted size any more");
-    if (route.output < i.minOutputAmount) {
-      throw new ExchangeError("SLIPPAGE_EXCEEDED", 400, "the book moved: the output now falls below the signed minOutputAmount");
+    // receive_less: the gas comes off the output, which must still reach the signed minimum.
+    const gas = swapGasCharge(rec);
+    if (route.output < i.minOutputAmount + (gas.token === i.outputToken ? gas.amount : 0n)) {
+      throw new ExchangeError("SLIPPAGE_EXCEEDED", 400, "the book moved: the output after gas now falls below the signed minOutputAmount");
     }
     return { quote: rec, route, signature: sub.signature as Hex, permit };
   }

@@ -10,9 +10,9 @@
 //   pay_more: the output target stays; the input budget rises by the gas.
 //     maxInputAmount = input_amount_after_gas = from_amount + gas in input units,
 //     minOutputAmount = output_amount_after_gas = output_before.
-// The route itself always spends at most from_amount: the gas only shapes the
-// signed bounds (the Router contract has no gas leg, so nothing is collected on
-// chain; the taker simply signs a looser bound).
+// The route itself always spends at most from_amount; the Router then charges the
+// gas (quotes.swapGasCharge) off the output or on top of the input, inside the
+// signed bounds, for the fee recipient.
 import { formatDecimal, parseCanonicalDecimal, pow10, type Decimal } from "./amounts.ts";
 import { ExchangeError, isExchangeError } from "./errors.ts";
 import type { FxRates } from "./fx.ts";

@@ -36,11 +36,20 @@ export interface IntentPermit {
   signature: Hex;
 }
 
+/** The swap's gas the Router charges the taker in the vault (Router.GasFee): off the output or on top of the input. */
+export interface IntentGas {
+  token: Address;
+  amount: bigint;
+}
+
+export const NO_GAS: IntentGas = { token: ZERO_ADDRESS, amount: 0n };
+
 export interface ChainIntent {
   intent: IntentMessage;
   takerSignature: Hex;
   legs: IntentLeg[];
   permit: IntentPermit | null;
+  gas: IntentGas;
 }
 
 /** The signed Order of a resting limit order (vault-funded: recipient zero, no initial deposit). */
@@ -180,8 +189,24 @@ export function simulateIntent(ci: ChainIntent, chain: IntentChainView): IntentE
     if (makerFee > 0n) add(vault, chain.feeRecipient, wants, makerFee);
   }
   if (iIn !== iOut) throw new IntentRevert("INTERMEDIATE_NOT_NETTED");
+  // Router._chargeAndPay: the gas comes off the output or goes on top of the input.
+  const gas = ci.gas.amount;
+  const gasToken = ci.gas.token.toLowerCase();
+  if (gas > 0n) {
+    if (gasToken === output) {
+      if (totalOut < gas) throw new IntentRevert("MIN_OUTPUT_NOT_MET");
+      totalOut -= gas;
+    } else {
+      if (gasToken !== input) throw new IntentRevert("BAD_GAS_TOKEN");
+      totalIn += gas;
+    }
+  }
   if (totalIn > i.maxInputAmount) throw new IntentRevert("MAX_INPUT_EXCEEDED");
   if (totalOut < i.minOutputAmount) throw new IntentRevert("MIN_OUTPUT_NOT_MET");
+  if (gas > 0n) {
+    debitVault(taker, gasToken, gas);
+    add(vault, chain.feeRecipient, gasToken, gas);
+  }
   if (i.recipient.toLowerCase() !== ZERO_ADDRESS) {
     debitVault(taker, output, totalOut);
     add(wallet, i.recipient, output, totalOut);

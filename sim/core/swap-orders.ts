@@ -10,13 +10,14 @@
 //   - amount / price: the routed base quantity and quote-per-base of the route
 //     (floored onto the market grid), what the swap executes at;
 //   - ledger: the Router first pulls initialDepositAmount from the wallet into the
-//     vault, then the legs spend route.input from the vault. So acceptance freezes
-//     only the vault equity the legs need beyond the deposit; a deposit larger
-//     than the spend (pay_more headroom, lot dust) stays in the vault as available
-//     equity once the swap settles.
+//     vault, then the legs spend route.input from the vault, then it charges the gas
+//     (pay_more: in the input token, on top). So acceptance freezes only the vault
+//     equity the legs and that gas need beyond the deposit; a deposit larger than
+//     the spend (lot dust) stays in the vault as available equity once the swap settles.
 import { pow10 } from "./amounts.ts";
 import type { Side } from "./order-terms.ts";
-import type { PreparedSwap } from "./quotes.ts";
+import { swapGasCharge, type PreparedSwap } from "./quotes.ts";
+import type { IntentGas } from "./swap-intent.ts";
 import type { MarketInfo, Registry } from "./registry.ts";
 
 export interface SwapOrderTerms {
@@ -36,6 +37,8 @@ export interface SwapOrderTerms {
   freeze: bigint;
   /** Pulled from the wallet into the vault when the swap's transaction runs. */
   deposit: bigint;
+  /** The gas the Router charges (quotes.swapGasCharge). */
+  gas: IntentGas;
 }
 
 /** The market a swap order displays under: the direct one, or a canonical display pair. */
@@ -72,6 +75,9 @@ export function swapOrderTerms(p: PreparedSwap, registry: Registry): SwapOrderTe
   // price = (quoteRaw / 10^qd) / (baseRaw / 10^bd), in ticks of 10^-tickPrecision, floored.
   const priceTicks = baseRaw === 0n ? 0n : (quoteRaw * pow10(market.tickPrecision + market.baseDecimals)) / (baseRaw * pow10(market.quoteDecimals));
   const deposit = i.initialDepositAmount;
+  const gas = swapGasCharge(p.quote);
+  // pay_more: the gas is spent from the input token's equity too, on top of the route.
+  const spend = p.route.input + (gas.token === i.inputToken ? gas.amount : 0n);
   return {
     tradeId: p.quote.tradeId,
     owner: p.quote.owner,
@@ -85,7 +91,8 @@ export function swapOrderTerms(p: PreparedSwap, registry: Registry): SwapOrderTe
     expiration: Number(i.deadline),
     priceTicks,
     amountLots: baseRaw / lotUnit,
-    freeze: p.route.input > deposit ? p.route.input - deposit : 0n,
+    freeze: spend > deposit ? spend - deposit : 0n,
     deposit,
+    gas,
   };
 }

@@ -6,8 +6,9 @@
 //  - balance_debits / balance_credits: actual vault movements of SETTLED fills
 //    (net of the spread refund on the debit side, net of fees and incl. the
 //    spread share on the credit side) — what a balance display should use;
-//  - fees_paid: explicit fees of settled fills (type "fee"), never to be
-//    subtracted again from balance_*.
+//  - fees_paid: explicit fees of settled fills (type "fee") and a settled swap's
+//    gas (type "gas", in the token it was charged in), never to be subtracted
+//    again from balance_*.
 // With a positive spread the taker's balance debit exceeds filled_amount.
 import { formatRaw, formatUnits } from "./amounts.ts";
 import { isoOf } from "./clock.ts";
@@ -17,6 +18,7 @@ import type { FillRecord, FillStatus } from "./fills.ts";
 import { filledTotals, type OrderRecord, type OrderStatus, type OrderType } from "./orders.ts";
 import type { MarketInfo, Registry } from "./registry.ts";
 import { publicFailureReason, type SettlementBatch } from "./settlement.ts";
+import type { IntentGas } from "./swap-intent.ts";
 
 export interface SettlementSummary {
   status: string;
@@ -183,6 +185,7 @@ export function orderView(
   settlements: readonly SettlementBatch[],
   registry: Registry,
   movesOf: (f: FillRecord) => MatchMoves,
+  swapGas?: IntentGas,
 ): OrderWire {
   const m = o.market;
   const from = tokenRef(registry, o.fromToken);
@@ -190,11 +193,19 @@ export function orderView(
   let debits = 0n;
   let credits = 0n;
   let fees = 0n;
+  let gasLines: FeeLine[] = [];
   const isSwap = o.orderType === "swap";
   if (isSwap) {
     const settled = swapTotals(o, fills, registry, (f) => f.status === "settled");
     debits = settled.give;
     credits = settled.get;
+    // The Router charged the swap's gas when it settled: off the output or on top of the input.
+    if (o.status === "settled" && swapGas !== undefined && swapGas.amount > 0n) {
+      const onOutput = swapGas.token === o.toToken;
+      if (onOutput) credits -= swapGas.amount;
+      else debits += swapGas.amount;
+      gasLines = line(onOutput ? to : from, swapGas.amount, formatRaw).map((l) => ({ ...l, type: "gas" }));
+    }
   } else {
     for (const f of fills) {
       if (f.status !== "settled") continue;
@@ -251,7 +262,7 @@ export function orderView(
       gross_credits: line(to, grossGet, formatRaw),
       balance_debits: line(from, debits, formatRaw),
       balance_credits: line(to, credits, formatRaw),
-      fees_paid: feeLines(to, fees),
+      fees_paid: [...feeLines(to, fees), ...gasLines],
     },
   };
 }

@@ -79,14 +79,17 @@ async function intent(fields: Partial<IntentMessage> = {}): Promise<IntentMessag
   };
 }
 
-async function executeCall(i: IntentMessage, legs: Leg[], permit = NO_PERMIT, signer: PrivateKeyAccount = h.bob) {
+/** Router.GasFee: nothing charged. */
+const NO_GAS = { token: ZERO_ADDRESS, amount: 0n };
+
+async function executeCall(i: IntentMessage, legs: Leg[], permit = NO_PERMIT, signer: PrivateKeyAccount = h.bob, gas = NO_GAS) {
   const sig = await signIntent(h, signer, i);
-  return { address: h.d.router, abi: Router.abi, functionName: "executeIntent", args: [i as never, sig, legs as never, permit] } as const;
+  return { address: h.d.router, abi: Router.abi, functionName: "executeIntent", args: [i as never, sig, legs as never, permit, gas] } as const;
 }
 
-const run = async (i: IntentMessage, legs: Leg[], permit = NO_PERMIT) => send(h.pub, h.wallet(h.executor), await executeCall(i, legs, permit));
-const reasonOf = async (i: IntentMessage, legs: Leg[], permit = NO_PERMIT, signer: PrivateKeyAccount = h.bob) =>
-  revertOf(h.pub, h.executor, await executeCall(i, legs, permit, signer));
+const run = async (i: IntentMessage, legs: Leg[], permit = NO_PERMIT, gas = NO_GAS) => send(h.pub, h.wallet(h.executor), await executeCall(i, legs, permit, h.bob, gas));
+const reasonOf = async (i: IntentMessage, legs: Leg[], permit = NO_PERMIT, signer: PrivateKeyAccount = h.bob, gas = NO_GAS) =>
+  revertOf(h.pub, h.executor, await executeCall(i, legs, permit, signer, gas));
 
 describe("executeIntent: settlement", () => {
   it("direct route from the taker's vault balance, output credited to the vault (recipient zero)", async () => {
@@ -152,6 +155,50 @@ describe("executeIntent: settlement", () => {
     const [done] = parseEventLogs({ abi: Router.abi, logs: receipt.logs, eventName: "IntentExecuted" });
     expect(done!.args.inputAmount).toBe(30_000n * UNIT.USDC);
     expect(done!.args.outputAmount).toBe(UNIT.WBTC);
+  });
+});
+
+describe("executeIntent: the swap's gas", () => {
+  it("receive_less: charged in the output token off what the taker receives (the recipient's wallet here), to the fee recipient", async () => {
+    await approveAndDeposit(h, h.bob, USDC, 4000n * UNIT.USDC);
+    const gas = UNIT.WETH / 100n;
+    const wethBefore = await walletBalance(h, WETH, h.carol.address);
+    const feeBefore = await vaultBalance(h, h.d.feeRecipient, WETH);
+    const i = await intent({ recipient: h.carol.address, minOutputAmount: 2n * UNIT.WETH - gas });
+    const receipt = await run(i, [await wethForUsdc(2n * UNIT.WETH, 4000n * UNIT.USDC)], NO_PERMIT, { token: WETH, amount: gas });
+    expect(await walletBalance(h, WETH, h.carol.address)).toBe(wethBefore + 2n * UNIT.WETH - gas);
+    expect(await vaultBalance(h, h.bob.address, WETH)).toBe(0n);
+    expect(await vaultBalance(h, h.d.feeRecipient, WETH)).toBe(feeBefore + gas);
+    const [charged] = parseEventLogs({ abi: Router.abi, logs: receipt.logs, eventName: "IntentGasCharged" });
+    expect(lowerAddresses(charged!.args)).toEqual({ taker: h.bob.address.toLowerCase(), uuid: i.uuid, token: WETH.toLowerCase(), amount: gas });
+    const [done] = parseEventLogs({ abi: Router.abi, logs: receipt.logs, eventName: "IntentExecuted" });
+    expect(done!.args.outputAmount).toBe(2n * UNIT.WETH - gas);
+  });
+
+  it("receive_less: MIN_OUTPUT_NOT_MET when the output after gas is below the signed minimum", async () => {
+    await approveAndDeposit(h, h.bob, USDC, 4000n * UNIT.USDC);
+    const i = await intent({ minOutputAmount: 2n * UNIT.WETH });
+    expect(await reasonOf(i, [await wethForUsdc(2n * UNIT.WETH, 4000n * UNIT.USDC)], NO_PERMIT, h.bob, { token: WETH, amount: 1n })).toBe("MIN_OUTPUT_NOT_MET");
+  });
+
+  it("pay_more: charged in the input token on top of the route's input, within maxInputAmount; MAX_INPUT_EXCEEDED past it", async () => {
+    await approveAndDeposit(h, h.bob, USDC, 5000n * UNIT.USDC);
+    const gas = 3n * UNIT.USDC;
+    const over = await intent({ maxInputAmount: 4000n * UNIT.USDC + gas - 1n });
+    expect(await reasonOf(over, [await wethForUsdc(2n * UNIT.WETH, 4000n * UNIT.USDC)], NO_PERMIT, h.bob, { token: USDC, amount: gas })).toBe("MAX_INPUT_EXCEEDED");
+    const feeBefore = await vaultBalance(h, h.d.feeRecipient, USDC);
+    const i = await intent({ maxInputAmount: 4000n * UNIT.USDC + gas });
+    const receipt = await run(i, [await wethForUsdc(2n * UNIT.WETH, 4000n * UNIT.USDC)], NO_PERMIT, { token: USDC, amount: gas });
+    expect(await vaultBalance(h, h.bob.address, USDC)).toBe(1000n * UNIT.USDC - gas);
+    expect(await vaultBalance(h, h.bob.address, WETH)).toBe(2n * UNIT.WETH);
+    expect(await vaultBalance(h, h.d.feeRecipient, USDC)).toBe(feeBefore + gas);
+    const [done] = parseEventLogs({ abi: Router.abi, logs: receipt.logs, eventName: "IntentExecuted" });
+    expect(done!.args.inputAmount).toBe(4000n * UNIT.USDC + gas);
+  });
+
+  it("BAD_GAS_TOKEN for gas in a token that is neither the input nor the output", async () => {
+    await approveAndDeposit(h, h.bob, USDC, 4000n * UNIT.USDC);
+    expect(await reasonOf(await intent(), [await wethForUsdc(2n * UNIT.WETH, 4000n * UNIT.USDC)], NO_PERMIT, h.bob, { token: WBTC, amount: 1n })).toBe("BAD_GAS_TOKEN");
   });
 });
 

@@ -364,12 +364,16 @@ describe("POST /swap: accepted", () => {
     expect(settled.body.status).toBe("settled");
     expect(ex.engine.getOrder(makerId).remaining_amount).toBe("5");
 
-    // recipient zero: the 5 EURC land in Alice's vault; 5.4 USDC left it; Bob got the USDC.
+    // recipient zero: the 5 EURC less the quoted gas (receive_less) land in Alice's vault,
+    // exactly the quote's output after gas; 5.4 USDC left it; Bob got the USDC.
+    const gas = BigInt(q.quote_breakdown!.gas_cost_output_token);
+    expect(BigInt(q.quote_breakdown!.output_amount_after_gas)).toBe(5_000_000n - gas);
     const bal = await ex.engine.balances(ALICE);
     const row = (sym: string) => bal.balances.find((r) => r.symbol === sym)!;
     expect(BigInt(row("USDC").vault_total)).toBe(1_000_000n * 10n ** 6n - USDC_5_4);
     expect(row("USDC").vault_frozen).toBe("0");
-    expect(BigInt(row("EURC").vault_total)).toBe(1_000_000n * 10n ** 6n + 5_000_000n);
+    expect(BigInt(row("EURC").vault_total)).toBe(1_000_000n * 10n ** 6n + 5_000_000n - gas);
+    expect(settled.body.settlement_economics.fees_paid).toEqual([expect.objectContaining({ type: "gas", token: "EURC", amount_raw: gas.toString() })]);
     const bobUsdc = (await ex.engine.balances(BOB)).balances.find((r) => r.symbol === "USDC")!;
     expect(BigInt(bobUsdc.vault_total)).toBe(1_000_000n * 10n ** 6n + USDC_5_4);
   });
@@ -385,7 +389,8 @@ describe("POST /swap: accepted", () => {
     await ex.engine.settleAll();
     expect(ex.engine.getOrder(res.body.trade_id).status).toBe("settled");
     expect(await ex.chain.walletBalance(CAROL, tok(ex, "USDC"))).toBe(10_000_000n - dep);
-    expect(await ex.chain.walletBalance(CAROL, tok(ex, "EURC"))).toBe(5_000_000n);
+    // The recipient's wallet gets the quote's output after gas.
+    expect(await ex.chain.walletBalance(CAROL, tok(ex, "EURC"))).toBe(BigInt(q.quote_breakdown!.output_amount_after_gas));
   });
 
   it("accepts a compact (64-byte) permit signature; refuses a v 0/1 Intent signature (Router's ecrecover would), quote not consumed", async () => {

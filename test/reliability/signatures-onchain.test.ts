@@ -158,7 +158,7 @@ async function intentOnChain(intent: ReturnType<typeof intentOf>, signature: Hex
   const leg = { order: { ...orderOf(ANVIL_ADDRESSES[3] as Address), fromToken: tokenA, toToken: tokenB }, signature: "0x" as Hex, makerAmount: 1n, takerAmount: 1n };
   const permit = { value: 0n, deadline: 0n, signature: "0x" as Hex };
   const result = await outcome(
-    c.pub.simulateContract({ address: c.router, abi: Router.abi, functionName: "executeIntent", args: [intent, signature, [leg], permit], account: EXECUTOR }),
+    c.pub.simulateContract({ address: c.router, abi: Router.abi, functionName: "executeIntent", args: [intent, signature, [leg], permit, { token: tokenB, amount: 0n }], account: EXECUTOR }),
   );
   return judge(result, "BAD_ROUTE", "BAD_SIGNATURE");
 }

@@ -49,12 +49,22 @@ describe("engine swaps: a direct swap settles through the memory chain", () => {
     expect(fills).toHaveLength(1);
     expect(fills[0]).toMatchObject({ maker_order_id: makerId, taker_order_id: res.trade_id, quantity: "5", price: "1.08", settlement_status: "settled" });
 
-    // Taker: 5.4 USDC out, 5 EURC in, no fee. Maker: 5 EURC out, 5.4 USDC in less 20 bps (10,800 raw).
+    // Taker: 5.4 USDC out, 5 EURC in less the quoted gas (receive_less: off the output), no fee.
+    // Maker: 5 EURC out, 5.4 USDC in less 20 bps (10,800 raw). The protocol: the fee and the gas.
+    const gas = BigInt(q.quote_breakdown!.gas_cost_output_token);
+    expect(gas).toBeGreaterThan(0n);
+    expect(BigInt(q.route_params.minOutputAmount)).toBe(5_000_000n - gas);
     expect(vault(env, TAKER, "USDC")).toEqual({ available: 14_600_000n, frozen: 0n });
-    expect(vault(env, TAKER, "EURC")).toEqual({ available: 5_000_000n, frozen: 0n });
+    expect(vault(env, TAKER, "EURC")).toEqual({ available: 5_000_000n - gas, frozen: 0n });
     expect(vault(env, MAKER, "EURC")).toEqual({ available: 0n, frozen: 5_000_000n });
     expect(vault(env, MAKER, "USDC")).toEqual({ available: 5_389_200n, frozen: 0n });
     expect(vault(env, FEE_RECIPIENT, "USDC")).toEqual({ available: 10_800n, frozen: 0n });
+    expect(vault(env, FEE_RECIPIENT, "EURC")).toEqual({ available: gas, frozen: 0n });
+    // The order's economics: the credit is what arrived, and the gas is a fees_paid line of type gas.
+    const eurc = tok(env, "EURC");
+    expect(settled.settlement_economics.gross_credits).toEqual([expect.objectContaining({ token_address: eurc, amount_raw: "5000000" })]);
+    expect(settled.settlement_economics.balance_credits).toEqual([expect.objectContaining({ token_address: eurc, amount_raw: (5_000_000n - gas).toString() })]);
+    expect(settled.settlement_economics.fees_paid).toEqual([expect.objectContaining({ type: "gas", token_address: eurc, amount_raw: gas.toString() })]);
     expect(env.engine.getOrder(makerId).status).toBe("pending");
     expect(await ownerMismatches(env)).toEqual([]);
     expect(env.chain.intentUsed(TAKER, BigInt(q.route_params.uuid))).toBe(true);
@@ -98,11 +108,18 @@ describe("engine swaps: a direct swap settles through the memory chain", () => {
       await env.engine.settleAll();
       expect(env.engine.getOrder(res.trade_id).status).toBe("settled");
       expect(await env.chain.walletBalance(TAKER, tok(env, "USDC"))).toBe(10_000_000n - dep);
-      expect(vault(env, TAKER, "USDC")).toEqual({ available: dep - 5_400_000n, frozen: 0n });
+      // The quoted gas: pay_more spends it on top of the input (the deposit covers it),
+      // receive_less takes it off the output.
+      const gasIn = mode === "pay_more" ? BigInt(q.quote_breakdown!.gas_cost_input_token) : 0n;
+      const gasOut = mode === "receive_less" ? BigInt(q.quote_breakdown!.gas_cost_output_token) : 0n;
+      expect(gasIn + gasOut).toBeGreaterThan(0n);
+      expect(vault(env, TAKER, "USDC")).toEqual({ available: dep - 5_400_000n - gasIn, frozen: 0n });
       // recipient = the taker: the output left the vault for its wallet.
       expect(vault(env, TAKER, "EURC")).toEqual({ available: 0n, frozen: 0n });
-      expect(await env.chain.walletBalance(TAKER, tok(env, "EURC"))).toBe(5_000_000n);
-      if (mode === "pay_more") expect(dep).toBeGreaterThan(5_400_000n);
+      expect(await env.chain.walletBalance(TAKER, tok(env, "EURC"))).toBe(5_000_000n - gasOut);
+      expect(vault(env, FEE_RECIPIENT, "USDC").available - 10_800n).toBe(gasIn);
+      expect(vault(env, FEE_RECIPIENT, "EURC").available).toBe(gasOut);
+      if (mode === "pay_more") expect(dep).toBe(5_400_000n + gasIn);
       expect(env.engine.desk.pendingPermitSwaps(TAKER, tok(env, "USDC"))).toBe(0);
       // The Router's IntentDeposit of our own swap is not credited a second time.
       expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0 });
@@ -129,15 +146,17 @@ describe("engine swaps: a direct swap settles through the memory chain", () => {
     expect(usdt.frozen).toBe(0n);
     expect(usdt.available).toBe(20_000_000n - 5_400_000n);
     expect(vault(env, TAKER, "USDC")).toEqual({ available: 0n, frozen: 0n });
-    expect(vault(env, TAKER, "EURC").available).toBe(5_000_000n);
+    // receive_less: the quoted gas (two legs) comes off the EURC output.
+    const gas = BigInt(q.quote_breakdown!.gas_cost_output_token);
+    expect(vault(env, TAKER, "EURC").available).toBe(5_000_000n - gas);
     expect(await ownerMismatches(env)).toEqual([]);
 
     // The swap's view is in its own tokens: USDT spent, EURC received; the USDC legs net out.
     const o = env.engine.getOrder(res.trade_id);
     expect(o).toMatchObject({ order_type: "swap", from_token: tok(env, "USDT"), to_token: tok(env, "EURC"), filled_amount: "5400000" });
     expect(o.settlement_economics.balance_debits).toEqual([{ token: "USDT", token_address: tok(env, "USDT"), amount: "5.4", amount_raw: "5400000" }]);
-    expect(o.settlement_economics.balance_credits).toEqual([{ token: "EURC", token_address: tok(env, "EURC"), amount: "5", amount_raw: "5000000" }]);
-    expect(o.settlement_economics.fees_paid).toEqual([]);
+    expect(o.settlement_economics.balance_credits).toEqual([expect.objectContaining({ token: "EURC", amount_raw: (5_000_000n - gas).toString() })]);
+    expect(o.settlement_economics.fees_paid).toEqual([expect.objectContaining({ type: "gas", token: "EURC", amount_raw: gas.toString() })]);
     const legs = env.engine.fillsOfOrder(res.trade_id);
     expect(legs.map((l) => [l.quantity, l.price])).toEqual([
       ["5.4", "1"],

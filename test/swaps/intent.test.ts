@@ -1,10 +1,13 @@
 // Router.executeIntent semantics (pure): what the memory chain will apply for a swap.
 import { describe, expect, it } from "vitest";
 import { intentLegs, simulateIntent, type ChainIntent, type IntentChainView } from "../../sim/core/swap-intent.ts";
+import { swapGasCharge } from "../../sim/core/quotes.ts";
 import type { OrderMessage } from "../../sim/core/typed-data.ts";
 import { MAKER, MAKER2, TAKER, quoteBody, rest, setVault, setupDesk, token, validSwap, type DeskEnv } from "./helpers.ts";
 
 const RECIPIENT = "0xdddd00000000000000000000000000000000dddd";
+
+const FEE_RECIPIENT_OF_VIEW = "0x000000000000000000000000000000000000fee1";
 
 function view(env: DeskEnv, vault: Record<string, bigint>, wallet: Record<string, bigint> = {}, over: Partial<IntentChainView> = {}): IntentChainView {
   return {
@@ -14,7 +17,7 @@ function view(env: DeskEnv, vault: Record<string, bigint>, wallet: Record<string
     filled: (_o: OrderMessage) => 0n,
     intentUsed: () => false,
     whitelisted: () => true,
-    feeRecipient: "0x000000000000000000000000000000000000fee1",
+    feeRecipient: FEE_RECIPIENT_OF_VIEW,
     maxFeeBps: 1000n,
     ...over,
   };
@@ -26,7 +29,7 @@ async function twoHopSwap(env: DeskEnv, recipient: string) {
   setVault(env, TAKER, "USDT", 20_000000n);
   const q = await env.desk.quote(quoteBody(env, "USDT", "EURC", 50_000000n, { recipient }));
   const p = env.desk.accept(validSwap(q));
-  const ci: ChainIntent = { intent: p.quote.intent, takerSignature: p.signature, legs: intentLegs(p.route), permit: p.permit };
+  const ci: ChainIntent = { intent: p.quote.intent, takerSignature: p.signature, legs: intentLegs(p.route), permit: p.permit, gas: swapGasCharge(p.quote) };
   return { q, p, ci };
 }
 
@@ -45,12 +48,18 @@ describe("executeIntent semantics", () => {
       [k(MAKER, usdc)]: 100_000000n,
       [k(MAKER2, eurc)]: 100_000000n,
     }, { [k(TAKER, usdt)]: 30_000000n }));
+    // receive_less: the quoted gas comes off the output and goes to the fee recipient.
+    const gas = ci.gas.amount;
+    expect(ci.gas.token).toBe(eurc);
+    expect(gas).toBeGreaterThan(0n);
     expect(fx.input).toBe(50_000000n);
-    expect(fx.output).toBe(46_290000n);
+    expect(fx.output).toBe(46_290000n - gas);
+    expect(fx.output).toBeGreaterThanOrEqual(ci.intent.minOutputAmount);
     expect(fx.wallet.get(k(TAKER, usdt))).toBe(-30_000000n);
     expect(fx.vault.get(k(TAKER, usdt))).toBe(-20_000000n);
     expect(fx.vault.get(k(TAKER, usdc)) ?? 0n).toBe(0n);
-    expect(fx.vault.get(k(TAKER, eurc))).toBe(46_290000n);
+    expect(fx.vault.get(k(TAKER, eurc))).toBe(46_290000n - gas);
+    expect(fx.vault.get(k(FEE_RECIPIENT_OF_VIEW, eurc))).toBe(gas);
     expect(fx.vault.get(k(MAKER, usdt))).toBe(50_000000n);
     expect(fx.vault.get(k(MAKER, usdc))).toBe(-49_995000n);
     expect(fx.vault.get(k(MAKER2, usdc))).toBe(49_995000n);
@@ -69,7 +78,7 @@ describe("executeIntent semantics", () => {
       [k(MAKER2, eurc)]: 100_000000n,
     }, { [k(TAKER, usdt)]: 30_000000n }));
     expect(fx.vault.get(k(TAKER, eurc))).toBe(0n);
-    expect(fx.wallet.get(k(RECIPIENT, eurc))).toBe(46_290000n);
+    expect(fx.wallet.get(k(RECIPIENT, eurc))).toBe(46_290000n - ci.gas.amount);
   });
 
   it.each([

@@ -176,6 +176,21 @@ describe("swap quote lifecycle", () => {
     expect(env.desk.quoteRecord(q.uuid)!.consumed).toBe(false);
   });
 
+  it("400 SLIPPAGE_EXCEEDED when the output still reaches minOutputAmount but not once the Router takes the gas off it (receive_less)", async () => {
+    const env = setupDesk();
+    const { best } = book(env);
+    const q = await quoted(env);
+    // 5 EURC quoted, minOutputAmount 5 EURC less the gas (~0.23). The best ask moves from 1.08
+    // to 1.10: 5.4 USDC now buy about 4.9 EURC, above the minimum but not once the gas is off.
+    expect(BigInt(q.route_params.minOutputAmount)).toBeLessThan(4_900_000n);
+    expect(BigInt(q.route_params.minOutputAmount) + BigInt(q.quote_breakdown!.gas_cost_output_token)).toBe(5_000_000n);
+    best.inBook = false;
+    rest(env, "EURC/USDC", "ask", "10", "1.10");
+    const e = await caught(() => env.desk.accept(validSwap(q)));
+    expect([e.status, e.code]).toEqual([400, "SLIPPAGE_EXCEEDED"]);
+    expect(env.desk.quoteRecord(q.uuid)!.consumed).toBe(false);
+  });
+
   it("409 STP_BLOCKED when the taker's own order now sits in the route", async () => {
     const env = setupDesk();
     book(env);

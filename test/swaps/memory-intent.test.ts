@@ -3,7 +3,7 @@
 // snapshot), the shape the Anvil adapter must match.
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../../sim/core/clock.ts";
-import type { ChainIntent } from "../../sim/core/swap-intent.ts";
+import { NO_GAS, type ChainIntent } from "../../sim/core/swap-intent.ts";
 import type { Address, IntentMessage, OrderMessage } from "../../sim/core/typed-data.ts";
 import { MemoryChain } from "../../sim/chain/memory.ts";
 
@@ -48,6 +48,7 @@ function world() {
     takerSignature: "0xab",
     legs: [{ order, signature: "0x11", makerAmount: 5_000_000n, takerAmount: 5_400_000n }],
     permit: { value: i.initialDepositAmount, deadline: i.deadline, signature: "0xcd" },
+    gas: NO_GAS,
   });
   return { clock, chain, order, intent, ci };
 }
