@@ -229,6 +229,33 @@ describe("route faults with a state directory", () => {
     expect((await api(back.baseUrl, "POST", "/orders", lost)).status).toBe(201);
   }, 90_000);
 
+  test("a two-hop swap (its order shows under a pair no config lists) survives a checkpoint and a restart", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-twohop-"));
+    const ex = await start(dir, { liquidity: true });
+    const me = ex.accounts[0]!;
+    expect((await api(ex.controlUrl, "POST", "/fund", { address: me.address, token: "EURC", amount: "20000000", vault: true })).status).toBe(200);
+    const quote = await api(ex.baseUrl, "POST", "/swap/quote", {
+      from_token: ex.contracts.tokens["EURC"],
+      to_token: ex.contracts.tokens["USDT"],
+      from_amount: "10000000",
+      owner_address: me.address,
+      recipient: "0x0000000000000000000000000000000000000000",
+      expiration: ex.control.now().now + 600,
+    });
+    expect(quote.status).toBe(200);
+    const { body } = await ex.signIntent(me, quote.body);
+    const swap = await api(ex.baseUrl, "POST", "/swap", body);
+    expect(swap.status).toBe(200);
+    await ex.control.settle();
+    const tradeId = swap.body.trade_id as string;
+    expect(ex.parts.engine.getOrder(tradeId)).toMatchObject({ status: "settled", symbol: "EURC/USDT" });
+    await ex.close();
+
+    const back = await start(dir, { liquidity: true });
+    expect(back.persistence?.resumed).toBe(true);
+    expect(back.parts.engine.getOrder(tradeId)).toMatchObject({ status: "settled", symbol: "EURC/USDT" });
+  }, 90_000);
+
   test("close() with a request in a route fault's delay (it holds the log's lock): the request is dropped, never served, and close does not wait for it", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-delayed-"));
     const ex = await start(dir);
