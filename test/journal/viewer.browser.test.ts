@@ -220,10 +220,35 @@ describe.skipIf(!chromiumAvailable)("run viewer of a pool instance", () => {
     expect(inst.control.requests({ path: "/api/v1/orders" }).total).toBe(1);
     await page.goto(`${urls.controlUrl}/ui/orders/${placed.body.order_id}`);
     expect(await page.locator('[data-testid="order-id"]').textContent()).toBe(placed.body.order_id);
+    // Its header and title name the instance, so two tabs on two ids look different.
+    expect(await page.locator("header h1").textContent()).toContain(`pool id ${id}`);
+    expect(await page.title()).toBe(`${id} · fakex run viewer`);
     // The default exchange's viewer does not know it.
     await page.goto(`${ex.controlUrl}/ui`);
     await page.locator("table").first().waitFor();
     expect(await page.locator(`tr[data-order-id="${placed.body.order_id}"]`).count()).toBe(0);
+    expect(await page.locator("header h1").textContent()).not.toContain("pool id");
+    await page.close();
+  });
+
+  test("the request list pages through a journal longer than one page (200), newest first", async () => {
+    const urls = ex.pool!.urls("pages");
+    for (let i = 0; i < 230; i += 10) await Promise.all(Array.from({ length: 10 }, () => fetch(`${urls.baseUrl}/tokens`).then((r) => r.arrayBuffer())));
+    const total = ((await (await fetch(`${urls.controlUrl}/requests/count`)).json()) as { count: number }).count;
+    expect(total).toBeGreaterThanOrEqual(230);
+    const page = await browser.context.newPage();
+    await page.goto(`${urls.controlUrl}/ui/requests`);
+    await page.locator("table.requests").waitFor();
+    await expect.poll(() => page.locator("table.requests tbody tr").count()).toBe(200);
+    expect(await page.locator("main").textContent()).toContain(`${total} entries match; 1–200 shown`);
+    expect(await page.locator("button", { hasText: "Newer" }).count()).toBe(0);
+    await page.locator("button", { hasText: "Older" }).click();
+    await expect.poll(() => page.locator("table.requests tbody tr").count()).toBe(total - 200);
+    expect(await page.locator("main").textContent()).toContain(`201–${total} shown`);
+    // The oldest entry is on this page (ids count up from r1).
+    expect(await page.locator("table.requests tbody tr").last().textContent()).toContain("r1");
+    await page.locator("button", { hasText: "Newer" }).click();
+    await expect.poll(() => page.locator("table.requests tbody tr").count()).toBe(200);
     await page.close();
   });
 });

@@ -16,6 +16,11 @@ const CONTROL = (() => {
 })();
 const UI = `${CONTROL}/ui`;
 const POLL_MS = 1000;
+/** The pool id this page shows, if it is a pool instance's (two tabs on two ids must look different). */
+const POOL_ID = CONTROL === "/__fakex" ? null : decodeURIComponent(CONTROL.slice(1, -"/__fakex".length));
+if (POOL_ID) document.title = `${POOL_ID} · fakex run viewer`;
+/** Journal entries per page of the request list. */
+const REQUESTS_PAGE = 200;
 
 const reportNode = document.getElementById("fakex-report");
 const REPORT = reportNode ? JSON.parse(reportNode.textContent) : null;
@@ -317,14 +322,21 @@ function MarketsView({ tick }) {
 
 function RequestsView({ tick }) {
   const [filter, setFilter] = useState({ method: "", path: "", status: "", owner: "" });
+  // Newest first, a page at a time; a new filter starts again at the newest.
+  const [offset, setOffset] = useState(0);
   const q = new URLSearchParams(Object.entries(filter).filter(([, v]) => v)).toString();
-  const state = useData(`/requests?limit=200${q ? `&${q}` : ""}`, tick);
+  const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${q ? `&${q}` : ""}`, tick);
   const field = (k, placeholder) =>
-    html`<input placeholder=${placeholder} value=${filter[k]} onChange=${(e) => setFilter({ ...filter, [k]: e.target.value.trim() })} />`;
+    html`<input placeholder=${placeholder} value=${filter[k]} onChange=${(e) => {
+      setFilter({ ...filter, [k]: e.target.value.trim() });
+      setOffset(0);
+    }} />`;
   let rows = state.data?.entries ?? [];
-  // A report holds the unfiltered journal: filter it here the way the server would.
+  // A report holds the unfiltered journal: filter and page it here the way the server would.
   if (REPORT) rows = rows.filter((e) => (!filter.method || e.method === filter.method.toUpperCase()) && (!filter.path || pathMatches(filter.path, e.path)) && (!filter.status || statusMatches(filter.status, e.status)) && (!filter.owner || e.wallet === filter.owner.toLowerCase()));
   const total = REPORT ? rows.length : state.data?.total;
+  if (REPORT) rows = rows.slice(offset, offset + REQUESTS_PAGE);
+  const older = total !== undefined && offset + REQUESTS_PAGE < total;
   return html`<section class="panel"><h2>Request journal</h2>
     <div class="filters">${field("method", "method")} ${field("path", "path (* wildcard)")} ${field("status", "status (404, 4xx)")} ${field("owner", "owner 0x…")}</div>
     <${Loading} state=${state}>${() => html`<table class="requests">
@@ -335,7 +347,12 @@ function RequestsView({ tick }) {
           <td><span class=${statusClass(e.status)}>${e.status}</span></td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
           <td class="num">${e.duration_ms}</td><td>${summary(e.links)}${e.rejection ? html` <span class="bad">${e.rejection.code ?? ""} ${e.rejection.fields.join(", ")}</span>` : null}</td>
         </tr>`,
-      )}</tbody></table><p class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}</p>`}<//>
+      )}</tbody></table>
+      <div class="controls">
+        <span class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}${total > REQUESTS_PAGE ? `; ${offset + 1}–${Math.min(offset + REQUESTS_PAGE, total)} shown` : ""}</span>
+        ${offset > 0 ? html`<button onClick=${() => setOffset(Math.max(0, offset - REQUESTS_PAGE))}>Newer</button>` : null}
+        ${older ? html`<button onClick=${() => setOffset(offset + REQUESTS_PAGE)}>Older</button>` : null}
+      </div>`}<//>
   </section>`;
 }
 
@@ -484,7 +501,7 @@ function App() {
   const bump = () => setTick((t) => t + 1);
   const section = route.split("/")[1] ?? "";
   return html`<header>
-      <h1><${Link} to="/">fakex</${Link}> <span class="muted">run viewer${REPORT ? " · report" : ""}</span></h1>
+      <h1><${Link} to="/">fakex</${Link}> <span class="muted">run viewer${REPORT ? " · report" : ""}${POOL_ID ? html` · pool id <strong>${POOL_ID}</strong>` : ""}</span></h1>
       <nav>${NAV.map(([to, label]) => html`<${Link} cls=${(to === "/" ? section === "" || section === "orders" : to === `/${section}`) ? "active" : ""} to=${to}>${label}<//>`)}</nav>
     </header>
     <main><${RunPanel} tick=${tick} bump=${bump} />${viewFor(route, tick)}</main>`;
