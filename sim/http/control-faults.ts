@@ -188,8 +188,9 @@ export class RouteFaults {
     // runs them nor keeps the process alive for them.
     for (const [timer, res] of this.delayed) {
       clearTimeout(timer);
-      // Never served: a durable log in front is told so (logged as a 503, nothing took
-      // effect), which also lets the requests queued behind it run.
+      // Never served: a durable log in front is told so, which lets the requests queued
+      // behind it run and its closing checkpoint be taken (the record, a 503, is folded into
+      // that checkpoint and never replayed).
       void faultHooks(res).committed?.(503);
       res.socket?.destroy();
     }

@@ -404,7 +404,7 @@ export class RequestJournal {
       const settlement_batches = batchIds
         .map((id) => batches.find((b) => b.id === id))
         .filter((b) => b !== undefined)
-        .map((b) => batchLink(b, (id) => fillById(id)?.revertReason ?? null));
+        .map((b) => batchLink(b, (id) => fillById(id)?.revertReason));
       const revert_reasons = [...new Set(fillLinks.map((f) => f.revert_reason).filter((x): x is string => x !== null))];
       return {
         ...e,

@@ -484,6 +484,22 @@ describe("POST /swap: rejections", () => {
     }
   });
 
+  it("a book that moved so that the output after gas misses minOutputAmount: 400 SLIPPAGE_EXCEEDED, not consumed", async () => {
+    const ex = exchange();
+    const ask = await book(ex);
+    const q = await quote(ex, quoteBody(ex, ALICE));
+    // 5 EURC quoted at 1.08; at 1.10 the 5.4 USDC buy ~4.9 EURC: above minOutputAmount (5 less ~0.23 gas), not once the gas is off.
+    expect(BigInt(q.route_params.minOutputAmount)).toBeLessThan(4_900_000n);
+    expect(ex.engine.cancelAgentOrder(ask)).toBe(true);
+    await place(ex, bob, { side: "ask", amount: "10", price: "1.10" });
+    const body = await swapBody(alice, q);
+    for (let i = 0; i < 2; i++) {
+      const res = await postSwap(ex, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(typed("SLIPPAGE_EXCEEDED"));
+    }
+  });
+
   it("missing or mismatched permit fields: 400 ALLOWANCE_INSUFFICIENT (re-permit), quote not consumed", async () => {
     const ex = exchange();
     await book(ex);
