@@ -41,7 +41,7 @@ import { balanceRows, type BalanceRowWire, type BalancesEnvelope } from "./balan
 import { VirtualClock, isoOf, type ClockState } from "./clock.ts";
 import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
 import { checkEventLogState, EventLog, type EventLogState, type EventValue } from "./event-log.ts";
-import { Ledger, type LedgerState } from "./ledger.ts";
+import { Ledger, type Account, type LedgerState } from "./ledger.ts";
 import { MarketBook } from "./book.ts";
 import { InstantSource, type Instant } from "./instant.ts";
 import { canTransition, cloneOrder, newOrderRecord, type OrderRecord, type OrderStatus } from "./orders.ts";
@@ -426,7 +426,7 @@ export class Engine {
           out.deposits++;
         }
       }
-      if (this.vaultDebt.size > 0) this.collectVaultDebts();
+      if (this.vaultDebt.size > 0) this.coverVaultDebts();
       this.depositCursor = head;
       // After the events: an intent mined before its deadline is paid out of its hold first.
       if (this.withdrawHolds.size > 0) this.expireWithdrawHolds();
@@ -438,10 +438,11 @@ export class Engine {
    * A withdrawal mined on chain leaves the owner's available balance. The
    * co-signed path only ever pays out available funds; an emergency withdrawal
    * may exceed them (it ignores open orders). Then the ledger takes what is
-   * available and owes the rest (`uncovered`): the open orders keep their
-   * reservations (on chain their fills now fail with INSUFFICIENT_VAULT_BALANCE),
-   * and the debt is collected from whatever they release — on a cancel, a failed
-   * fill, a later deposit — so the ledger converges on the vault again.
+   * available and owes the rest (`uncovered`), which coverVaultDebts collects
+   * from the reservations of the owner's open orders; fills already matched keep
+   * theirs (on chain they now fail with INSUFFICIENT_VAULT_BALANCE), and what is
+   * still owed is collected from whatever they release — a failed fill, a later
+   * deposit — so the ledger converges on the vault again.
    */
   private applyWithdrawal(ev: WithdrawalEvent): void {
     const owner = ev.owner.toLowerCase();
@@ -505,6 +506,27 @@ export class Engine {
     for (const [key, hold] of this.withdrawHolds) if (hold.deadlineSec <= nowSec) this.releaseWithdrawHold(key, "expired");
   }
 
+  /**
+   * Owed withdrawals are taken from available balances first; what is still owed then
+   * cancels the owner's pending orders that give the token, newest first, until their
+   * released reservations cover it. Their funds have left the vault: left in the book,
+   * each would fail every taker that reached it.
+   */
+  private coverVaultDebts(): void {
+    this.collectVaultDebts();
+    for (const key of [...this.vaultDebt.keys()]) {
+      const [owner, token] = key.split("|") as [string, string];
+      const orders = this.ordersOf(owner);
+      for (let i = orders.length - 1; i >= 0 && this.vaultDebt.has(key); i--) {
+        const o = orders[i]!;
+        if (o.status !== "pending" || o.fromToken !== token) continue;
+        o.error = "cancelled: the order's funds were withdrawn from the vault on chain";
+        o.errorCode = "INSUFFICIENT_EQUITY";
+        this.cancelNow(o, "vault_withdrawn");
+      }
+    }
+  }
+
   /** Take owed withdrawal amounts out of available balances that have grown since. */
   private collectVaultDebts(): void {
     for (const [k, debt] of this.vaultDebt) {
@@ -517,6 +539,22 @@ export class Engine {
       else this.vaultDebt.set(k, debt - take);
       this.log.append("withdrawal_debt_paid", this.clock.nowMs(), { owner, token, amount: take, left: debt - take });
     }
+  }
+
+  /**
+   * The owner's vault columns as GET /balances shows them: the ledger net of owed
+   * withdrawals (taken from available first, then from frozen), so they add up to
+   * what the vault contract holds.
+   */
+  vaultAccount(owner: string, token: string): Account {
+    const ow = owner.toLowerCase();
+    const tk = token.toLowerCase();
+    const acc = this.ledger.peek(ow, tk);
+    const debt = this.vaultDebt.get(`${ow}|${tk}`);
+    if (debt === undefined) return acc;
+    const fromAvailable = debt < acc.available ? debt : acc.available;
+    const rest = debt - fromAvailable;
+    return { available: acc.available - fromAvailable, frozen: rest < acc.frozen ? acc.frozen - rest : 0n };
   }
 
   /** Available (unfrozen) vault balance net of owed withdrawals: what orders, swaps and co-signed withdrawals may spend. */
@@ -1246,7 +1284,7 @@ export class Engine {
         }
       }
     }
-    if (this.vaultDebt.size > 0) this.collectVaultDebts();
+    if (this.vaultDebt.size > 0) this.coverVaultDebts();
     return { confirmed, failed };
   }
 
@@ -1429,7 +1467,7 @@ export class Engine {
     return balanceRows({
       owner: ow,
       tokens,
-      vault: (t) => this.ledger.peek(ow, t),
+      vault: (t) => this.vaultAccount(ow, t),
       wallets,
       includeZero,
       updatedAt: this.clock.iso(),

@@ -14,7 +14,7 @@ import type { WithdrawCoSigner } from "../core/withdraw.ts";
 import { FundsReader } from "../chain/funds-reads.ts";
 import { TxBuilder, type FundsClient, type FundsDeployment } from "../chain/tx-builder.ts";
 
-/** The engine's ledger as the balance rows read it (Engine.ledger satisfies it). */
+/** The vault columns as the balance rows read them: the ledger net of owed withdrawals (Engine.vaultAccount). */
 export interface FundsLedger {
   peek(owner: string, token: string): Account;
 }
@@ -42,7 +42,7 @@ export interface FundsServices {
 
 /** The engine as the funds routes use it (Engine satisfies it). */
 export interface FundsEngine {
-  readonly ledger: FundsLedger;
+  vaultAccount(owner: string, token: string): Account;
   available(owner: string, token: string): bigint;
   holdWithdrawal(owner: string, uuid: bigint, amounts: ReadonlyMap<string, bigint>, deadlineSec: number): void;
   hasWithdrawHold(owner: string, uuid: bigint): boolean;
@@ -69,7 +69,7 @@ export function createFundsServices(o: CreateFundsOptions): FundsServices {
     deployment,
     reader: new FundsReader(o.client, deployment),
     builder: new TxBuilder(o.client, deployment),
-    ledger: engine.ledger,
+    ledger: { peek: (owner, token) => engine.vaultAccount(owner, token) },
     available: (owner, token) => engine.available(owner, token),
     holdWithdrawal: (owner, uuid, amounts, deadlineSec) => engine.holdWithdrawal(owner, uuid, amounts, deadlineSec),
     hasWithdrawHold: (owner, uuid) => engine.hasWithdrawHold(owner, uuid),

@@ -14,6 +14,19 @@ async function depositOnChain(env: Env, owner: `0x${string}`, raw: bigint): Prom
   env.chain.deposit(owner, usdc(env), raw);
 }
 
+/** Alice (20 USDC) bids 10 EURC at 1.08 and Bob's ask fills it whole: the fill is matched, not settled yet. */
+async function matchedBid(env: Env): Promise<{ bid: string; ask: string }> {
+  const eurc = env.registry.tokenBySymbol("EURC")!.address;
+  await depositOnChain(env, ALICE, 20_000_000n);
+  env.chain.mint(BOB, eurc, 20_000_000n);
+  env.chain.deposit(BOB, eurc, 20_000_000n);
+  await env.engine.syncVaultEvents();
+  const bid = env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // freezes 10.8
+  const ask = env.engine.placeOrder(body(env, { owner: BOB, side: "ask", amount: "10", price: "1.08" }));
+  expect(env.engine.getOrder(bid.orderId).status).toBe("matched");
+  return { bid: bid.orderId, ask: ask.orderId };
+}
+
 describe("vault-event sync", () => {
   it("a withdrawal on the memory chain lowers vault_available after sync; deposits and withdrawals apply once", async () => {
     const env = setup();
@@ -55,38 +68,63 @@ describe("vault-event sync", () => {
     expect(env.engine.available(ALICE, usdc(env))).toBe(5_000_000n);
   });
 
-  it("an emergency exit larger than available takes what is available and logs the uncovered rest", async () => {
+  it("an emergency exit beyond available cancels the owner's pending orders of the token, newest first, until it is covered", async () => {
     const env = setup();
     await depositOnChain(env, ALICE, 20_000_000n);
     await env.engine.syncVaultEvents();
-    env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // freezes 10.8 USDC
-    env.chain.withdraw(ALICE, usdc(env), 15_000_000n);
+    const older = env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // freezes 10.8 USDC
+    const newer = env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "5", price: "1.08" })); // freezes 5.4; 3.8 left
+    env.chain.withdraw(ALICE, usdc(env), 8_000_000n); // 3.8 available taken, 4.2 owed
     await env.engine.syncVaultEvents();
-    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 0n, frozen: 10_800_000n });
-    const entry = env.engine.log.snapshot();
-    expect(JSON.stringify(entry, (_, v) => (typeof v === "bigint" ? v.toString() : v))).toContain('"uncovered":"5800000"');
-    expect(env.engine.available(ALICE, usdc(env))).toBe(0n);
-    // The order's release pays the debt: the ledger equals the 5 USDC left in the vault.
-    env.clock.advanceSec(301);
-    const id = env.engine.listOrders(ALICE)[0]!.trade_id;
-    env.engine.cancelOrder({ owner: ALICE, orderId: id, uuidInt: env.engine.getOrder(id).uuid_int });
-    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 5_000_000n, frozen: 0n });
-    expect(await env.chain.vaultBalance(ALICE, usdc(env))).toBe(5_000_000n);
-    expect(env.engine.available(ALICE, usdc(env))).toBe(5_000_000n);
+    const log = JSON.stringify(env.engine.log.snapshot(), (_, v) => (typeof v === "bigint" ? v.toString() : v));
+    expect(log).toContain('"uncovered":"4200000"');
+    expect(log).toContain('"reason":"vault_withdrawn"');
+    // The newer order's 5.4 pays the 4.2 owed; the older one keeps its place and its funds.
+    expect(env.engine.getOrder(newer.orderId)).toMatchObject({
+      status: "cancelled",
+      error_code: "INSUFFICIENT_EQUITY",
+      error: "cancelled: the order's funds were withdrawn from the vault on chain",
+    });
+    expect(env.engine.getOrder(older.orderId)).toMatchObject({ status: "pending", error_code: null });
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 1_200_000n, frozen: 10_800_000n });
+    expect(env.engine.snapshot().vaultDebt).toEqual([]);
+    const row = (await env.engine.balances(ALICE)).balances.find((b) => b.symbol === "USDC")!;
+    expect(row.vault_total).toBe((await env.chain.vaultBalance(ALICE, usdc(env))).toString());
   });
 
-  it("a debt larger than what a release frees stays owed and is paid from a later deposit; snapshots keep it", async () => {
+  it("a taker arriving after the sync does not meet the withdrawn order: it rests, nothing fails", async () => {
     const env = setup();
-    await depositOnChain(env, ALICE, 20_000_000n);
+    const eurc = env.registry.tokenBySymbol("EURC")!.address;
+    env.chain.mint(ALICE, eurc, 20_000_000n);
+    env.chain.deposit(ALICE, eurc, 20_000_000n);
+    await depositOnChain(env, BOB, 20_000_000n);
     await env.engine.syncVaultEvents();
-    env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // freezes 10.8
-    env.chain.withdraw(ALICE, usdc(env), 20_000_000n); // 9.2 available, 10.8 owed
+    const ask = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "15", price: "1.08" }));
+    env.chain.withdraw(ALICE, eurc, 20_000_000n); // all of it: 5 available, 15 owed
+    await env.engine.syncVaultEvents();
+    const bid = env.engine.placeOrder(body(env, { owner: BOB, side: "bid", amount: "10", price: "1.08" }));
+    expect(bid.fillIds).toEqual([]);
+    await env.engine.settleAll();
+    expect(env.engine.getOrder(ask.orderId)).toMatchObject({ status: "cancelled", error_code: "INSUFFICIENT_EQUITY" });
+    expect(env.engine.getOrder(bid.orderId)).toMatchObject({ status: "pending", error_code: null, remaining_amount: "10" });
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), eurc)).toEqual({ available: 0n, frozen: 0n });
+  });
+
+  it("a debt that matched fills still hold funds for stays owed, shows netted in /balances, is paid from a later deposit; snapshots keep it", async () => {
+    const env = setup();
+    await matchedBid(env); // Alice's bid froze 10.8 USDC and is matched, not settled
+    env.chain.withdraw(ALICE, usdc(env), 20_000_000n); // 9.2 available taken, 10.8 owed: no pending order to cancel
     await env.engine.syncVaultEvents();
     const snap = env.engine.snapshot();
     expect(snap.vaultDebt).toEqual([[`${ALICE.toLowerCase()}|${usdc(env)}`, 10_800_000n]]);
+    // The ledger still holds the fill's 10.8; the balance row shows the vault's 0.
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 0n, frozen: 10_800_000n });
+    const row = (await env.engine.balances(ALICE)).balances.find((b) => b.symbol === "USDC")!;
+    expect(row).toMatchObject({ wallet_balance: "20000000", vault_available: "0", vault_frozen: "0", vault_total: "0", total: "20000000" });
     await depositOnChain(env, ALICE, 4_000_000n);
     await env.engine.syncVaultEvents();
     expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 0n, frozen: 10_800_000n });
+    expect(env.engine.vaultAccount(ALICE, usdc(env))).toEqual({ available: 0n, frozen: 4_000_000n });
     expect(env.engine.available(ALICE, usdc(env))).toBe(0n);
     env.engine.restore(snap);
     expect(env.engine.available(ALICE, usdc(env))).toBe(0n);
@@ -95,9 +133,7 @@ describe("vault-event sync", () => {
 
   it("orders and VL budgets do not spend owed withdrawals: equity is available net of the debt", async () => {
     const env = setup();
-    await depositOnChain(env, ALICE, 20_000_000n);
-    await env.engine.syncVaultEvents();
-    env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // freezes 10.8
+    await matchedBid(env);
     env.chain.withdraw(ALICE, usdc(env), 20_000_000n); // 9.2 available taken, 10.8 owed
     await env.engine.syncVaultEvents();
     // A credit outside the sync (no debt collection yet): 6 USDC in the ledger, all of it owed.
@@ -130,20 +166,17 @@ describe("vault-event sync", () => {
     expect(env.engine.listOrders(ALICE)).toHaveLength(1);
   });
 
-  it("a fill that reverts because an emergency exit emptied the vault: INSUFFICIENT_EQUITY to the owner who owes, the catch-all to the counterparty", async () => {
+  it("a matched fill that reverts because an emergency exit emptied the vault: INSUFFICIENT_EQUITY to the owner who owes, the catch-all to the counterparty", async () => {
     const env = setup();
-    const eurc = env.registry.tokenBySymbol("EURC")!.address;
-    await depositOnChain(env, ALICE, 20_000_000n);
-    env.chain.mint(BOB, eurc, 20_000_000n);
-    env.chain.deposit(BOB, eurc, 20_000_000n);
-    await env.engine.syncVaultEvents();
-    const bid = env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // freezes 10.8
+    const { bid, ask } = await matchedBid(env);
     env.chain.withdraw(ALICE, usdc(env), 15_000_000n); // 9.2 available taken, 5.8 owed
     await env.engine.syncVaultEvents();
-    const ask = env.engine.placeOrder(body(env, { owner: BOB, side: "ask", amount: "10", price: "1.08" }));
     await env.engine.settleAll();
-    expect(env.engine.getOrder(bid.orderId)).toMatchObject({ status: "failed", error: "INSUFFICIENT_VAULT_BALANCE", error_code: "INSUFFICIENT_EQUITY" });
-    expect(env.engine.getOrder(ask.orderId)).toMatchObject({ status: "failed", error: "INSUFFICIENT_VAULT_BALANCE", error_code: "TRANSIENT_SETTLEMENT_FAILURE" });
+    expect(env.engine.getOrder(bid)).toMatchObject({ status: "failed", error: "INSUFFICIENT_VAULT_BALANCE", error_code: "INSUFFICIENT_EQUITY" });
+    expect(env.engine.getOrder(ask)).toMatchObject({ status: "failed", error: "INSUFFICIENT_VAULT_BALANCE", error_code: "TRANSIENT_SETTLEMENT_FAILURE" });
+    // The failed fill released the bid's 10.8, which paid the 5.8 owed: the ledger equals the vault.
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 5_000_000n, frozen: 0n });
+    expect(await env.chain.vaultBalance(ALICE, usdc(env))).toBe(5_000_000n);
   });
 
   it("a co-signed withdrawal's hold is released by its own mined intent, not by another withdrawal of the token", async () => {

@@ -60,7 +60,9 @@ describe("funds sync goes through the engine", () => {
     chain.withdraw(USER, usdc, 100n); // an emergency exit ignores them
     await funds.sync();
     engine.creditDeposit(USER, usdc, 30n); // credited outside the sync: all of it owed
-    expect(funds.ledger.peek(USER, usdc)).toEqual({ available: 30n, frozen: 100n });
+    expect(engine.ledger.peek(USER, usdc)).toEqual({ available: 30n, frozen: 100n });
+    // The balance rows' columns are net of the 100 owed: 30 from available, 70 from frozen.
+    expect(funds.ledger.peek(USER, usdc)).toEqual({ available: 0n, frozen: 30n });
     expect(funds.available(USER, usdc)).toBe(engine.available(USER, usdc));
     expect(funds.available(USER, usdc)).toBe(0n);
   });

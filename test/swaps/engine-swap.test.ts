@@ -267,11 +267,13 @@ describe("engine swaps: a reverted intent fails the swap and gives every fund ba
     await deposit(env, TAKER, "USDC", 20_000_000n);
     const first = rest(env, MAKER, "EURC/USDC", "ask", "5", "1.08");
     const second = rest(env, MAKER2, "EURC/USDC", "ask", "5", "1.09");
-    // MAKER takes its frozen EURC out on chain; the engine syncs it and records the debt.
-    env.chain.withdraw(MAKER, tok(env, "EURC"), 5_000_000n);
-    await env.engine.syncVaultEvents();
     const q = await env.engine.quoteSwap(quoteBody(env, "USDC", "EURC", 8_000_000n));
     const res = env.engine.swap(submission(q));
+    // The swap has met both asks; before it settles, MAKER takes its frozen EURC out on
+    // chain and the engine syncs it and records the debt (a matched order keeps its funds).
+    env.chain.withdraw(MAKER, tok(env, "EURC"), 5_000_000n);
+    await env.engine.syncVaultEvents();
+    expect(env.engine.getOrder(first).status).toBe("matched");
     await env.engine.settle();
     const swap = env.engine.getOrder(res.trade_id);
     expect(swap).toMatchObject({ status: "failed", error: "INSUFFICIENT_VAULT_BALANCE", error_code: "TRANSIENT_SETTLEMENT_FAILURE" });
