@@ -117,6 +117,17 @@ interface SwapChainTerms {
   readonly gas: IntentGas;
 }
 
+/**
+ * The engine stream's seed, read by its text as every other stream of the simulator
+ * reads it: 7 and "7" are one seed (the CLI parses `--seed 7` as a number, a fixture may
+ * pass the string), and a number past 32 bits or with a fraction seeds by its text
+ * rather than folding onto another seed's draws (2^32 + 7 used to draw as 7).
+ */
+export function engineSeed(seed: number | string): number | string {
+  const text = String(seed);
+  return /^(0|[1-9][0-9]{0,9})$/.test(text) && Number(text) <= 0xffff_ffff ? Number(text) : text;
+}
+
 export interface EngineOptions {
   seed: number | string;
   clock?: VirtualClock;
@@ -306,7 +317,7 @@ export class Engine {
     this.registry = o.registry;
     this.clock = o.clock ?? new VirtualClock();
     this.instants = new InstantSource(this.clock);
-    this.rng = new Rng(o.seed);
+    this.rng = new Rng(engineSeed(o.seed));
     this.chain = o.chain;
     this.executorIdValue = o.executorId;
     this.cancelCooldownSec = o.cancelCooldownSec ?? DEFAULT_CANCEL_COOLDOWN_SEC;

@@ -30,7 +30,7 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   { arbitrary: fc.constant({ kind: "settle" as const }), weight: 1 },
 );
 
-function fresh(seed: number, faults = true): Env {
+function fresh(seed: number | string, faults = true): Env {
   const env = setup({
     seed,
     faults: faults ? { revertFraction: { fraction: 0.2, reason: "BAD_SIGNATURE" }, spreadFills: { rate: 0.3, sizeBps: 50 } } : {},
@@ -157,6 +157,22 @@ describe("determinism, invariants, snapshots", () => {
     await run(a, cmds);
     await run(b, cmds);
     expect(a.engine.eventHash()).not.toBe(b.engine.eventHash());
+  });
+
+  it("a seed is read by its text: 7 and \"7\" draw alike; 2^32 + 7 and 7.5 draw apart from 7", async () => {
+    const cmds: Cmd[] = [];
+    for (let i = 0; i < 30; i++) cmds.push({ kind: "place", owner: i % 2, side: i % 2 ? "bid" : "ask", lots: 1000, ticks: 110000 });
+    cmds.push({ kind: "settle" });
+    const hashOf = async (seed: number | string) => {
+      const env = fresh(seed);
+      await run(env, cmds);
+      return env.engine.eventHash();
+    };
+    const seven = await hashOf(7);
+    expect(await hashOf("7")).toBe(seven);
+    expect(await hashOf(2 ** 32 + 7)).not.toBe(seven);
+    expect(await hashOf(7.5)).not.toBe(seven);
+    expect(await hashOf("07")).not.toBe(seven);
   });
 
   it("a snapshot whose orders are not numbered 1..n is refused (fills name orders by seq), leaving the engine as it was", () => {
