@@ -176,6 +176,12 @@ export class AnvilChainPort implements ChainPort {
    * empties the pool and sends these again (see revertTo).
    */
   private poolAtSnapshot = new Map<Hex, string[]>();
+  /**
+   * The next block's base fee when a chain snapshot was taken, by snapshot id. evm_revert
+   * leaves Anvil's fee tracker where later blocks moved it, so the restored chain's next
+   * block would price gas by what ran after the snapshot (revertTo puts it back).
+   */
+  private baseFeeAtSnapshot = new Map<Hex, string>();
   /** Vault logs read along with another kind's, for the calls that follow (vaultLogs). */
   private logsAhead: { key: string; logs: Map<VaultLogKind, RawLog[]> } | null = null;
 
@@ -523,12 +529,16 @@ export class AnvilChainPort implements ChainPort {
    */
   async snapshot(): Promise<Hex> {
     await this.sync();
-    const [snap, status] = await this.rpc.batch([
+    const [snap, status, fees] = await this.rpc.batch([
       { method: "evm_snapshot", params: [] },
       { method: "txpool_status", params: [] },
+      // The last of baseFeePerGas is the next block's.
+      { method: "eth_feeHistory", params: ["0x1", "latest", []] },
     ]);
     if (!snap!.ok) throw snap!.error;
     const id = snap!.result as Hex;
+    const nextBaseFee = fees!.ok ? (fees!.result as { baseFeePerGas?: string[] }).baseFeePerGas?.at(-1) : undefined;
+    if (nextBaseFee !== undefined) this.baseFeeAtSnapshot.set(id, nextBaseFee);
     const waiting = status!.ok ? (status!.result as { pending?: string; queued?: string }) : null;
     if (waiting !== null && Number(waiting.pending ?? 0) + Number(waiting.queued ?? 0) > 0) {
       const raws = await this.poolRaws();
@@ -575,8 +585,12 @@ export class AnvilChainPort implements ChainPort {
     // held at the snapshot, in the same request (an impersonated transaction cannot be sent
     // again raw: its send fails and it is gone). A refused send is not an error here.
     const resend = this.poolAtSnapshot.get(id) ?? [];
+    const baseFee = this.baseFeeAtSnapshot.get(id);
     const calls: RpcCall[] = [
       { method: "evm_revert", params: [id] },
+      // Not part of evm_revert either: without it a restored test's gas prices, ETH balances and
+      // the hashes of fee-estimating clients' transactions depend on what ran before it.
+      ...(baseFee === undefined ? [] : [{ method: "anvil_setNextBlockBaseFeePerGas", params: [baseFee] }]),
       { method: "anvil_dropAllTransactions", params: [] },
       ...resend.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })),
       { method: "eth_getTransactionCount", params: [this.executor.address, "pending"] },
@@ -585,12 +599,14 @@ export class AnvilChainPort implements ChainPort {
     if (snapshotAfter) calls.push({ method: "evm_snapshot", params: [] });
     const outs = await this.rpc.batch(calls);
     const [reverted] = outs;
-    const [nonce, head, snapshot] = outs.slice(2 + resend.length);
+    const [nonce, head, snapshot] = outs.slice(calls.length - (snapshotAfter ? 3 : 2));
     if (!reverted!.ok) throw reverted!.error;
     if (reverted!.result !== true) throw new Error(`evm_revert ${id} failed`);
     // evm_revert spent `id` and every later snapshot; the fresh one stands for the same state.
     for (const [snap] of this.poolAtSnapshot) if (BigInt(snap) >= BigInt(id)) this.poolAtSnapshot.delete(snap);
+    for (const [snap] of this.baseFeeAtSnapshot) if (BigInt(snap) >= BigInt(id)) this.baseFeeAtSnapshot.delete(snap);
     if (snapshot?.ok && resend.length > 0) this.poolAtSnapshot.set(snapshot.result as Hex, resend);
+    if (snapshot?.ok && baseFee !== undefined) this.baseFeeAtSnapshot.set(snapshot.result as Hex, baseFee);
     this.outstanding.clear();
     this.receipts.clear();
     this.epoch++;

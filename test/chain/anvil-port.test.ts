@@ -141,6 +141,22 @@ describe("Anvil port: snapshots and the node's pool", () => {
     await port.revert(again);
     expect(await poolSize()).toBe(1);
   });
+
+  it("a revert puts back the next block's base fee (evm_revert alone keeps the one later blocks left), also through revertAndSnapshot", async () => {
+    const nextBaseFee = async () => (await port.rpc.call<{ baseFeePerGas: string[] }>("eth_feeHistory", ["0x1", "latest", []])).baseFeePerGas.at(-1)!;
+    const before = await nextBaseFee();
+    const s = await port.snapshot();
+    await port.mine(40); // empty blocks: the base fee falls by an eighth each
+    expect(await nextBaseFee()).not.toBe(before);
+    const again = await port.revertAndSnapshot(s);
+    expect(await nextBaseFee()).toBe(before);
+    await port.mine(40);
+    await port.revert(again);
+    expect(await nextBaseFee()).toBe(before);
+    await port.mine();
+    const head = await port.rpc.call<{ baseFeePerGas: string }>("eth_getBlockByNumber", ["latest", false]);
+    expect(head.baseFeePerGas).toBe(before);
+  });
 });
 
 describe("Anvil port: automine rounds", () => {
