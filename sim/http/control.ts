@@ -23,6 +23,8 @@ import { z } from "zod";
 import { isExchangeError } from "../core/errors.ts";
 import type { FxQuote } from "../core/fx.ts";
 import type { FaultPlan } from "../core/faults.ts";
+import type { FillStatus } from "../core/fills.ts";
+import type { OrderStatus } from "../core/orders.ts";
 import type { RouteFaultRule } from "./control-faults.ts";
 import { zAddress, zUint256 } from "./fields.ts";
 import { requestError } from "./errors.ts";
@@ -46,11 +48,12 @@ export interface ControlEvent {
   data: unknown;
 }
 
+/** Counts by status after settling; a status no fill (order) has is absent. */
 export interface SettleSummary {
-  /** Fills by settlement status after settling. */
-  fills: Record<string, number>;
-  /** Orders by status after settling. */
-  orders: Record<string, number>;
+  /** Fills by settlement status. */
+  fills: Partial<Record<FillStatus, number>>;
+  /** Orders (those with fills) by status. */
+  orders: Partial<Record<OrderStatus, number>>;
 }
 
 /** What the control API can do; createFakeExchange's `control` implements it. */

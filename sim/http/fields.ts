@@ -58,11 +58,11 @@ export function zHex(message: string, o: { nonEmpty?: boolean; error?: string } 
   return z.string({ error: o.error ?? "must be a string" }).regex(o.nonEmpty ? /^0x([0-9a-fA-F]{2})+$/ : /^0x([0-9a-fA-F]{2})*$/, message);
 }
 
-/** A query-string integer (at most 9 digits) within [min, max]; `dflt` when absent. */
+/** A query-string integer within [min, max] (a longer number is refused by the bound that names the limit); `dflt` when absent. */
 export function zQueryInt(min: number, max: number, dflt: number) {
   return z
     .string()
-    .regex(/^[0-9]{1,9}$/, "must be a non-negative integer")
+    .regex(/^[0-9]{1,30}$/, "must be a non-negative integer")
     .transform(Number)
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
     .optional()

@@ -126,6 +126,11 @@ describe("GET /orders", () => {
     expect(await ids("&limit=2")).toEqual({ ids: [a4, a3], total: 4 });
     expect(await ids("&limit=2&offset=1")).toEqual({ ids: [a3, a2], total: 4 });
     expect(await ids("&offset=10")).toEqual({ ids: [], total: 4 });
+    // Any offset up to 2^53 is a page (an empty one); past it the message names the bound.
+    expect(await ids("&offset=1000000000")).toEqual({ ids: [], total: 4 });
+    const huge = await list("&offset=99999999999999999");
+    expect(huge.status).toBe(422);
+    expect(huge.body.detail).toContain("must be at most 9007199254740991");
     expect(await ids("&status=pending&limit=1&offset=1")).toEqual({ ids: [a3], total: 2 });
     expect(await ids("&limit=500")).toEqual({ ids: [a4, a3, a2, a1], total: 4 });
     for (const q of ["&limit=501", "&limit=0", "&offset=-1", "&limit=abc", "&status=open", "&min_price=1e2", "&has_error=maybe"]) {
