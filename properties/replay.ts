@@ -6,8 +6,10 @@
 // A property is named by the module that exports a factory for it and the export
 // name, so a bundle written by one process can be replayed by another.
 import fc from "fast-check";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { importModule } from "../sim/platform/module-format.ts";
 
@@ -64,6 +66,12 @@ export interface PropertyRef {
   export: string;
   /** Display name (default: the export name). */
   name?: string;
+  /**
+   * The factory itself, when the caller has it (`factory: smallInts`): assertWithReplay
+   * runs it instead of importing `module`, which a test runner's own module (a .ts file
+   * under vitest) may not allow. The bundle still names `module` and `export`.
+   */
+  factory?: PropertyFactory;
 }
 
 export interface ReplayOptions {
@@ -113,7 +121,7 @@ function errorText(details: fc.RunDetails<unknown>): string {
  * the `fakex replay` command line.
  */
 export async function assertWithReplay(ref: PropertyRef, params: fc.Parameters<unknown> = {}, o: ReplayOptions = {}): Promise<void> {
-  const factory = await loadFactory(ref.module, ref.export);
+  const factory = ref.factory ?? (await loadFactory(ref.module, ref.export));
   const details = await fc.check(factory({}), params);
   if (!details.failed) return;
   // What the run used, fc.configureGlobal included: the replay must generate alike.
@@ -163,10 +171,58 @@ async function reportBeside(bundleFile: string, controlUrl: string): Promise<str
 
 async function loadFactory(module: string, name: string): Promise<PropertyFactory> {
   const url = module.startsWith("file:") ? module : pathToFileURL(resolve(module)).href;
+  // Decided before the first import: Node keeps a failed one, and tsx could not load it then.
+  if (/\.[cm]?tsx?$/.test(modulePath(module)) && !(await typeScriptImports())) await loadTypeScriptSupport(modulePath(module));
   const mod = (await importModule(url)) as Record<string, unknown>;
-  const f = mod[name];
+  // A module tsx compiled as CommonJS (its project is not "type": "module") shows its exports under default.
+  const f = mod[name] ?? (mod.default as Record<string, unknown> | undefined)?.[name];
   if (typeof f !== "function") throw new Error(`replay: ${module} has no exported property factory ${name}`);
   return f as PropertyFactory;
+}
+
+/** tsx's loader once loadTypeScriptSupport registered it. */
+let typeScriptLoader: string | null = null;
+let typeScriptProbe: Promise<boolean> | null = null;
+
+/** Whether this process imports .ts modules already (a test runner, tsx, a Node that strips types): one probe file, once. */
+function typeScriptImports(): Promise<boolean> {
+  typeScriptProbe ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), "fakex-ts-probe-"));
+    const probe = join(dir, "probe.ts");
+    // An ES module whatever folder it sits in: a loader that compiles only those still counts.
+    await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
+    await writeFile(probe, "export const ok: boolean = true;\n");
+    try {
+      return ((await importModule(pathToFileURL(probe).href)) as { ok?: unknown }).ok === true;
+    } catch (e) {
+      if ((e as { code?: unknown }).code === "ERR_UNKNOWN_FILE_EXTENSION") return false;
+      throw e;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  })();
+  return typeScriptProbe;
+}
+
+/**
+ * Node (20) cannot import a .ts module by itself: register tsx's loader (what
+ * `node --import tsx` loads: the ES module and CommonJS hooks), found from the module's
+ * own folder (the project that wrote the property has it when it runs TypeScript), once
+ * per process.
+ */
+async function loadTypeScriptSupport(file: string): Promise<void> {
+  if (typeScriptLoader !== null) return;
+  let loader: string;
+  try {
+    const pkgFile = createRequire(file).resolve("tsx/package.json");
+    const entry = (JSON.parse(await readFile(pkgFile, "utf8")) as { exports: Record<string, unknown> }).exports["."];
+    if (typeof entry !== "string") throw new Error("unknown tsx layout");
+    loader = join(dirname(pkgFile), entry);
+  } catch {
+    throw new Error(`replay: ${file} is TypeScript, which Node cannot import by itself: install tsx in its project (npm i -D tsx), or pass the factory in the PropertyRef`);
+  }
+  await importModule(pathToFileURL(loader).href);
+  typeScriptLoader = loader;
 }
 
 export function parseReplayBundle(json: unknown): ReplayBundle {

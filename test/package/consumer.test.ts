@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -128,6 +128,36 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
   test("vitest through fakex/vitest", async () => {
     const out = await consumer(["node_modules/vitest/vitest.mjs", "run", "vitest.test.mjs"]);
     expect(out).toMatch(/Tests\s+1 passed/);
+  });
+
+  test("a property in a TypeScript test file: assertWithReplay runs the factory passed with it; replaying its bundle without tsx says to install it", async () => {
+    const dir = path.join(work, "replays");
+    const out = await inProject(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "replay.spec.ts"], 180_000, { FAKEX_REPLAY_DIR: dir });
+    expect(out.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/Tests\s+1 passed/);
+    const [bundle] = await readdir(dir);
+    const replay = await run("npx", ["fakex", "replay", path.join(dir, bundle!)], { cwd: project, timeout: 60_000 }).then(
+      () => ({ code: 0, out: "" }),
+      (e: { code?: number; stdout?: string }) => ({ code: e.code, out: e.stdout ?? "" }),
+    );
+    expect(replay.code).toBe(2);
+    expect(replay.out).toContain("is TypeScript, which Node cannot import by itself: install tsx");
+
+    // A project that has tsx: the installed fakex registers it and imports the .ts module itself.
+    const withTsx = path.join(work, "with-tsx");
+    await mkdir(path.join(withTsx, "node_modules"), { recursive: true });
+    await symlink(path.join(REPO, "node_modules", "tsx"), path.join(withTsx, "node_modules", "tsx"));
+    await symlink(path.join(project, "node_modules", "fast-check"), path.join(withTsx, "node_modules", "fast-check"));
+    await writeFile(path.join(withTsx, "prop.ts"), 'import fc from "fast-check";\nexport const staysSmall = () => fc.property(fc.integer({ min: 0, max: 1000 }), (n: number) => n < 500);\n');
+    const script = [
+      `import { assertWithReplay, replayBundle } from ${JSON.stringify(path.join(project, "node_modules", "fakex", "dist", "esm", "properties", "index.js"))};`,
+      `const e = await assertWithReplay({ module: ${JSON.stringify(path.join(withTsx, "prop.ts"))}, export: "staysSmall" }, { seed: 42 }, { dir: ${JSON.stringify(dir)} }).catch((x) => x);`,
+      "if (!e.bundlePath) throw e;",
+      "const r = await replayBundle(e.bundlePath);",
+      "console.log(e.name, r.reproduced, r.counterexample);",
+    ].join("\n");
+    await writeFile(path.join(withTsx, "run.mjs"), script);
+    const { stdout } = await run(process.execPath, ["run.mjs"], { cwd: withTsx, timeout: 60_000 });
+    expect(stdout.trim()).toBe("PropertyFailure true 500");
   });
 
   test("jest, CommonJS (--experimental-vm-modules: @viem/anvil imports execa, an ES module, at run time)", async () => {
