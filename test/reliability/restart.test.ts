@@ -52,10 +52,11 @@ async function stderrOf(p: Proc, text: string): Promise<string> {
 }
 
 /** Equal info JSON, allowing only the port to differ (the saved one may have been taken). */
-function sameServer(a: Info, b: Info): boolean {
+/** Same server but for the port; start_time only on the start that began the run (a resume has none). */
+function sameServer(resumed: Info, first: Info): boolean {
   const port = (i: Info) => new URL(i.base_url).port;
-  const strip = (i: Info) => JSON.stringify(i).replaceAll(`:${port(i)}/`, ":PORT/");
-  return strip(a) === strip(b);
+  const strip = (i: Info) => JSON.stringify({ ...i, start_time: undefined }).replaceAll(`:${port(i)}/`, ":PORT/");
+  return strip(resumed) === strip(first) && !("start_time" in resumed) && typeof (first as { start_time?: unknown }).start_time === "number";
 }
 
 async function call(url: string, method: string, body?: unknown, auth?: string): Promise<{ status: number; body: any }> {
