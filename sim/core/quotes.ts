@@ -8,9 +8,10 @@
 //   issued → expired    30 s after issue: POST /swap answers 410;
 //   410 as well for an unknown or already consumed quote (the loser of a race);
 //   400 and NOT consumed: signature mismatch, missing/mismatched permit fields,
-//       an informational quote (minOutputAmount "0"), a passed Intent deadline,
+//       an informational quote (minOutputAmount "0"),
 //       no executable route / output below minOutputAmount now;
-//   409 QUOTE_STALE and NOT consumed: the wallet's swap state advanced.
+//   409 QUOTE_STALE and NOT consumed: the signed Intent deadline passed before
+//       submission, or the wallet's swap state advanced.
 // "Swap state" is concrete: a per-wallet swap sequence number, captured at quote
 // time and advanced each time a swap of that wallet is accepted (a second quote
 // signed against the old state would carry a permit nonce the first swap is
@@ -517,7 +518,7 @@ export class SwapDesk {
   /**
    * Every POST /swap check, in the lifecycle's order, without changing anything:
    * 410 (unknown / consumed / expired) → 400 (informational quote, signature,
-   * permit fields, Intent deadline) → 409 QUOTE_STALE (wallet swap state,
+   * permit fields) → 409 QUOTE_STALE (Intent deadline, wallet swap state,
    * executor id, equity) → the route as of now (409 STP_BLOCKED, 400
    * NO_LIQUIDITY / SLIPPAGE_EXCEEDED).
    */
@@ -550,7 +551,9 @@ export class SwapDesk {
       permit = { value: i.initialDepositAmount, deadline: BigInt(rec.permit.eip712.message.deadline), signature: sub.permit_signature as Hex };
     }
     const nowSec = this.o.clock.nowSec();
-    if (i.deadline <= BigInt(nowSec)) throw new ExchangeError("INTENT_DEADLINE_EXPIRED", 400, "the signed Intent deadline has passed; request a new quote");
+    // "signed deadline expired before submission" is QUOTE_STALE in the spec's table (409 on
+    // POST /swap, quote not consumed); INTENT_DEADLINE_EXPIRED is one that passes before the tx lands.
+    if (i.deadline <= BigInt(nowSec)) throw new ExchangeError("QUOTE_STALE", 409, "the signed Intent deadline passed before submission; request a new quote");
     if ((this.swapSeq.get(rec.owner) ?? 0) !== rec.swapSeq) {
       throw new ExchangeError("QUOTE_STALE", 409, "another swap of this wallet was accepted since the quote; re-quote and re-submit");
     }

@@ -154,13 +154,14 @@ describe("swap quote lifecycle", () => {
     expect(env.desk.quoteRecord(q.uuid)!.consumed).toBe(false);
   });
 
-  it("400 INTENT_DEADLINE_EXPIRED when the signed deadline passed while the quote is live", async () => {
+  it("409 QUOTE_STALE when the signed deadline passed before submission while the quote is live; not consumed", async () => {
     const env = setupDesk();
     book(env);
     const q = await quoted(env, { expiration: env.clock.nowSec() + 5 });
     env.clock.advanceSec(5);
     const e = await caught(() => env.desk.accept(validSwap(q)));
-    expect([e.status, e.code]).toEqual([400, "INTENT_DEADLINE_EXPIRED"]);
+    expect([e.status, e.code]).toEqual([409, "QUOTE_STALE"]);
+    expect(env.desk.quoteRecord(q.uuid)!.consumed).toBe(false);
   });
 
   it("400 SLIPPAGE_EXCEEDED when the book moved below minOutputAmount, NO_LIQUIDITY when it emptied; not consumed", async () => {
