@@ -58,9 +58,25 @@ export interface FxRateResponse {
   change_pct: string | null;
 }
 
+/**
+ * Providers that keep quoting: each quote counts as sent again at every FX_FEED_STEP_SEC
+ * mark from `since` on (`lagSec` before the mark), as a live feed re-sends its rates,
+ * with nothing stored per mark. The default quotes run as one, so the rate and the
+ * moving market's anchors stay fresh however far the clock moves; replacing the
+ * quotes (clear) stops it.
+ */
+export interface FxFeed {
+  since: number;
+  quotes: { provider: string; base: string; quote: string; rate: string; lagSec: number }[];
+}
+
+export const FX_FEED_STEP_SEC = 60;
+
 export interface FxState {
   quotes: FxQuote[];
   options: Required<FxOptions>;
+  /** Absent in states saved before the feed existed: no feed. */
+  feed?: FxFeed | null;
 }
 
 export const DEFAULT_FX_OPTIONS: Required<FxOptions> = {
@@ -89,6 +105,7 @@ export class FxRates {
   /** `${BASE}/${QUOTE}` → quotes; at most one per (provider, ts). */
   private byPair = new Map<string, FxQuote[]>();
   private options: Required<FxOptions>;
+  private feed: FxFeed | null = null;
 
   constructor(
     private readonly clock: Clock,
@@ -112,8 +129,21 @@ export class FxRates {
     for (const q of qs) this.addQuote(q);
   }
 
+  /** Clears the quotes and stops the feed. */
   clear(): void {
     this.byPair.clear();
+    this.feed = null;
+  }
+
+  /** Start (or replace) the standing feed; its quotes are checked like any other. */
+  runFeed(feed: FxFeed): void {
+    if (!Number.isSafeInteger(feed.since) || feed.since < 0) throw new RangeError(`FX feed start must be Unix seconds, got ${feed.since}`);
+    const quotes = feed.quotes.map((q) => {
+      if (!Number.isSafeInteger(q.lagSec) || q.lagSec < 0) throw new RangeError(`FX feed lag must be a non-negative number of seconds, got ${q.lagSec}`);
+      const c = checkedQuote({ ...q, ts: feed.since });
+      return { provider: c.provider, base: c.base, quote: c.quote, rate: c.rate, lagSec: q.lagSec };
+    });
+    this.feed = { since: feed.since, quotes };
   }
 
   quotes(): FxQuote[] {
@@ -174,11 +204,12 @@ export class FxRates {
   }
 
   snapshot(): FxState {
-    return { quotes: this.quotes(), options: { ...this.options } };
+    return { quotes: this.quotes(), options: { ...this.options }, feed: cloneFeed(this.feed) };
   }
 
   restore(state: FxState): void {
     this.options = checkedOptions({ ...state.options });
+    this.feed = cloneFeed(state.feed ?? null);
     this.byPair.clear();
     for (const q of state.quotes) {
       const key = `${q.base}/${q.quote}`;
@@ -189,15 +220,21 @@ export class FxRates {
   }
 
   private consensus(key: string, ref: number, from: number, to: number): Consensus | undefined {
-    const list = this.byPair.get(key);
-    if (!list) return undefined;
-    // 1. one vote per provider, nearest to ref (ties → newer)
+    // 1. one vote per provider, nearest to ref (ties → newer); the feed's latest mark in the window is a quote too
     const votes = new Map<string, Vote>();
-    for (const q of list) {
-      if (q.ts < from || q.ts > to) continue;
+    const consider = (q: FxQuote) => {
+      if (q.ts < from || q.ts > to) return;
       const prev = votes.get(q.provider);
       if (!prev || nearer(q.ts, prev.ts, ref)) {
         votes.set(q.provider, { provider: q.provider, rate: parseCanonicalDecimal(q.rate, "rate"), ts: q.ts });
+      }
+    };
+    for (const q of this.byPair.get(key) ?? []) consider(q);
+    if (this.feed !== null) {
+      const mark = Math.floor(Math.min(ref, to) / FX_FEED_STEP_SEC) * FX_FEED_STEP_SEC;
+      for (const q of this.feed.quotes) {
+        const ts = mark - q.lagSec;
+        if (`${q.base}/${q.quote}` === key && ts >= this.feed.since) consider({ ...q, ts });
       }
     }
     if (votes.size === 0) return undefined;
@@ -226,6 +263,10 @@ export class FxRates {
       else if (kept.length !== list.length) this.byPair.set(key, kept);
     }
   }
+}
+
+function cloneFeed(f: FxFeed | null): FxFeed | null {
+  return f === null ? null : { since: f.since, quotes: f.quotes.map((q) => ({ ...q })) };
 }
 
 /** Is a nearer to ref than b? Ties go to the newer timestamp. */
@@ -335,8 +376,8 @@ function checkedOptions(o: Required<FxOptions>): Required<FxOptions> {
  * providers, fresh at `nowSec` and 24 h earlier, so every default pair answers
  * with a 24 h change. CHF and JPY are quoted against USD the market way round
  * (USD/CHF, USD/JPY), so CHF/USD exercises the inverse path. One provider is an
- * outlier on EUR/USD to show the filter at work. Call again after moving the
- * clock by hours to keep the feed fresh.
+ * outlier on EUR/USD to show the filter at work. installDefaultFx also runs the
+ * current ones as a feed, so they stay fresh as the clock moves.
  */
 export function defaultFxQuotes(nowSec: number): FxQuote[] {
   const table: [string, string, [string, string, string, string], [string, string, string]][] = [
@@ -357,4 +398,18 @@ export function defaultFxQuotes(nowSec: number): FxQuote[] {
     });
   }
   return out;
+}
+
+/** The default quotes' current rates as a standing feed from `nowSec` (same providers, same lags). */
+export function defaultFxFeed(nowSec: number): FxFeed {
+  const quotes = defaultFxQuotes(nowSec)
+    .filter((q) => q.ts > nowSec - DAY_SEC / 2)
+    .map((q) => ({ provider: q.provider, base: q.base, quote: q.quote, rate: q.rate, lagSec: nowSec - q.ts }));
+  return { since: nowSec, quotes };
+}
+
+/** The default FX data every exchange starts with: the seed quotes, and their current rates kept quoting. */
+export function installDefaultFx(fx: FxRates, nowSec: number): void {
+  fx.addQuotes(defaultFxQuotes(nowSec));
+  fx.runFeed(defaultFxFeed(nowSec));
 }

@@ -12,7 +12,7 @@ import { ApiKeyStore } from "../core/api-keys.ts";
 import { VirtualClock, type Clock } from "../core/clock.ts";
 import type { ConfigInputs } from "../core/config-view.ts";
 import { Engine, type EngineOptions } from "../core/engine.ts";
-import { FxRates, defaultFxQuotes } from "../core/fx.ts";
+import { FxRates, installDefaultFx } from "../core/fx.ts";
 import { Health } from "../core/health.ts";
 import { RateLimiter } from "../core/rate-limits.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry, type RegistryConfig } from "../core/registry.ts";
@@ -121,7 +121,7 @@ export function createMemoryExchange(o: MemoryExchangeOptions = {}): MemoryExcha
   // The engine owns the executor id; Health reads it from there (one source of truth).
   const health = new Health(clock, {}, engine);
   const fx = new FxRates(clock);
-  fx.addQuotes(defaultFxQuotes(clock.nowSec()));
+  installDefaultFx(fx, clock.nowSec());
   const apiKeys = new ApiKeyStore(clock, new Rng(`${String(seed)}/api-keys`));
   const rateLimits = new RateLimiter(clock);
   if (o.rateLimits === false) rateLimits.setEnabled(false);

@@ -192,6 +192,25 @@ describe("market activity", () => {
   });
 });
 
+describe("market activity: the FX feed keeps its anchors", () => {
+  test("quotes and a walking mid go on past 4 h of virtual time (the FX recency window), on every market", async () => {
+    await ctl("POST", "/activity", { markets: "*", takers_per_min: 0, step_sec: 1800 });
+    await ex.control.advanceClock(6 * 3600);
+    const v = await view();
+    expect(Object.keys(v.markets).length).toBeGreaterThan(1);
+    for (const [symbol, m] of Object.entries(v.markets)) {
+      expect(m.anchor, symbol).not.toBeNull();
+      expect(m.mid, symbol).not.toBeNull();
+      expect(ex.parts.engine.depth(symbol, "ask").length, symbol).toBeGreaterThan(0);
+      expect(ex.parts.engine.depth(symbol, "bid").length, symbol).toBeGreaterThan(0);
+    }
+    const fx = await fetch(`${ex.baseUrl}/fx/rate?base=EUR&quote=USD`);
+    expect(fx.status).toBe(200);
+    // And a market can still be started then.
+    expect((await ctl("POST", "/activity", { markets: [SYMBOL], step_sec: 1800 })).status).toBe(200);
+  });
+});
+
 describe("market activity: bounded work per advance", () => {
   test("dueSteps stops at its cap and skipTo moves the schedule past the advance", async () => {
     const { MarketActivity, MAX_STEPS_PER_ADVANCE } = await import("../../fixtures/activity.ts");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../../sim/core/clock.ts";
 import { ExchangeError } from "../../sim/core/errors.ts";
-import { defaultFxQuotes, divRoundHalfEven, FxRates, type FxQuote } from "../../sim/core/fx.ts";
+import { defaultFxQuotes, divRoundHalfEven, FX_FEED_STEP_SEC, FxRates, installDefaultFx, type FxQuote } from "../../sim/core/fx.ts";
 
 const DAY = 86400;
 
@@ -280,13 +280,48 @@ describe("quote injection, defaults, snapshot", () => {
     expect(fx.rate("JPY", "USD").rate).toBe("0.00656319"); // 1/152.365 (median of four)
   });
 
-  it("stale defaults go 503 after 4 h of virtual time; re-seeding brings them back", () => {
+  it("quotes alone go stale: 503 after 4 h of virtual time; new quotes bring the rate back", () => {
     const { fx, clock } = setup();
     fx.addQuotes(defaultFxQuotes(clock.nowSec()));
     clock.advanceSec(4 * 3600);
     expect(caught(() => fx.rate("EUR", "USD")).status).toBe(503);
     fx.addQuotes(defaultFxQuotes(clock.nowSec()));
     expect(fx.rate("EUR", "USD").rate).toBe("1.0843");
+  });
+
+  it("the default feed keeps every default pair fresh however far the clock moves (the outlier still filtered)", () => {
+    const { fx, clock, now } = setup();
+    installDefaultFx(fx, now);
+    expect(fx.rate("EUR", "USD")).toMatchObject({ rate: "1.0843", as_of: now - 30, change_pct: "0.1940" });
+    clock.advanceSec(5 * 3600 + 17);
+    const later = fx.rate("EUR", "USD");
+    expect(later.rate).toBe("1.0843");
+    // The newest provider quote is the latest minute mark less the quickest provider's lag (30 s).
+    expect(later.as_of).toBe(Math.floor(clock.nowSec() / FX_FEED_STEP_SEC) * FX_FEED_STEP_SEC - 30);
+    expect(later.rate_24h_ago).toBeNull(); // nothing was quoted 19 h before the feed began
+    clock.advanceSec(10 * DAY);
+    for (const [b, q] of [["GBP", "USD"], ["CHF", "USD"], ["USD", "JPY"], ["GBP", "EUR"]]) {
+      const r = fx.rate(b, q);
+      expect(r.rate_24h_ago, `${b}/${q}`).toBe(r.rate); // a day ago the feed quoted the same rates
+      expect(r.change_pct, `${b}/${q}`).toBe("0.0000");
+    }
+    expect(fx.rate("EUR", "USD").rate).toBe("1.0843");
+  });
+
+  it("replacing the quotes stops the feed: the new quotes go stale on their own; snapshots carry the feed", () => {
+    const { fx, clock, now, q } = setup();
+    installDefaultFx(fx, now);
+    const withFeed = fx.snapshot();
+    fx.clear();
+    fx.addQuote(q("mine", "1.2", 0));
+    expect(fx.rate("EUR", "USD").rate).toBe("1.2");
+    clock.advanceSec(4 * 3600 + 1);
+    expect(caught(() => fx.rate("EUR", "USD")).status).toBe(503);
+    fx.restore(withFeed);
+    expect(fx.rate("EUR", "USD").rate).toBe("1.0843");
+    // A state saved before the feed existed restores without one.
+    fx.restore({ quotes: withFeed.quotes, options: withFeed.options });
+    expect(caught(() => fx.rate("EUR", "USD")).status).toBe(503);
   });
 
   it("snapshot/restore round-trips quotes and options; old quotes are pruned", () => {
