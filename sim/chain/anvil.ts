@@ -1008,6 +1008,8 @@ function contractMatch(m: ChainMatch): ChainMatch {
 
 /** The Anvil calls that put the node in `mode` (refuses an interval that is not whole seconds >= 1). */
 function blockModeCalls(mode: BlockMode): RpcCall[] {
+  const kind = (mode as { kind?: unknown } | null)?.kind;
+  if (kind !== "automine" && kind !== "interval" && kind !== "manual") throw new RangeError(`block mode kind must be automine, interval or manual, got ${JSON.stringify(kind)}`);
   if (mode.kind === "interval" && !(Number.isInteger(mode.seconds) && mode.seconds >= 1)) {
     throw new RangeError(`interval mining needs whole seconds >= 1, got ${mode.seconds}`);
   }

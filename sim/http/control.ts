@@ -43,6 +43,7 @@ export interface ControlHealth {
 
 export interface ControlEvent {
   seq: number;
+  /** Virtual clock reading in Unix milliseconds (control times elsewhere are seconds). */
   at: number;
   type: string;
   data: unknown;
