@@ -61,9 +61,10 @@ export interface FxRateResponse {
 /**
  * Providers that keep quoting: each quote counts as sent again at every FX_FEED_STEP_SEC
  * mark from `since` on (`lagSec` before the mark), as a live feed re-sends its rates,
- * with nothing stored per mark. The default quotes run as one, so the rate and the
- * moving market's anchors stay fresh however far the clock moves; replacing the
- * quotes (clear) stops it.
+ * with nothing stored per mark; a rate the same provider sent for the pair since then
+ * (addQuote) is the one it re-sends from its ts on. The default quotes run as one, so
+ * the rate and the moving market's anchors stay fresh however far the clock moves;
+ * replacing the quotes (clear) stops it.
  */
 export interface FxFeed {
   since: number;
@@ -229,12 +230,17 @@ export class FxRates {
         votes.set(q.provider, { provider: q.provider, rate: parseCanonicalDecimal(q.rate, "rate"), ts: q.ts });
       }
     };
-    for (const q of this.byPair.get(key) ?? []) consider(q);
+    const stored = this.byPair.get(key) ?? [];
+    for (const q of stored) consider(q);
     if (this.feed !== null) {
       const mark = Math.floor(Math.min(ref, to) / FX_FEED_STEP_SEC) * FX_FEED_STEP_SEC;
       for (const q of this.feed.quotes) {
         const ts = mark - q.lagSec;
-        if (`${q.base}/${q.quote}` === key && ts >= this.feed.since) consider({ ...q, ts });
+        if (`${q.base}/${q.quote}` !== key || ts < this.feed.since) continue;
+        // The provider re-sends its latest rate: a quote it sent since the feed began replaces the feed's.
+        let rate = q.rate;
+        for (const x of stored) if (x.provider === q.provider && x.ts >= this.feed.since && x.ts <= ts) rate = x.rate;
+        consider({ ...q, rate, ts });
       }
     }
     if (votes.size === 0) return undefined;

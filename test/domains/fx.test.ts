@@ -308,6 +308,21 @@ describe("quote injection, defaults, snapshot", () => {
     expect(fx.rate("EUR", "USD").rate).toBe("1.0843");
   });
 
+  it("a provider's own later quote is the rate the feed re-sends for it from then on", () => {
+    const { fx, clock, now } = setup();
+    installDefaultFx(fx, now);
+    clock.advanceSec(600);
+    const t = clock.nowSec();
+    const gbp = fx.rate("GBP", "USD").rate;
+    for (const provider of ["alpha", "beta", "gamma"]) fx.addQuote({ provider, base: "EUR", quote: "USD", rate: "1.1", ts: t });
+    expect(fx.rate("EUR", "USD").rate).toBe("1.1");
+    clock.advanceSec(120); // the feed's next marks are nearer now than the added quotes
+    expect(fx.rate("EUR", "USD").rate).toBe("1.1");
+    clock.advanceSec(5 * 3600);
+    expect(fx.rate("EUR", "USD").rate).toBe("1.1");
+    expect(fx.rate("GBP", "USD").rate).toBe(gbp); // other pairs carry on as they were
+  });
+
   it("replacing the quotes stops the feed: the new quotes go stale on their own; snapshots carry the feed", () => {
     const { fx, clock, now, q } = setup();
     installDefaultFx(fx, now);
