@@ -412,6 +412,7 @@ export class Engine {
       const head = await this.chain.blockNumber();
       if (head <= this.depositCursor) {
         if (this.withdrawHolds.size > 0) this.expireWithdrawHolds();
+        if (this.vaultDebt.size > 0) this.coverVaultDebts();
         return out;
       }
       const from = this.depositCursor + 1n;
@@ -437,10 +438,11 @@ export class Engine {
           out.deposits++;
         }
       }
-      if (this.vaultDebt.size > 0) this.coverVaultDebts();
       this.depositCursor = head;
       // After the events: an intent mined before its deadline is paid out of its hold first.
       if (this.withdrawHolds.size > 0) this.expireWithdrawHolds();
+      // Then what is owed, with what lapsed holds gave back counted before any order is cancelled.
+      if (this.vaultDebt.size > 0) this.coverVaultDebts();
       return out;
     });
   }
@@ -1295,7 +1297,9 @@ export class Engine {
         }
       }
     }
-    if (this.vaultDebt.size > 0) this.coverVaultDebts();
+    // Collect only: cancelling for a debt waits for the next vault sync, which first lets go
+    // of withdrawal holds whose deadline passed (they may cover it).
+    if (this.vaultDebt.size > 0) this.collectVaultDebts();
     return { confirmed, failed };
   }
 

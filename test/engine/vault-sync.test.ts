@@ -92,6 +92,21 @@ describe("vault-event sync", () => {
     expect(row.vault_total).toBe((await env.chain.vaultBalance(ALICE, usdc(env))).toString());
   });
 
+  it("a withdrawal hold whose deadline passed pays an emergency exit before any order is cancelled for it", async () => {
+    const env = setup();
+    await depositOnChain(env, ALICE, 20_000_000n);
+    await env.engine.syncVaultEvents();
+    env.engine.holdWithdrawal(ALICE, 9n, new Map([[usdc(env), 5_000_000n]]), env.clock.nowSec() + 60); // never sent
+    const bid = env.engine.placeOrder(body(env, { owner: ALICE, side: "bid", amount: "10", price: "1.08" })); // 10.8 frozen, 4.2 free
+    env.clock.advanceSec(120);
+    env.chain.withdraw(ALICE, usdc(env), 9_200_000n); // 4.2 available taken, 5 owed: the lapsed hold's 5 covers it
+    await env.engine.syncVaultEvents();
+    expect(env.engine.getOrder(bid.orderId)).toMatchObject({ status: "pending", error_code: null });
+    expect(env.engine.snapshot().vaultDebt).toEqual([]);
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), usdc(env))).toEqual({ available: 0n, frozen: 10_800_000n });
+    expect(await env.chain.vaultBalance(ALICE, usdc(env))).toBe(10_800_000n);
+  });
+
   it("a taker arriving after the sync does not meet the withdrawn order: it rests, nothing fails", async () => {
     const env = setup();
     const eurc = env.registry.tokenBySymbol("EURC")!.address;
