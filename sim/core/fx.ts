@@ -61,14 +61,25 @@ export interface FxRateResponse {
 /**
  * Providers that keep quoting: each quote counts as sent again at every FX_FEED_STEP_SEC
  * mark from `since` on (`lagSec` before the mark), as a live feed re-sends its rates,
- * with nothing stored per mark; a rate the same provider sent for the pair since then
- * (addQuote) is the one it re-sends from its ts on. The default quotes run as one, so
+ * with nothing stored per mark; a rate the same provider sends for the pair (addQuote)
+ * is the one it re-sends from that quote's ts on (kept with the feed, so pruning old
+ * quotes does not bring an earlier rate back). The default quotes run as one, so
  * the rate and the moving market's anchors stay fresh however far the clock moves;
  * replacing the quotes (clear) stops it.
  */
 export interface FxFeed {
   since: number;
-  quotes: { provider: string; base: string; quote: string; rate: string; lagSec: number }[];
+  quotes: FxFeedQuote[];
+}
+
+export interface FxFeedQuote {
+  provider: string;
+  base: string;
+  quote: string;
+  rate: string;
+  lagSec: number;
+  /** Rates the provider sent for the pair since (addQuote), by ts: each one is what it re-sends from its ts on. */
+  changes?: { ts: number; rate: string }[];
 }
 
 export const FX_FEED_STEP_SEC = 60;
@@ -123,6 +134,12 @@ export class FxRates {
     list.push(clean);
     list.sort((a, b) => a.ts - b.ts || (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0));
     this.byPair.set(key, list);
+    const fed = this.feed?.quotes.find((f) => f.provider === clean.provider && `${f.base}/${f.quote}` === key);
+    if (fed !== undefined) {
+      const changes = (fed.changes ?? []).filter((c) => c.ts !== clean.ts);
+      changes.push({ ts: clean.ts, rate: clean.rate });
+      fed.changes = changes.sort((a, b) => a.ts - b.ts);
+    }
     this.prune();
   }
 
@@ -142,7 +159,7 @@ export class FxRates {
     const quotes = feed.quotes.map((q) => {
       if (!Number.isSafeInteger(q.lagSec) || q.lagSec < 0) throw new RangeError(`FX feed lag must be a non-negative number of seconds, got ${q.lagSec}`);
       const c = checkedQuote({ ...q, ts: feed.since });
-      return { provider: c.provider, base: c.base, quote: c.quote, rate: c.rate, lagSec: q.lagSec };
+      return { provider: c.provider, base: c.base, quote: c.quote, rate: c.rate, lagSec: q.lagSec, changes: [] };
     });
     this.feed = { since: feed.since, quotes };
   }
@@ -230,17 +247,16 @@ export class FxRates {
         votes.set(q.provider, { provider: q.provider, rate: parseCanonicalDecimal(q.rate, "rate"), ts: q.ts });
       }
     };
-    const stored = this.byPair.get(key) ?? [];
-    for (const q of stored) consider(q);
+    for (const q of this.byPair.get(key) ?? []) consider(q);
     if (this.feed !== null) {
       const mark = Math.floor(Math.min(ref, to) / FX_FEED_STEP_SEC) * FX_FEED_STEP_SEC;
       for (const q of this.feed.quotes) {
         const ts = mark - q.lagSec;
         if (`${q.base}/${q.quote}` !== key || ts < this.feed.since) continue;
-        // The provider re-sends its latest rate: a quote it sent since the feed began replaces the feed's.
+        // The provider re-sends the latest rate it had sent by then.
         let rate = q.rate;
-        for (const x of stored) if (x.provider === q.provider && x.ts >= this.feed.since && x.ts <= ts) rate = x.rate;
-        consider({ ...q, rate, ts });
+        for (const c of q.changes ?? []) if (c.ts <= ts) rate = c.rate;
+        consider({ provider: q.provider, base: q.base, quote: q.quote, rate, ts });
       }
     }
     if (votes.size === 0) return undefined;
@@ -272,7 +288,7 @@ export class FxRates {
 }
 
 function cloneFeed(f: FxFeed | null): FxFeed | null {
-  return f === null ? null : { since: f.since, quotes: f.quotes.map((q) => ({ ...q })) };
+  return f === null ? null : { since: f.since, quotes: f.quotes.map((q) => ({ ...q, changes: (q.changes ?? []).map((c) => ({ ...c })) })) };
 }
 
 /** Is a nearer to ref than b? Ties go to the newer timestamp. */

@@ -321,6 +321,24 @@ describe("quote injection, defaults, snapshot", () => {
     clock.advanceSec(5 * 3600);
     expect(fx.rate("EUR", "USD").rate).toBe("1.1");
     expect(fx.rate("GBP", "USD").rate).toBe(gbp); // other pairs carry on as they were
+    // Past the 25 h the quotes themselves are kept (pruned by the next quote), the rate holds.
+    clock.advanceSec(26 * 3600);
+    fx.addQuote({ provider: "omega", base: "USD", quote: "CHF", rate: "0.9", ts: clock.nowSec() });
+    expect(fx.rate("EUR", "USD").rate).toBe("1.1");
+    // The day-old anchor reads the rates as they were then: 1.1 only from its quotes' ts on.
+    expect(fx.rate("EUR", "USD").rate_24h_ago).toBe("1.1");
+  });
+
+  it("a provider's quote from before the feed began counts from its own ts (a scenario's aged quotes), and snapshots keep it", () => {
+    const { fx, clock, now } = setup();
+    installDefaultFx(fx, now);
+    for (const provider of ["alpha", "beta", "gamma"]) fx.addQuote({ provider, base: "EUR", quote: "USD", rate: "1.1", ts: now - 5 });
+    const snap = fx.snapshot();
+    clock.advanceSec(300);
+    expect(fx.rate("EUR", "USD").rate).toBe("1.1");
+    fx.restore(snap);
+    clock.advanceSec(3600);
+    expect(fx.rate("EUR", "USD").rate).toBe("1.1");
   });
 
   it("replacing the quotes stops the feed: the new quotes go stale on their own; snapshots carry the feed", () => {
