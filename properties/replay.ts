@@ -172,12 +172,22 @@ async function reportBeside(bundleFile: string, controlUrl: string): Promise<str
 async function loadFactory(module: string, name: string): Promise<PropertyFactory> {
   const url = module.startsWith("file:") ? module : pathToFileURL(resolve(module)).href;
   // Decided before the first import: Node keeps a failed one, and tsx could not load it then.
-  if (/\.[cm]?tsx?$/.test(modulePath(module)) && !(await typeScriptImports())) await loadTypeScriptSupport(modulePath(module));
+  // A Node that strips types itself still gets tsx when the project has it: stripping alone
+  // refuses enums and extension-less relative imports, which test code often has.
+  if (/\.[cm]?tsx?$/.test(modulePath(module))) {
+    const imports = await typeScriptImports();
+    if (!imports || nativeTypeStripping()) await loadTypeScriptSupport(modulePath(module), !imports);
+  }
   const mod = (await importModule(url)) as Record<string, unknown>;
   // A module tsx compiled as CommonJS (its project is not "type": "module") shows its exports under default.
   const f = mod[name] ?? (mod.default as Record<string, unknown> | undefined)?.[name];
   if (typeof f !== "function") throw new Error(`replay: ${module} has no exported property factory ${name}`);
   return f as PropertyFactory;
+}
+
+/** Node's own type stripping (22.6+ with the flag, on by default from 22.18 / 23.6). */
+function nativeTypeStripping(): boolean {
+  return Boolean((process.features as { typescript?: unknown }).typescript);
 }
 
 /** tsx's loader once loadTypeScriptSupport registered it. */
@@ -210,7 +220,7 @@ function typeScriptImports(): Promise<boolean> {
  * own folder (the project that wrote the property has it when it runs TypeScript), once
  * per process.
  */
-async function loadTypeScriptSupport(file: string): Promise<void> {
+async function loadTypeScriptSupport(file: string, required: boolean): Promise<void> {
   if (typeScriptLoader !== null) return;
   let loader: string;
   try {
@@ -219,6 +229,7 @@ async function loadTypeScriptSupport(file: string): Promise<void> {
     if (typeof entry !== "string") throw new Error("unknown tsx layout");
     loader = join(dirname(pkgFile), entry);
   } catch {
+    if (!required) return;
     throw new Error(`replay: ${file} is TypeScript, which Node cannot import by itself: install tsx in its project (npm i -D tsx), or pass the factory in the PropertyRef`);
   }
   await importModule(pathToFileURL(loader).href);

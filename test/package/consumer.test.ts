@@ -130,7 +130,7 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     expect(out).toMatch(/Tests\s+1 passed/);
   });
 
-  test("a property in a TypeScript test file: assertWithReplay runs the factory passed with it; replaying its bundle without tsx says to install it", async () => {
+  test("properties in TypeScript: assertWithReplay runs the factory passed with it; fakex replay of the bundle says to install tsx without it, replays with it", async () => {
     const dir = path.join(work, "replays");
     const out = await inProject(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "replay.spec.ts"], 180_000, { FAKEX_REPLAY_DIR: dir });
     expect(out.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/Tests\s+1 passed/);
@@ -142,22 +142,23 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     expect(replay.code).toBe(2);
     expect(replay.out).toContain("is TypeScript, which Node cannot import by itself: install tsx");
 
-    // A project that has tsx: the installed fakex registers it and imports the .ts module itself.
+    // The same bundle in a project that has tsx (that project's props.ts, a CommonJS project:
+    // no "type" field): the installed fakex registers tsx and replays it, 1 while it fails.
     const withTsx = path.join(work, "with-tsx");
     await mkdir(path.join(withTsx, "node_modules"), { recursive: true });
     await symlink(path.join(REPO, "node_modules", "tsx"), path.join(withTsx, "node_modules", "tsx"));
     await symlink(path.join(project, "node_modules", "fast-check"), path.join(withTsx, "node_modules", "fast-check"));
-    await writeFile(path.join(withTsx, "prop.ts"), 'import fc from "fast-check";\nexport const staysSmall = () => fc.property(fc.integer({ min: 0, max: 1000 }), (n: number) => n < 500);\n');
-    const script = [
-      `import { assertWithReplay, replayBundle } from ${JSON.stringify(path.join(project, "node_modules", "fakex", "dist", "esm", "properties", "index.js"))};`,
-      `const e = await assertWithReplay({ module: ${JSON.stringify(path.join(withTsx, "prop.ts"))}, export: "staysSmall" }, { seed: 42 }, { dir: ${JSON.stringify(dir)} }).catch((x) => x);`,
-      "if (!e.bundlePath) throw e;",
-      "const r = await replayBundle(e.bundlePath);",
-      "console.log(e.name, r.reproduced, r.counterexample);",
-    ].join("\n");
-    await writeFile(path.join(withTsx, "run.mjs"), script);
-    const { stdout } = await run(process.execPath, ["run.mjs"], { cwd: withTsx, timeout: 60_000 });
-    expect(stdout.trim()).toBe("PropertyFailure true 500");
+    await cp(path.join(project, "props.ts"), path.join(withTsx, "props.ts"));
+    const bundleFile = path.join(dir, bundle!);
+    const moved = JSON.parse(await readFile(bundleFile, "utf8")) as { module: string };
+    await writeFile(path.join(withTsx, "bundle.json"), JSON.stringify({ ...moved, module: path.join(withTsx, "props.ts") }));
+    const fakexBin = path.join(project, "node_modules", "fakex", "bin", "fakex.js");
+    const again = await run(process.execPath, [fakexBin, "replay", "bundle.json"], { cwd: withTsx, timeout: 60_000 }).then(
+      (r) => ({ code: 0, out: r.stdout }),
+      (e: { code?: number; stdout?: string }) => ({ code: e.code, out: e.stdout ?? "" }),
+    );
+    expect(again.code, again.out).toBe(1);
+    expect(again.out).toMatch(/^FAIL property staysSmall .*\n {2}error: Property failed by returning false\n {2}counterexample: 500/);
   });
 
   test("jest, CommonJS (--experimental-vm-modules: @viem/anvil imports execa, an ES module, at run time)", async () => {
