@@ -23,7 +23,7 @@
 //   400 SIGNATURE_INVALID: engine.swapIntentOf(uuid) (= route_params) was not signed
 //       by its taker (ECDSA, then EIP-1271 for contract wallets)
 //   429 trade rate group of the taker (the proven wallet, as POST /orders does)
-//   engine.swap: 400 informational quote / permit fields / deadline, 409 QUOTE_STALE,
+//   engine.swap: 400 informational quote / permit fields, 409 QUOTE_STALE (deadline passed, swap state),
 //       409 STP_BLOCKED, 400 NO_LIQUIDITY / SLIPPAGE_EXCEEDED (quote not consumed),
 //       410 when another caller consumed it during our signature check, 503 on a
 //       chain port without swaps.
