@@ -7,8 +7,9 @@ import { existsSync } from "node:fs";
 const source = new URL("../fixtures/cli.ts", import.meta.url);
 let cli;
 if (existsSync(source)) {
-  const { register } = await import("tsx/esm/api");
-  register();
+  // tsx's ES module and CommonJS hooks, as `node --import tsx` registers them (a property
+  // module `fakex replay` imports may sit in a CommonJS project).
+  await import("tsx");
   cli = await import(source.href);
 } else {
   cli = await import("../dist/esm/fixtures/cli.js");
