@@ -121,6 +121,36 @@ describe("fakex conformance", () => {
     expect(out.join("")).toMatch(/GET \/health shape and rules\s+read\s+FAIL\s+version v2/);
   });
 
+  it("what the spec leaves open passes: sera_address alone, times without a zone, change_pct 0, a 204 self-revoke, 422 previews, a success body's own `code` field", async () => {
+    const ex = memory({ engine: { cancelCooldownSec: 0 } });
+    const inner = await serve(ex.app);
+    // A live-shaped deployment: fakex's answers, rewritten where the spec allows another form.
+    const live = express();
+    live.use(express.raw({ type: () => true }));
+    live.all(/.*/, async (req, res) => {
+      const r = await fetch(`${inner.replace("/api/v1", "")}${req.originalUrl}`, {
+        method: req.method,
+        headers: { ...(req.headers["content-type"] ? { "content-type": String(req.headers["content-type"]) } : {}), ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) },
+        ...(req.method === "GET" || req.method === "HEAD" ? {} : { body: req.body as Buffer }),
+      });
+      const text = await r.text();
+      let body: any = text === "" ? null : JSON.parse(text);
+      let status = r.status;
+      const path = req.path;
+      if (path === "/api/v1/config") {
+        body = { ...body, sera_address: body.exchange_address };
+        delete body.exchange_address;
+      }
+      if (path === "/api/v1/health") body = { ...body, timestamp: String(body.timestamp).replace(/Z$/, ""), code: "region-7" };
+      if (path === "/api/v1/fx/rate" && body?.change_pct === "0.0000") body = { ...body, change_pct: "0" };
+      if (path === "/api/v1/orders/preview" && status === 400) status = 422;
+      if (path === "/api/v1/api-keys/self-revoke" && status === 200) return void res.status(204).end();
+      res.status(status).json(body);
+    });
+    const results = await runConformance({ baseUrl: `${await serve(live)}`, privateKey: KEY });
+    expect(results.filter((r) => r.status !== "pass"), formatConformanceTable(results)).toEqual([]);
+  });
+
   it("a code outside the spec's vocabulary in any response fails the vocabulary check (and only it)", async () => {
     const ex = memory();
     const broken = express();
