@@ -260,6 +260,15 @@ describe("snapshot / restore", () => {
     expect(store.activeCount(ALICE)).toBe(1);
   });
 
+  it("remembers a used signature as long as its timestamp is accepted: a replay at exactly +300 s, after another call pruned, is still 409", () => {
+    const { store, auth, clock } = setup();
+    const a = auth(ALICE, "list");
+    store.list(a);
+    clock.advanceSec(300);
+    store.list(auth(ALICE, "list")); // prunes what left the window
+    expect(caught(() => store.list(a)).status).toBe(409);
+  });
+
   it("forgets used signatures once their timestamp left the window", () => {
     const { store, auth, clock } = setup();
     store.list(auth(ALICE, "list"));

@@ -280,6 +280,14 @@ describe("quote injection, defaults, snapshot", () => {
     expect(fx.rate("JPY", "USD").rate).toBe("0.00656319"); // 1/152.365 (median of four)
   });
 
+  it("a vote exactly 100 bps off the median is no outlier (the rule is more than): it stays and is the newest", () => {
+    const { fx, q, now } = setup();
+    fx.addQuotes([q("a", "1", 10), q("b", "1", 10), q("c", "1.01", 0)]);
+    expect(fx.rate("EUR", "USD")).toMatchObject({ rate: "1", as_of: now });
+    fx.addQuote(q("c", "1.0101", 0)); // 101 bps: dropped, the newest survivor is 10 s old
+    expect(fx.rate("EUR", "USD")).toMatchObject({ rate: "1", as_of: now - 10 });
+  });
+
   it("quotes alone go stale: 503 after 4 h of virtual time; new quotes bring the rate back", () => {
     const { fx, clock } = setup();
     fx.addQuotes(defaultFxQuotes(clock.nowSec()));

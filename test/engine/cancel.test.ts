@@ -41,6 +41,19 @@ describe("cancel", () => {
     expect(env.engine.depth("EURC/USDC", "ask")).toEqual([]);
   });
 
+  it("the cooldown counts milliseconds: 999 ms before its end a cancel is still 429 (retry_after 1), at its end it goes through", () => {
+    const env = env2();
+    const id = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" })).orderId;
+    const uuid = env.engine.getOrder(id).uuid_int;
+    env.clock.advanceMs(299_001);
+    const e = err(() => env.engine.cancelOrder({ owner: ALICE, orderId: id, uuidInt: uuid }));
+    expect([e.status, e.code, e.extra.retry_after]).toEqual([429, "CANCEL_COOLDOWN", 1]);
+    env.clock.advanceMs(998);
+    expect(err(() => env.engine.cancelOrder({ owner: ALICE, orderId: id, uuidInt: uuid })).status).toBe(429);
+    env.clock.advanceMs(1);
+    expect(env.engine.cancelOrder({ owner: ALICE, orderId: id, uuidInt: uuid })).toEqual({ status: "ok" });
+  });
+
   it("the cooldown is configurable (0 disables it)", () => {
     const env = env2(0);
     const id = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" })).orderId;

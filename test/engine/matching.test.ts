@@ -136,6 +136,19 @@ describe("matching", () => {
     expect(env.engine.getOrder(stale).status).toBe("cancelled");
   });
 
+  it("a resting order whose expiration is this very second is expired (the contract's expiration <= now): one second before, it matches", () => {
+    const env = funded();
+    const exp = env.clock.nowSec() + 60;
+    env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1", expiration: exp }));
+    env.clock.advanceSec(59);
+    const taker = env.engine.placeOrder(body(env, { owner: BOB, side: "bid", amount: "5", price: "1.2" }));
+    expect(taker.fillIds).toHaveLength(1);
+    env.clock.advanceSec(1); // now == expiration
+    const late = env.engine.placeOrder(body(env, { owner: BOB, side: "bid", amount: "5", price: "1.2" }));
+    expect(late.fillIds).toEqual([]);
+    expect(late.status).toBe("pending");
+  });
+
   it("freezes the spent token's need and releases the unused part when the order is done", () => {
     const env = funded();
     env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" }));

@@ -260,6 +260,10 @@ describe("request journal", () => {
     const p3 = (await control("GET", `/requests?limit=2&offset=${p2.next_offset}`)).body;
     expect([...p1.entries, ...p2.entries, ...p3.entries].map((e: any) => e.id)).toEqual(all.entries.map((e: any) => e.id));
     expect(p3.next_offset).toBeNull();
+    // A last page that is exactly full has no next page either.
+    const full = (await control("GET", "/requests?limit=5")).body;
+    expect([full.entries.length, full.next_offset]).toEqual([5, null]);
+    expect((await control("GET", "/requests?limit=4&offset=1")).body.next_offset).toBeNull();
     // In process, the same entries.
     expect(ex.control.requests({ method: "POST", status: "2xx" }).entries.map((e) => e.id)).toEqual(
       all.entries.filter((e: any) => e.method === "POST" && e.status < 300).map((e: any) => e.id),
@@ -302,6 +306,9 @@ describe("run views", () => {
     const page2 = (await control("GET", `/orders?limit=2&offset=${after.next_offset}`)).body;
     expect(page2.orders.map((o: any) => o.order_id)).toEqual(before.orders.slice(1, 3).map((o: any) => o.order_id));
     expect((await control("GET", `/orders?offset=${after.total + 5}`)).body.orders).toEqual([]);
+    // The last page, exactly full: no next one.
+    const last = (await control("GET", `/orders?limit=2&offset=${after.total - 2}`)).body;
+    expect([last.orders.length, last.next_offset]).toEqual([2, null]);
     const detail = (await control("GET", `/orders/${placed.body.order_id}`)).body;
     expect(detail.requests).toEqual([expect.objectContaining({ id: placed.id, method: "POST", path: "/api/v1/orders", status: 201 })]);
 
