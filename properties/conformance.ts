@@ -7,6 +7,7 @@
 // /balances, places a signed ask far above the market and cancels it, then
 // self-revokes the key; it skips the order when the wallet has no vault funds.
 import { parseArgs } from "node:util";
+import { domainSeparator } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { MANAGE_API_KEY_TYPE, ORDER_TYPE, CANCEL_ORDER_TYPE, type Address, type Hex } from "../sim/core/typed-data.ts";
 import { strayWireCodes } from "./wire-vocabulary.ts";
@@ -95,6 +96,8 @@ export class ConformanceRun {
   /** Every response seen, and the codes outside the spec's vocabulary among them. */
   private responsesSeen = 0;
   private readonly strays: string[] = [];
+  /** Answers that broke the spec's envelope rules (JSON bodies; every error carries detail). */
+  private readonly badEnvelopes: string[] = [];
 
   constructor(private readonly o: ConformanceOptions) {
     this.base = o.baseUrl.replace(/\/+$/, "");
@@ -121,6 +124,10 @@ export class ConformanceRun {
       // non-JSON body stays text; checks that need JSON fail on it
     }
     this.responsesSeen++;
+    // "All request and response bodies are JSON"; every error body carries `detail`.
+    const type = res.headers.get("content-type") ?? "";
+    if (text !== "" && !/^application\/json\b/i.test(type)) this.badEnvelopes.push(`${method} ${path} → ${res.status} content-type ${JSON.stringify(type)}`);
+    else if (res.status >= 400 && !(isObj(parsed) && "detail" in parsed)) this.badEnvelopes.push(`${method} ${path} → ${res.status} without detail: ${text.slice(0, 80)}`);
     // A `code` key is an error's only in an error answer (a success body's `code` may be anything,
     // a token's for one); error_code and rejectionCategory are the spec's wherever they appear.
     for (const s of strayWireCodes(parsed)) {
@@ -147,6 +154,7 @@ export class ConformanceRun {
   async run(): Promise<CheckResult[]> {
     await this.readChecks();
     if (this.o.privateKey && !this.o.readOnly) await this.writeChecks(privateKeyToAccount(this.o.privateKey));
+    await this.envelopeCheck();
     await this.vocabularyCheck();
     return this.results;
   }
@@ -156,6 +164,13 @@ export class ConformanceRun {
    * vocabulary (its table plus CANCEL_COOLDOWN, seen live) or a rejectionCategory
    * outside the batch-quote list.
    */
+  private async envelopeCheck(): Promise<void> {
+    await this.check("read", "every answer is JSON and every error carries detail (every response above)", async () => {
+      must(this.badEnvelopes.length === 0, `${this.badEnvelopes.length} answer(s): ${this.badEnvelopes.slice(0, 5).join("; ")}`);
+      return `${this.responsesSeen} responses`;
+    });
+  }
+
   private async vocabularyCheck(): Promise<void> {
     await this.check("read", "error codes only from the spec's vocabulary (every response above)", async () => {
       must(this.strays.length === 0, `${this.strays.length} out-of-vocabulary code(s): ${this.strays.slice(0, 5).join("; ")}`);
@@ -257,8 +272,12 @@ export class ConformanceRun {
       must(typeof d.verifyingContract === "string" && d.verifyingContract.toLowerCase() === String(exchange).toLowerCase(), "verifyingContract = exchange_address");
       // When both names are served they must agree.
       if ("sera_address" in b && "exchange_address" in b) must(String(b.sera_address).toLowerCase() === String(b.exchange_address).toLowerCase(), "sera_address = exchange_address");
+      // The separator is the EIP-712 hash of the domain it is served with.
+      const sep = domainSeparator({ domain: { name: d.name as string, version: "1", chainId: Number(d.chainId), verifyingContract: d.verifyingContract as Address } });
+      must(String(b.domain_separator).toLowerCase() === sep, `domain_separator is the hash of eip712_domain (${sep})`);
       const vl = isObj(b.limits) ? b.limits.vl_batch : undefined;
-      must(isObj(vl) && isInt(vl.min) && isInt(vl.max) && vl.min <= vl.max, "limits.vl_batch {min, max}");
+      // The spec's VL batch rule: 2 to 50 orders (the active cap may be lower).
+      must(isObj(vl) && isInt(vl.min) && isInt(vl.max) && vl.min >= 2 && vl.min <= vl.max && vl.max <= 50, "limits.vl_batch {min, max} within 2-50");
       this.config = b;
       return `chain ${b.chain_id}`;
     });
@@ -336,6 +355,8 @@ export class ConformanceRun {
         const r = await this.call("POST", p, { raw: '{"owner_address": ' });
         must(r.status >= 400 && r.status < 500, `POST ${p} with broken JSON: ${r.status}`);
         must(isObj(r.body) && "detail" in r.body, `POST ${p}: body carries detail`);
+        // POST /orders answers every 4xx in its typed envelope.
+        if (p === "/orders") must(isObj(r.body.detail) && typeof r.body.detail.error_code === "string", `POST /orders with broken JSON: typed {detail: {detail, error_code}}, got ${JSON.stringify(r.body)}`);
       }
     });
   }

@@ -151,6 +151,27 @@ describe("fakex conformance", () => {
     expect(results.filter((r) => r.status !== "pass"), formatConformanceTable(results)).toEqual([]);
   });
 
+  it("a plain-text answer, an error without detail, a domain_separator that is not the domain's hash, untyped POST /orders errors: each fails its check", async () => {
+    const ex = memory();
+    const broken = express();
+    broken.get("/api/v1/system/time", (_req, res) => void res.type("text/plain").send("1700000000"));
+    broken.get("/api/v1/no-such-route-fakex-conformance", (_req, res) => void res.status(404).json({ error: "Not Found" }));
+    broken.get("/api/v1/config", async (_req, res) => {
+      const r = await fetch(`${inner}/config`);
+      res.json({ ...((await r.json()) as object), domain_separator: `0x${"ab".repeat(32)}` });
+    });
+    broken.post("/api/v1/orders", (_req, res) => void res.status(422).json({ detail: "bad json" }));
+    broken.use(ex.app);
+    const inner = await serve(ex.app);
+    const results = await runConformance({ baseUrl: await serve(broken), readOnly: true });
+    const failed = Object.fromEntries(results.filter((r) => r.status === "fail").map((r) => [r.name, r.detail]));
+    expect(failed["every answer is JSON and every error carries detail (every response above)"], formatConformanceTable(results)).toMatch(
+      /GET \/system\/time → 200 content-type "text\/plain.*GET \/no-such-route-fakex-conformance → 404 without detail/,
+    );
+    expect(failed["GET /config shape"]).toMatch(/domain_separator is the hash of eip712_domain/);
+    expect(failed["malformed JSON: 4xx, never 5xx"]).toMatch(/POST \/orders with broken JSON: typed/);
+  });
+
   it("a code outside the spec's vocabulary in any response fails the vocabulary check (and only it)", async () => {
     const ex = memory();
     const broken = express();
