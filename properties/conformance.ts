@@ -64,6 +64,24 @@ function scaled(raw: string, decimals: number): string {
 }
 
 /** Two decimal strings denote the same number (trailing zeros aside). */
+/** The spec's Order resource (GET /orders/{order_id}) of a resting limit ask just placed: every field, its type. */
+function orderShape(o: Obj, owner: string, orderId: string): void {
+  const str = (k: string) => must(typeof o[k] === "string", `order.${k} string`);
+  const addr = (k: string) => must(typeof o[k] === "string" && ADDRESS.test(o[k] as string), `order.${k} address`);
+  must(String(o.owner_address).toLowerCase() === owner && o.trade_id === orderId, "order.owner_address and trade_id");
+  must(o.order_type === "limit" && o.side === "ask", `order_type limit, side ask (${String(o.order_type)}, ${String(o.side)})`);
+  for (const k of ["symbol", "base_symbol", "quote_symbol", "price", "amount", "remaining_amount", "filled_base_amount", "filled_quote_amount", "notional", "remaining_notional", "from_amount", "to_amount", "filled_amount", "uuid_int"]) str(k);
+  for (const k of ["base_token", "quote_token", "from_token", "to_token"]) addr(k);
+  must(String(o.from_token).toLowerCase() === String(o.base_token).toLowerCase() && String(o.to_token).toLowerCase() === String(o.quote_token).toLowerCase(), "an ask spends the base token for the quote token");
+  must(typeof o.created_at === "string" && ISO.test(o.created_at) && typeof o.updated_at === "string" && ISO.test(o.updated_at), "created_at, updated_at ISO 8601");
+  must(o.expiration === undefined || o.expiration === null || typeof o.expiration === "string", "expiration echoed as a string");
+  must(o.error === null || typeof o.error === "string", "error string or null");
+  must(o.error_code === null || typeof o.error_code === "string", "error_code string or null");
+  must(o.vl_batch_id === null || o.vl_batch_id === undefined, "vl_batch_id null for a standalone order");
+  must(isObj(o.settlement_summary) && isObj(o.settlement_economics), "settlement_summary and settlement_economics objects");
+  must(sameDecimal(String(o.remaining_amount), String(o.amount)) && isZero(o.filled_amount), "a resting order: remaining = amount, nothing filled");
+}
+
 /** Zero as a number or a decimal string in any spelling ("0", "0.0000", "+0.00", "-0"). */
 function isZero(v: unknown): boolean {
   if (typeof v === "number") return v === 0;
@@ -499,6 +517,7 @@ export class ConformanceRun {
       const got = await this.call("GET", `/orders/${orderId}`, { auth });
       this.expectStatus(got, 200, "GET /orders/{id}");
       must(isObj(got.body) && got.body.status === "pending" && got.body.uuid_int === body.uuid_int && got.body.trade_id === orderId, "pending, same uuid_int");
+      orderShape(got.body, owner, orderId);
       const cancelSig = await account.signTypedData({ domain, types: { CancelOrder: CANCEL_ORDER_TYPE }, primaryType: "CancelOrder", message: { owner: account.address, orderId: BigInt(body.uuid_int) } });
       const c = await this.call("POST", "/orders/cancel", { json: { owner_address: owner, order_id: orderId, uuid_int: body.uuid_int, signature: cancelSig } });
       if (c.status === 429) {

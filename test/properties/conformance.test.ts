@@ -172,6 +172,22 @@ describe("fakex conformance", () => {
     expect(failed["malformed JSON: 4xx, never 5xx"]).toMatch(/POST \/orders with broken JSON: typed/);
   });
 
+  it("a GET /orders/{id} body cut down to a few fields fails the order check", async () => {
+    const ex = memory({ engine: { cancelCooldownSec: 0 } });
+    const inner = await serve(ex.app);
+    const gutted = express();
+    gutted.get(/^\/api\/v1\/orders\/[0-9a-f-]{36}$/, async (req, res) => {
+      const r = await fetch(`${inner.replace("/api/v1", "")}${req.originalUrl}`, { headers: { authorization: String(req.headers.authorization) } });
+      const o = (await r.json()) as Record<string, unknown>;
+      res.status(r.status).json({ trade_id: o.trade_id, status: o.status, uuid_int: o.uuid_int, owner_address: o.owner_address });
+    });
+    gutted.use(ex.app);
+    const results = await runConformance({ baseUrl: await serve(gutted), privateKey: KEY });
+    const order = results.find((r) => r.name.startsWith("POST /orders signed"))!;
+    expect(order.status, formatConformanceTable(results)).toBe("fail");
+    expect(order.detail).toMatch(/order_type limit, side ask/);
+  });
+
   it("a code outside the spec's vocabulary in any response fails the vocabulary check (and only it)", async () => {
     const ex = memory();
     const broken = express();
