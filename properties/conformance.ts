@@ -331,6 +331,34 @@ export class ConformanceRun {
 
     await this.previewChecks();
 
+    await this.check("read", "POST /swap/quote: the quote resource, or a typed refusal", async () => {
+      const m = this.markets[0];
+      if (!m) throw new CheckSkipped("no market listed");
+      const now = this.serverTime ?? Math.floor(Date.now() / 1000);
+      // The market's minimum ask size: at the floor, so a live book can usually price it.
+      const req = { from_token: m.base_address, to_token: m.quote_address, from_amount: minAskRaw(m).toString(), owner_address: PROBE_OWNER, recipient: PROBE_OWNER, expiration: now + 600 };
+      const r = await this.call("POST", "/swap/quote", { json: req });
+      if (r.status !== 200) {
+        must(r.status >= 400 && r.status < 500 && isObj(r.body) && "detail" in r.body, `a refusal is a 4xx with detail, got ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+        return `refused: ${r.status} ${errorCodeOf(r.body) ?? ""}`.trim();
+      }
+      const q = r.body;
+      must(isObj(q) && typeof q.uuid === "string" && UUID4.test(q.uuid), "uuid is a UUID4");
+      const rp = q.route_params;
+      must(isObj(rp), "route_params object");
+      for (const k of ["taker", "inputToken", "outputToken", "maxInputAmount", "minOutputAmount", "recipient", "initialDepositAmount", "uuid", "deadline"]) must(k in rp, `route_params.${k}`);
+      must(String(rp.taker).toLowerCase() === PROBE_OWNER && String(rp.recipient).toLowerCase() === PROBE_OWNER, "route_params taker and recipient as requested");
+      must(String(rp.inputToken).toLowerCase() === String(m.base_address).toLowerCase() && String(rp.outputToken).toLowerCase() === String(m.quote_address).toLowerCase(), "route_params input and output tokens as requested");
+      must(typeof rp.uuid === "string" && /^\d+$/.test(rp.uuid) && isInt(rp.deadline) && rp.deadline === req.expiration, "route_params.uuid a decimal string, deadline the requested expiration");
+      const qb = q.quote_breakdown;
+      must(isObj(qb) && (qb.gas_mode === undefined || qb.gas_mode === "receive_less"), "quote_breakdown, receive_less by default");
+      if (String(rp.minOutputAmount) !== "0") must(String(rp.minOutputAmount) === String(qb.output_amount_after_gas), "receive_less: minOutputAmount = output_amount_after_gas");
+      must(isInt(q.expires_at) && q.expires_at > now && q.expires_at <= now + 120, "expires_at Unix seconds, about 30 s ahead");
+      const needsPermit = BigInt(String(rp.initialDepositAmount)) > 0n;
+      must(needsPermit ? isObj(q.permit) : q.permit === null, "permit non-null exactly when initialDepositAmount > 0");
+      return String(rp.minOutputAmount) === "0" ? "informational quote (no route at this size)" : `quote ${q.uuid}`;
+    });
+
     // The spec fixes 422 for the batch's field failures; a single quote's may be 400 or 422.
     await this.check("read", "POST /swap/quote field validation: 4xx (422 for the batch)", async () => {
       const t = this.markets[0];

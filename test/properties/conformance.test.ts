@@ -172,6 +172,28 @@ describe("fakex conformance", () => {
     expect(failed["malformed JSON: 4xx, never 5xx"]).toMatch(/POST \/orders with broken JSON: typed/);
   });
 
+  it("a swap quote whose signed minimum is not its output after gas fails the quote check", async () => {
+    const ex = memory();
+    const broken = express();
+    broken.post("/api/v1/swap/quote", express.json(), (req, res) => {
+      const b = req.body as Record<string, unknown>;
+      const now = Math.floor(Date.now() / 1000);
+      res.json({
+        uuid: "0b8f0b7e-2c1d-4f3a-9b2c-6d5e4f3a2b1c",
+        route_params: { taker: b.owner_address, inputToken: b.from_token, outputToken: b.to_token, maxInputAmount: b.from_amount, minOutputAmount: "1000", recipient: b.recipient, initialDepositAmount: "0", uuid: "123", deadline: b.expiration },
+        fee_breakdown: { gas_cost_usd: "0.01", gas_cost_from_token: "0.01" },
+        quote_breakdown: { gas_mode: "receive_less", output_amount_after_gas: "999" },
+        expires_at: now + 30,
+        permit: null,
+      });
+    });
+    broken.use(ex.app);
+    const results = await runConformance({ baseUrl: await serve(broken), readOnly: true });
+    const quote = results.find((r) => r.name.startsWith("POST /swap/quote: the quote resource"))!;
+    expect(quote.status, formatConformanceTable(results)).toBe("fail");
+    expect(quote.detail).toBe("receive_less: minOutputAmount = output_amount_after_gas");
+  });
+
   it("a GET /orders/{id} body cut down to a few fields fails the order check", async () => {
     const ex = memory({ engine: { cancelCooldownSec: 0 } });
     const inner = await serve(ex.app);
