@@ -123,7 +123,7 @@ interface SwapChainTerms {
  * pass the string), and a number past 32 bits or with a fraction seeds by its text
  * rather than folding onto another seed's draws (2^32 + 7 used to draw as 7).
  */
-export function engineSeed(seed: number | string): number | string {
+function engineSeed(seed: number | string): number | string {
   const text = String(seed);
   return /^(0|[1-9][0-9]{0,9})$/.test(text) && Number(text) <= 0xffff_ffff ? Number(text) : text;
 }

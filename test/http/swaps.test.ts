@@ -540,6 +540,19 @@ describe("POST /swap: rejections", () => {
     expect((await postSwap(ex, await swapBody(alice, fresh))).status).toBe(200);
   });
 
+  it("QUOTE_STALE: the signed deadline passed before submission (quote still live) → 409 typed, quote not consumed", async () => {
+    const ex = exchange();
+    await book(ex);
+    const q = await quote(ex, quoteBody(ex, ALICE, USDC_5_4, { expiration: ex.clock.nowSec() + 5 }));
+    const body = await swapBody(alice, q);
+    ex.clock.advanceSec(5);
+    for (let i = 0; i < 2; i++) {
+      const res = await postSwap(ex, body);
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual(typed("QUOTE_STALE"));
+    }
+  });
+
   it("rate limit: the 6th POST /swap of the taker in one second is 429 (plain), other wallets unaffected", async () => {
     const ex = exchange();
     await book(ex);
