@@ -328,7 +328,9 @@ function RequestsView({ tick }) {
   const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${q ? `&${q}` : ""}`, tick);
   const field = (k, placeholder) =>
     html`<input placeholder=${placeholder} value=${filter[k]} onChange=${(e) => {
-      setFilter({ ...filter, [k]: e.target.value.trim() });
+      // From the latest filter, not this render's: two fields changed before a re-render both count.
+      const value = e.target.value.trim();
+      setFilter((latest) => ({ ...latest, [k]: value }));
       setOffset(0);
     }} />`;
   let rows = state.data?.entries ?? [];
