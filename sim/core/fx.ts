@@ -175,7 +175,7 @@ export class FxRates {
   /** The GET /fx/rate body. 400 VALIDATION on bad codes, 503 UNAVAILABLE without data. */
   rate(base: unknown, quote: unknown): FxRateResponse {
     if (typeof base !== "string" || typeof quote !== "string" || !CODE.test(base) || !CODE.test(quote)) {
-      throw new ExchangeError("VALIDATION", 400, "base and quote are required alphabetic currency codes");
+      throw new ExchangeError("VALIDATION", 400, "base and quote are required, each once, as alphabetic currency codes");
     }
     const b = base.toUpperCase();
     const q = quote.toUpperCase();

@@ -14,13 +14,21 @@ export interface ValidateOptions {
 }
 
 /** Zod issues → "source.path: message; ..." (first few issues; enough to fix the request). */
-export function describeIssues(source: RequestSource, issues: readonly z.core.$ZodIssue[]): string {
+export function describeIssues(source: RequestSource, issues: readonly z.core.$ZodIssue[], value?: unknown): string {
   const parts = issues.slice(0, 5).map((i) => {
     const where = [source, ...i.path.map(String)].join(".");
+    // A query key given twice arrives as an array: say so rather than the schema's "is required".
+    if (source === "query" && Array.isArray(valueAt(value, i.path))) return `${where}: given more than once; send it once`;
     return `${where}: ${i.message}`;
   });
   if (issues.length > 5) parts.push(`and ${issues.length - 5} more`);
   return parts.join("; ");
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const k of path) v = v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
 }
 
 /** Parse `value` with `schema`, or throw the route's validation error. */
@@ -29,7 +37,7 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, sourc
   if (res.success) return res.data;
   const body = source === "body" && (value === undefined || value === null || typeof value !== "object")
     ? "body: request body must be a JSON object"
-    : describeIssues(source, res.error.issues);
+    : describeIssues(source, res.error.issues, value);
   throw new ExchangeError("VALIDATION", opts.status ?? 422, body);
 }
 

@@ -150,6 +150,10 @@ describe("GET /orders", () => {
     expect(cs.status).toBe(403);
     const none = await request(ex.app).get("/api/v1/orders").set("Authorization", key);
     expect(none.status).toBe(422);
+    ex.clock.advanceSec(1);
+    const twice = await request(ex.app).get(`/api/v1/orders?owner_address=${ALICE}&owner_address=${ALICE}`).set("Authorization", key);
+    expect(twice.status).toBe(422);
+    expect(twice.body).toEqual({ detail: "query.owner_address: given more than once; send it once" });
     // Bob's own key sees only bob's order.
     ex.clock.advanceSec(1);
     const mine = await request(ex.app).get(`/api/v1/orders?owner_address=${BOB}`).set("Authorization", apiKeyFor(ex, BOB));

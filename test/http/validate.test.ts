@@ -35,6 +35,13 @@ describe("parseInput", () => {
     expect(e.detail).toMatch(/^query\.base: must be alphabetic; query\.quote: /);
   });
 
+  it("a query key given twice (an array) is named as such, not as missing", () => {
+    const e = thrown(() => parseInput(FxQuery, { base: ["EUR", "USD"], quote: "usd" }, "query"));
+    expect(e.detail).toBe("query.base: given more than once; send it once");
+    // In a body an array is just the wrong type: the schema's own message.
+    expect(thrown(() => parseInput(FxQuery, { base: ["EUR"], quote: "usd" }, "body")).detail).not.toMatch(/more than once/);
+  });
+
   it("uses the route's status when the spec says 400", () => {
     expect(thrown(() => parseInput(FxQuery, {}, "query", { status: 400 })).status).toBe(400);
   });
