@@ -92,7 +92,7 @@ export function createApp(ctx: HttpContext, into?: Application): Application {
   }
   // Into another app: behind a router of their own, so the 404 and error handler answer
   // what reaches them from /api/v1 and never an error raised by that app's middleware.
-  const target = into ? Router() : app;
+  const target = into ? Router({ caseSensitive: true }) : app;
   target.use(API_PREFIX, v1);
   target.use(notFoundHandler);
   target.use(errorHandler(ctx.logger));
