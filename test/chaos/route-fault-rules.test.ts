@@ -43,6 +43,10 @@ describe("route fault rules", () => {
     expect(refused([{ path: "/orders", latency_ms: { dist: "pareto" } }])).toContain("dist");
     expect(refused([{ path: "/orders", latency_ms: MAX_FAULT_LATENCY_MS + 1 }])).toContain("latency_ms");
     expect(refused([{ path: "/orders", latency_ms: { dist: "uniform", min: 0, max: 0 } }])).toContain("needs fail (true");
+    // Paths are under /api/v1: a rule repeating the prefix could never match, so it is refused with the path to write.
+    expect(refused([{ path: "/api/v1/tokens", fail: 503 }])).toContain('rules[0].path is relative to /api/v1: write "/tokens"');
+    expect(refused([{ path: "/api/v1", fail: 503 }])).toContain('write "/"');
+    expect(parseRouteFaultRules([{ path: "/api/v1x", fail: 503 }])).toHaveLength(1);
   });
 
   test("fraction: the same seed picks the same requests; times counts only the picked ones", () => {
