@@ -16,7 +16,7 @@ const filterQuery = z
   .object({
     method: z.string().regex(/^[A-Za-z]{1,10}$/).optional(),
     path: z.string().min(1).max(500).optional(),
-    status: z.string().regex(/^([1-5]\d\d|[1-5]xx)$/i, "a status code (404) or class (4xx)").optional(),
+    status: z.string().regex(/^([1-5]\d\d|[1-5]xx|0)$/i, "a status code (404, or 0 for no answer) or class (4xx)").optional(),
     owner: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x address").optional(),
     since: z.string().min(1).max(40).optional(),
     limit: z.string().regex(/^\d{1,6}$/).optional(),

@@ -458,7 +458,8 @@ function escapeRegExp(s: string): string {
 function statusMatcher(s: string): (status: number) => boolean {
   const cls = /^([1-5])xx$/i.exec(s);
   if (cls) return (x) => Math.floor(x / 100) === Number(cls[1]);
-  if (!/^[1-5]\d\d$/.test(s)) throw new RangeError(`status must be a code (404) or a class (4xx), got ${JSON.stringify(s)}`);
+  // 0 is what a reset or timed-out request (a route fault) left: no answer at all.
+  if (!/^([1-5]\d\d|0)$/.test(s)) throw new RangeError(`status must be a code (404, or 0 for no answer) or a class (4xx), got ${JSON.stringify(s)}`);
   return (x) => x === Number(s);
 }
 

@@ -226,6 +226,10 @@ describe("request journal", () => {
     const [entry] = (await control("GET", "/requests?path=/api/v1/markets&limit=1")).body.entries;
     expect(entry).toMatchObject({ status: 0, fault: { kind: "reset" } });
     expect((await control("GET", "/requests/count?status=2xx&path=/api/v1/markets")).body).toEqual({ count: 0 });
+    // ...and status=0 finds the requests that got no answer.
+    const unanswered = (await control("GET", "/requests?status=0")).body;
+    expect(unanswered.entries.map((x: { id: string }) => x.id)).toEqual([entry.id]);
+    expect(ex.control.requests({ status: "0" }).entries.map((x) => x.id)).toEqual([entry.id]);
   });
 
   test("an API-key request records the key's owner as its wallet", async () => {

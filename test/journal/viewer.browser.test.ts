@@ -150,7 +150,7 @@ describe.skipIf(!chromiumAvailable)("run viewer in headless Chromium", () => {
     const row = page.locator(`tr[data-order-id="${bid.order_id}"]`);
     await row.waitFor();
     expect(await row.locator(".status").textContent()).toBe("settled");
-    expect(await page.locator("main").textContent()).toContain("Report of a stopped run");
+    expect(await page.locator("main").textContent()).toContain("Report of a run, captured");
     await nonBlankScreenshot("report-front");
     await row.locator("a").click();
     await page.locator("table.fills code.hash").first().waitFor();
@@ -238,6 +238,20 @@ describe.skipIf(!chromiumAvailable)("run viewer of a pool instance", () => {
     await page.locator("table").first().waitFor();
     expect(await page.locator(`tr[data-order-id="${placed.body.order_id}"]`).count()).toBe(0);
     expect(await page.locator("header h1").textContent()).not.toContain("pool id");
+    await page.close();
+  });
+
+  test("a control button on a released id's open tab says it is gone and does not bring the id back", async () => {
+    const id = "gone";
+    const urls = ex.pool!.urls(id);
+    await ex.pool!.get(id);
+    const page = await browser.context.newPage();
+    await page.goto(`${urls.controlUrl}/ui`);
+    await page.locator('[data-testid="clock"]').waitFor();
+    expect((await fetch(`${urls.controlUrl.slice(0, -"/__fakex".length)}`, { method: "DELETE" })).status).toBe(200);
+    await page.locator('button[data-action="mine"]').click();
+    await expect.poll(() => page.locator('[data-testid="message"]').textContent()).toMatch(/^mine failed: no exchange "gone"/);
+    expect(ex.pool!.ids()).not.toContain(id);
     await page.close();
   });
 

@@ -37,12 +37,13 @@ async function get(path) {
   // x-fakex-viewer: on a pool, polling a released id answers 404 instead of creating it anew.
   const res = await fetch(CONTROL + path, { headers: { accept: "application/json", "x-fakex-viewer": "1" } });
   const body = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : `HTTP ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : `HTTP ${res.status}`), { status: res.status });
   return body;
 }
 
 async function post(path, body) {
-  const res = await fetch(CONTROL + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
+  // x-fakex-viewer here too: a button on a released pool id's tab must not bring the id back.
+  const res = await fetch(CONTROL + path, { method: "POST", headers: { "content-type": "application/json", "x-fakex-viewer": "1" }, body: JSON.stringify(body ?? {}) });
   const out = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(out.detail ?? `HTTP ${res.status}`);
   return out;
@@ -50,9 +51,21 @@ async function post(path, body) {
 
 /** The view's path below /__fakex/ui ("/", "/orders/abc"). */
 function currentRoute() {
-  if (REPORT) return decodeURIComponent(location.hash.replace(/^#/, "")) || "/";
-  const p = location.pathname.startsWith(UI) ? location.pathname.slice(UI.length) : "/";
-  return decodeURIComponent(p) || "/";
+  const p = REPORT ? location.hash.replace(/^#/, "").split("?")[0] : location.pathname.startsWith(UI) ? location.pathname.slice(UI.length) : "/";
+  // A trailing slash names the same view (/requests/r5/ is request r5).
+  return decodeURIComponent(p).replace(/(.)\/+$/, "$1") || "/";
+}
+
+/** The view's query (a filtered, paged request list has an address of its own). */
+function routeQuery() {
+  return new URLSearchParams(REPORT ? (location.hash.split("?")[1] ?? "") : location.search);
+}
+
+/** Put `params` in the address without a new history entry (Back leaves the view). */
+function setRouteQuery(params) {
+  const q = params.toString();
+  const route = currentRoute();
+  history.replaceState(null, "", REPORT ? `#${route}${q ? `?${q}` : ""}` : `${href(route)}${q ? `?${q}` : ""}`);
 }
 
 function href(route) {
@@ -77,13 +90,14 @@ function Link({ to, children, cls }) {
 
 /** Load `path` now and, served, every POLL_MS; `tick` forces a reload after an action. */
 function useData(path, tick) {
-  const [state, setState] = useState({ data: null, error: null });
+  const [state, setState] = useState({ path: null, data: null, error: null });
   useEffect(() => {
     let live = true;
+    // A failed poll keeps the path's last data next to the error, unless the thing is gone (404).
     const load = () =>
       get(path).then(
-        (data) => live && setState({ data, error: null }),
-        (e) => live && setState((s) => ({ data: s.data, error: String(e.message ?? e) })),
+        (data) => live && setState({ path, data, error: null }),
+        (e) => live && setState((s) => ({ path, data: s.path === path && e.status !== 404 ? s.data : null, error: String(e.message ?? e) })),
       );
     load();
     const timer = REPORT ? null : setInterval(load, POLL_MS);
@@ -92,10 +106,14 @@ function useData(path, tick) {
       if (timer) clearInterval(timer);
     };
   }, [path, tick]);
-  return state;
+  // Another path's data is never shown under this view's heading while this one loads.
+  return state.path === path ? state : { path, data: null, error: null };
 }
 
 // ---------------------------------------------------------------- small pieces
+
+/** An order's expiration (Unix seconds, as the API sends it) in the ISO form created_at has. */
+const expiresIso = (sec) => (Number.isFinite(Number(sec)) && sec !== null && sec !== "" ? new Date(Number(sec) * 1000).toISOString() : "—");
 
 /** "1 fill", "3 fills". */
 const counted = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -165,7 +183,7 @@ function RunPanel({ tick, bump }) {
         <div><label>Counts</label>${counted(r.counts.orders, "order")} · ${counted(r.counts.fills, "fill")} · ${counted(r.counts.settlement_batches, "batch", "batches")} · ${counted(r.counts.requests, "request")} · ${counted(r.counts.events, "event")}</div>
       </div>`}<//>
     ${REPORT
-      ? html`<p class="muted">Report of a stopped run, captured ${REPORT.captured_at} from ${REPORT.source}.</p>`
+      ? html`<p class="muted">Report of a run, captured ${REPORT.captured_at} from ${REPORT.source}.</p>`
       : html`<div class="controls">
           <input aria-label="seconds" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} />
           <button data-action="advance" onClick=${act("advance", () => post("/clock/advance", { seconds: Number(seconds) }))}>Advance clock</button>
@@ -249,7 +267,7 @@ function OrderView({ id, tick }) {
         <div><label>Market</label>${d.order.symbol} ${d.order.side} (${d.order.order_type})</div>
         <div><label>Price × amount</label>${d.order.price} × ${d.order.amount}</div>
         <div><label>Filled</label>${d.order.filled_base_amount} (remaining ${d.order.remaining_amount}; raw ${d.order.filled_amount})</div>
-        <div><label>Created / expires</label>${d.order.created_at} / ${d.order.expiration}</div>
+        <div><label>Created / expires</label>${d.order.created_at} / ${expiresIso(d.order.expiration)} <span class="muted">(${d.order.expiration})</span></div>
         ${d.order.error_code ? html`<div><label>Error</label>${d.order.error_code}: ${d.order.error}</div>` : null}
       </div>
       <h3>Fills</h3><${FillsTable} fills=${d.fills} />
@@ -320,14 +338,28 @@ function MarketsView({ tick }) {
   </section>`;
 }
 
+const REQUEST_FILTERS = ["method", "path", "status", "owner"];
+
 function RequestsView({ tick }) {
-  const [filter, setFilter] = useState({ method: "", path: "", status: "", owner: "" });
+  // The filter and the page live in the address too, so a filtered list can be linked and Back returns to it.
+  const initial = routeQuery();
+  const [filter, setFilter] = useState(() => Object.fromEntries(REQUEST_FILTERS.map((k) => [k, initial.get(k) ?? ""])));
+  // What is typed into the boxes, kept apart from the applied filter so the once-a-second poll does not wipe it.
+  const [draft, setDraft] = useState(filter);
   // Newest first, a page at a time; a new filter starts again at the newest.
-  const [offset, setOffset] = useState(0);
+  const [offset, setOffset] = useState(() => Math.max(0, Math.floor(Number(initial.get("offset")) || 0)));
   const q = new URLSearchParams(Object.entries(filter).filter(([, v]) => v)).toString();
+  useEffect(() => {
+    const params = new URLSearchParams(q);
+    if (offset > 0) params.set("offset", String(offset));
+    setRouteQuery(params);
+  }, [q, offset]);
   const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${q ? `&${q}` : ""}`, tick);
   const field = (k, placeholder) =>
-    html`<input placeholder=${placeholder} value=${filter[k]} onChange=${(e) => {
+    html`<input placeholder=${placeholder} value=${draft[k]} onInput=${(e) => {
+      const typed = e.target.value;
+      setDraft((d) => ({ ...d, [k]: typed }));
+    }} onChange=${(e) => {
       // From the latest filter, not this render's: two fields changed before a re-render both count.
       const value = e.target.value.trim();
       setFilter((latest) => ({ ...latest, [k]: value }));
@@ -336,26 +368,45 @@ function RequestsView({ tick }) {
   let rows = state.data?.entries ?? [];
   // A report holds the unfiltered journal: filter and page it here the way the server would.
   if (REPORT) rows = rows.filter((e) => (!filter.method || e.method === filter.method.toUpperCase()) && (!filter.path || pathMatches(filter.path, e.path)) && (!filter.status || statusMatches(filter.status, e.status)) && (!filter.owner || e.wallet === filter.owner.toLowerCase()));
+  // The report refuses what the server refuses, with the server's words (sim/http/journal-control.ts).
+  const refused = REPORT ? reportFilterError(filter) : null;
+  if (refused) rows = [];
   const total = REPORT ? rows.length : state.data?.total;
   if (REPORT) rows = rows.slice(offset, offset + REQUESTS_PAGE);
+  // The journal shrank under this page (cleared, restored, capped): go to its last page.
+  const lastPage = total ? Math.floor((total - 1) / REQUESTS_PAGE) * REQUESTS_PAGE : 0;
+  useEffect(() => {
+    if (total !== undefined && offset > lastPage) setOffset(lastPage);
+  }, [total, offset, lastPage]);
   const older = total !== undefined && offset + REQUESTS_PAGE < total;
+  // A report keeps the newest entries only: say how many of the run's it left out.
+  const left = REPORT && state.data?.total > (state.data?.entries.length ?? 0) ? state.data.total - state.data.entries.length : 0;
   return html`<section class="panel"><h2>Request journal</h2>
-    <div class="filters">${field("method", "method")} ${field("path", "path (* wildcard)")} ${field("status", "status (404, 4xx)")} ${field("owner", "owner 0x…")}</div>
-    <${Loading} state=${state}>${() => html`<table class="requests">
+    <div class="filters">${field("method", "method")} ${field("path", "path (* wildcard)")} ${field("status", "status (404, 4xx, 0)")} ${field("owner", "owner 0x…")}</div>
+    <${Loading} state=${refused ? { data: null, error: refused } : state}>${() => html`<table class="requests">
       <thead><tr><th>Id</th><th>Virtual time</th><th>Method</th><th>Path</th><th>Status</th><th>Wallet</th><th>ms</th><th>Caused</th></tr></thead>
       <tbody>${rows.map(
         (e) => html`<tr>
           <td><${Link} to=${`/requests/${e.id}`}>${e.id}<//></td><td>${e.at_iso}</td><td>${e.method}</td><td><code>${e.path}</code></td>
-          <td><span class=${statusClass(e.status)}>${e.status}</span></td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
+          <td><span class=${statusClass(e.status)}>${e.status}</span>${e.fault ? html` <span class="bad" title="route fault">${e.fault.kind}${e.fault.after_commit ? " after commit" : ""}</span>` : null}</td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
           <td class="num">${e.duration_ms}</td><td>${summary(e.links)}${e.rejection ? html` <span class="bad">${e.rejection.code ?? ""} ${e.rejection.fields.join(", ")}</span>` : null}</td>
         </tr>`,
       )}</tbody></table>
       <div class="controls">
-        <span class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}${total > REQUESTS_PAGE ? `; ${offset + 1}–${Math.min(offset + REQUESTS_PAGE, total)} shown` : ""}</span>
-        ${offset > 0 ? html`<button onClick=${() => setOffset(Math.max(0, offset - REQUESTS_PAGE))}>Newer</button>` : null}
+        <span class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}${total > REQUESTS_PAGE ? `; ${Math.min(offset + 1, total)}–${Math.min(offset + REQUESTS_PAGE, total)} shown` : ""}${left ? ` (this report keeps the newest ${state.data.entries.length} of the run's ${state.data.total} requests)` : ""}</span>
+        ${offset > 0 ? html`<button onClick=${() => setOffset(Math.max(0, Math.min(offset, lastPage + REQUESTS_PAGE) - REQUESTS_PAGE))}>Newer</button>` : null}
         ${older ? html`<button onClick=${() => setOffset(offset + REQUESTS_PAGE)}>Older</button>` : null}
       </div>`}<//>
   </section>`;
+}
+
+/** What the server's journal filter says of a filter it cannot read, or null. */
+function reportFilterError(f) {
+  const issues = [];
+  if (f.method && !/^[A-Za-z]{1,10}$/.test(f.method)) issues.push("method: Invalid string: must match pattern /^[A-Za-z]{1,10}$/");
+  if (f.status && !/^([1-5]\d\d|[1-5]xx|0)$/i.test(f.status)) issues.push("status: a status code (404, or 0 for no answer) or class (4xx)");
+  if (f.owner && !/^0x[0-9a-fA-F]{40}$/.test(f.owner)) issues.push("owner: a 0x address");
+  return issues.length ? issues.join("; ") : null;
 }
 
 /** The journal's path filter (sim/http/journal.ts): exact, or * for any run of characters. */
@@ -392,10 +443,13 @@ function RequestView({ id, tick }) {
     <${Loading} state=${state}>${(e) => html`
       <div class="facts">
         <div><label>Request</label><strong>${e.method} ${e.path}</strong> ${Object.keys(e.query).length ? html`<code>${new URLSearchParams(e.query).toString()}</code>` : null}</div>
-        <div><label>Status</label><span class=${statusClass(e.status)}>${e.status}</span></div>
+        <div><label>Status</label><span class=${statusClass(e.status)}>${e.status}</span>${e.status === 0 ? html` <span class="muted">(no answer reached the client)</span>` : null}</div>
+        ${e.fault ? html`<div data-testid="fault"><label>Route fault</label><strong class="bad">${e.fault.kind}</strong> ${e.fault.after_commit
+          ? html`after the request took effect: the client lost the answer ${e.fault.committed_status ?? ""}, the effect below was committed`
+          : html`before any effect: nothing was committed`}</div>` : null}
         <div><label>Wallet</label><code>${e.wallet ?? "—"}</code></div>
         <div><label>Virtual / wall time</label>${e.at_iso} / ${e.wall_time} (${e.duration_ms} ms)</div>
-        <div><label>Engine events</label>${e.events.to > e.events.from ? `#${e.events.from + 1}–#${e.events.to}` : "none"}</div>
+        <div><label>Engine events</label>${e.events.to > e.events.from + 1 ? `#${e.events.from + 1}–#${e.events.to}` : e.events.to > e.events.from ? `#${e.events.to}` : "none"}</div>
       </div>
       ${e.rejection ? html`<h3>Why it was rejected</h3><div class="rejection"><p><strong>${e.rejection.code ?? ""}</strong> ${e.rejection.detail ?? ""}</p>
         ${e.rejection.fields.length ? html`<p>Fields: ${e.rejection.fields.map((f) => html`<code>${f}</code> `)}</p>` : null}

@@ -1,0 +1,143 @@
+// The run viewer keeps up with a user: what is typed into a filter box survives the
+// once-a-second poll, a filtered and paged request list has an address (Back returns to
+// it), a page never shows another view's data under its heading, a route fault is named
+// on its request's page, status 0 is a filter, trailing slashes name the same view, and a
+// page the journal shrank under moves to the last page. Headless Chromium, as
+// viewer.browser.test.ts (skipped without /usr/bin/chromium; CI requires it there).
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import { chromiumAvailable, launchChromium, type RunningBrowser } from "./browser.ts";
+
+describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () => {
+  let ex: FakeExchange;
+  let browser: RunningBrowser;
+  let page: Page;
+  let ask: { order_id: string };
+  let bid: { order_id: string };
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${ex.baseUrl}${path}`, { method, headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: res.status, body: (await res.json()) as any, id: res.headers.get("x-request-id")! };
+  };
+  const count = async (query: string) => ((await (await fetch(`${ex.controlUrl}/requests/count?${query}`)).json()) as { count: number }).count;
+  const rows = () => page.locator("table.requests tbody tr");
+
+  beforeAll(async () => {
+    ex = await createFakeExchange({ seed: 31, liquidity: false });
+    const m = ex.registry.markets().find((x) => x.baseSymbol === "USDT")!;
+    const [a, b] = [ex.accounts[0]!, ex.accounts[1]!];
+    await ex.control.fund({ address: a.address, token: m.baseSymbol, amount: 100_000_000n, vault: true });
+    await ex.control.fund({ address: b.address, token: m.quoteSymbol, amount: 100_000_000n, vault: true });
+    const place = async (acc: typeof a, side: "bid" | "ask", price: string) => {
+      const preview = await api("POST", "/orders/preview", ex.newOrder(acc, { symbol: m.symbol, side, amount: "20", price }));
+      const r = await api("POST", "/orders", (await ex.signOrder(acc, preview.body)).body);
+      expect(r.status).toBe(201);
+      return r.body as { order_id: string };
+    };
+    ask = await place(a, "ask", "1");
+    bid = await place(b, "bid", "0.9"); // rests: two orders of two owners
+    for (let i = 0; i < 3; i++) expect((await api("GET", "/nothing-here")).status).toBe(404);
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await ex?.close();
+  });
+
+  test("typing into a filter box survives the poll; the applied filter goes into the address and Back returns to it", async () => {
+    await page.goto(`${ex.controlUrl}/ui/requests`);
+    await rows().first().waitFor();
+    const status = page.locator('input[placeholder^="status"]');
+    await status.pressSequentially("4x");
+    // Two polls go by (one a second) before the user finishes typing.
+    await page.waitForTimeout(2_200);
+    expect(await status.inputValue()).toBe("4x");
+    await status.pressSequentially("x");
+    await status.press("Enter");
+    await status.dispatchEvent("change");
+    await expect.poll(() => page.url()).toContain("?status=4xx");
+    await expect.poll(() => rows().count()).toBe(await count("status=4xx"));
+    // Open one, come back: the filtered list, not the whole journal.
+    await rows().first().locator("a").click();
+    await page.locator("h3", { hasText: "What it caused" }).waitFor();
+    await page.goBack();
+    await expect.poll(() => page.locator('input[placeholder^="status"]').inputValue()).toBe("4xx");
+    await expect.poll(() => rows().count()).toBe(await count("status=4xx"));
+    // The address alone opens it so (a failing test can print the link).
+    await page.goto(`${ex.controlUrl}/ui/requests?status=4xx&method=GET`);
+    await expect.poll(() => rows().count()).toBe(await count("status=4xx&method=GET"));
+    expect(await page.locator('input[placeholder^="method"]').inputValue()).toBe("GET");
+  });
+
+  test("a refused filter shows the server's reason and no rows of the filter before it", async () => {
+    await page.goto(`${ex.controlUrl}/ui/requests?status=4xx`);
+    await expect.poll(() => rows().count()).toBeGreaterThan(0);
+    const owner = page.locator('input[placeholder^="owner"]');
+    await owner.fill("0x3c44");
+    await owner.dispatchEvent("change");
+    await page.locator("p.error", { hasText: "owner: a 0x address" }).waitFor();
+    expect(await rows().count()).toBe(0);
+  });
+
+  test("an order's page shows nothing of the order before it while the next one loads", async () => {
+    await page.goto(`${ex.controlUrl}/ui/orders/${bid.order_id}`);
+    await page.locator("div.facts code").first().waitFor();
+    const bidOwner = ex.accounts[1]!.address.toLowerCase();
+    expect(await page.locator("main").textContent()).toContain(bidOwner);
+    // The ask's order view answers late; the heading changes at once, the bid's facts must go.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(`**/__fakex/orders/${ask.order_id}`, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.evaluate((to) => {
+      // Same-page navigation as a link click does it.
+      (globalThis as any).history.pushState(null, "", to);
+      (globalThis as any).dispatchEvent(new Event("fakex:navigate"));
+    }, `${new URL(ex.controlUrl).pathname}/ui/orders/${ask.order_id}`);
+    await expect.poll(() => page.locator('[data-testid="order-id"]').textContent()).toBe(ask.order_id);
+    expect(await page.locator("section.panel:not(.run)").textContent()).not.toContain(bidOwner);
+    release();
+    await expect.poll(() => page.locator("section.panel:not(.run)").textContent()).toContain(ex.accounts[0]!.address.toLowerCase());
+    await page.unroute(`**/__fakex/orders/${ask.order_id}`);
+    // An order that is not there: the message, and nothing of the last order shown.
+    await page.goto(`${ex.controlUrl}/ui/orders/${bid.order_id}`);
+    await page.locator("div.facts").first().waitFor();
+    await page.evaluate((to) => {
+      (globalThis as any).history.pushState(null, "", to);
+      (globalThis as any).dispatchEvent(new Event("fakex:navigate"));
+    }, `${new URL(ex.controlUrl).pathname}/ui/orders/00000000-0000-4000-8000-000000000000`);
+    await page.locator("p.error").first().waitFor();
+    expect(await page.locator("section.panel:not(.run)").textContent()).not.toContain(bidOwner);
+  });
+
+  test("a route fault is named on its request's page; status 0 finds it; a trailing slash names the same page", async () => {
+    expect((await fetch(`${ex.controlUrl}/routes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ rules: [{ method: "GET", path: "/tokens", fail: "reset", after_commit: true, times: 1 }] }) })).status).toBe(200);
+    await expect(fetch(`${ex.baseUrl}/tokens`)).rejects.toThrow();
+    const [entry] = ex.control.requests({ status: "0" }).entries;
+    expect(entry).toMatchObject({ path: "/api/v1/tokens", status: 0, fault: { kind: "reset", after_commit: true, committed_status: 200 } });
+    await page.goto(`${ex.controlUrl}/ui/requests/${entry!.id}/`);
+    const fault = page.locator('[data-testid="fault"]');
+    await fault.waitFor();
+    expect(await fault.textContent()).toContain("reset");
+    expect(await fault.textContent()).toContain("lost the answer 200");
+    await page.goto(`${ex.controlUrl}/ui/requests?status=0`);
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().first().textContent()).toContain("reset after commit");
+  });
+
+  test("a page the journal shrank under moves to the last page", async () => {
+    for (let i = 0; i < 210; i += 30) await Promise.all(Array.from({ length: 30 }, () => fetch(`${ex.baseUrl}/markets`).then((r) => r.arrayBuffer())));
+    await page.goto(`${ex.controlUrl}/ui/requests?offset=200`);
+    await expect.poll(() => rows().count()).toBe((await count("")) - 200);
+    expect((await fetch(`${ex.controlUrl}/requests`, { method: "DELETE" })).status).toBe(200);
+    for (let i = 0; i < 5; i++) await fetch(`${ex.baseUrl}/markets`).then((r) => r.arrayBuffer());
+    await expect.poll(() => rows().count()).toBe(5);
+    await expect.poll(() => page.url()).not.toContain("offset=");
+    expect(await page.locator("button", { hasText: "Newer" }).count()).toBe(0);
+  });
+});
