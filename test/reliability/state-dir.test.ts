@@ -247,35 +247,71 @@ describe("one server per directory", () => {
   });
 });
 
-async function waitFor(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+async function waitFor(check: () => boolean, tries = 200): Promise<void> {
+  for (let i = 0; i < tries && !check(); i++) await new Promise((r) => setTimeout(r, 10));
   expect(check()).toBe(true);
 }
 
 describe("one server per directory, under a race", () => {
-  test("six processes asking for the lock at the same instant: exactly one gets it", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-lockrace-"));
-    const at = Date.now() + 2_500;
-    // Each waits for the common instant, asks, holds a winning lock for a second, and says what it got.
+  /**
+   * Six processes ask for the lock of `dir` at once and report; a winner holds it until
+   * every answer is in. A barrier rather than a fixed instant: six fresh Node processes on
+   * two cores can start seconds apart, and a late one then took a lock the first had let go.
+   */
+  async function race(dir: string): Promise<string[]> {
+    const go = path.join(dir, "..", `${path.basename(dir)}.go`);
+    const done = path.join(dir, "..", `${path.basename(dir)}.done`);
     const script = `
+      import { existsSync } from "node:fs";
       import { lockStateDir } from ${JSON.stringify(path.resolve("fixtures/state-dir.ts"))};
-      while (Date.now() < ${at}) {}
+      console.log("ready");
+      while (!existsSync(${JSON.stringify(go)})) {}
       try {
         const release = await lockStateDir(${JSON.stringify(dir)});
         console.log("locked");
-        await new Promise((r) => setTimeout(r, 1000));
+        while (!existsSync(${JSON.stringify(done)})) await new Promise((r) => setTimeout(r, 5));
         await release();
       } catch (e) {
-        console.log("refused");
+        console.log(/in use by another fakex/.test(e.message) ? "refused" : "error " + e.message);
       }
     `;
-    const runs = Array.from({ length: 6 }, () => {
+    const children = Array.from({ length: 6 }, () => {
       const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-      let out = "";
-      child.stdout!.on("data", (d) => (out += d));
-      return once(child, "exit").then(() => out.trim());
+      const lines: string[] = [];
+      let buf = "";
+      child.stdout!.on("data", (d) => {
+        buf += d;
+        const parts = buf.split("\n");
+        buf = parts.pop()!;
+        lines.push(...parts);
+      });
+      return { child, lines, exited: once(child, "exit") };
     });
-    const outcomes = await Promise.all(runs);
+    try {
+      await waitFor(() => children.every((c) => c.lines.includes("ready")), 3000);
+      writeFileSync(go, "");
+      await waitFor(() => children.every((c) => c.lines.length >= 2), 3000);
+      return children.map((c) => c.lines[1]!);
+    } finally {
+      writeFileSync(done, "");
+      await Promise.all(children.map((c) => c.exited));
+    }
+  }
+
+  test("six processes asking for a free lock at the same instant: exactly one gets it", async () => {
+    const outcomes = await race(mkdtempSync(path.join(tmpdir(), "fakex-sd-lockrace-")));
+    expect(outcomes.filter((o) => o === "locked")).toHaveLength(1);
+    expect(outcomes.filter((o) => o === "refused")).toHaveLength(5);
+  }, 60_000);
+
+  test("six processes taking over a dead server's lock at the same instant: exactly one gets it", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-stalerace-"));
+    // The pid of a process that has exited (and been reaped): the lock it left is stale.
+    const gone = spawn(process.execPath, ["-e", ""]);
+    await once(gone, "exit");
+    writeFileSync(path.join(dir, LOCK_FILE), String(gone.pid));
+    const outcomes = await race(dir);
+    // Two servers each removing "the stale lock" (the second removing the first's fresh one) both ran.
     expect(outcomes.filter((o) => o === "locked")).toHaveLength(1);
     expect(outcomes.filter((o) => o === "refused")).toHaveLength(5);
   }, 60_000);
