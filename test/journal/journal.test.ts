@@ -204,9 +204,10 @@ describe("request journal", () => {
   test("a request without a wallet links nothing, even when another wallet's order and fill land while it runs", async () => {
     const [a, b] = await fundBoth();
     expect((await place(a, "ask", "1", "20")).status).toBe(201);
-    expect((await control("POST", "/routes", { rules: [{ method: "GET", path: "/tokens", latency_ms: 400, times: 1 }] })).status).toBe(200);
+    expect((await control("POST", "/routes", { rules: [{ method: "GET", path: "/tokens", latency_ms: 1500, times: 1 }] })).status).toBe(200);
     const slow = api("GET", "/tokens");
-    await new Promise((r) => setTimeout(r, 100));
+    // In its delay once the rule (times: 1) is spent.
+    await expect.poll(async () => (await control("GET", "/routes")).body.rules.length).toBe(0);
     const bid = await place(b, "bid", "1", "20");
     expect(bid.status).toBe(201);
     const tokens = await slow;
