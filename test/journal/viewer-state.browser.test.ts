@@ -70,6 +70,11 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     await page.goto(`${ex.controlUrl}/ui/requests?status=4xx&method=GET`);
     await expect.poll(() => rows().count()).toBe(await count("status=4xx&method=GET"));
     expect(await page.locator('input[placeholder^="method"]').inputValue()).toBe("GET");
+    // The nav link to the list is the whole journal again, as its address says.
+    await page.locator("nav a", { hasText: "Requests" }).click();
+    await expect.poll(() => rows().count()).toBe(await count(""));
+    expect(await page.locator('input[placeholder^="status"]').inputValue()).toBe("");
+    expect(page.url()).toBe(`${ex.controlUrl}/ui/requests`);
   });
 
   test("a refused filter shows the server's reason and no rows of the filter before it", async () => {

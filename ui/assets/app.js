@@ -520,7 +520,7 @@ const NAV = [
   ["/timeline", "Timeline"],
 ];
 
-function viewFor(route, tick) {
+function viewFor(route, tick, nav) {
   const [, first, rest] = /^\/([^/]*)\/?(.*)$/.exec(route) ?? [];
   switch (first) {
     case "":
@@ -532,7 +532,8 @@ function viewFor(route, tick) {
     case "batches":
       return html`<${BatchesView} tick=${tick} />`;
     case "requests":
-      return rest ? html`<${RequestView} id=${rest} tick=${tick} />` : html`<${RequestsView} tick=${tick} />`;
+      // Keyed by navigation: a link or Back to the list reads its filter from the address again.
+      return rest ? html`<${RequestView} id=${rest} tick=${tick} />` : html`<${RequestsView} key=${nav} tick=${tick} />`;
     case "timeline":
       return html`<${TimelineView} tick=${tick} />`;
     default:
@@ -543,8 +544,12 @@ function viewFor(route, tick) {
 function App() {
   const [route, setRoute] = useState(currentRoute());
   const [tick, setTick] = useState(0);
+  const [nav, setNav] = useState(0);
   useEffect(() => {
-    const on = () => setRoute(currentRoute());
+    const on = () => {
+      setRoute(currentRoute());
+      setNav((n) => n + 1);
+    };
     window.addEventListener("popstate", on);
     window.addEventListener("hashchange", on);
     window.addEventListener("fakex:navigate", on);
@@ -560,7 +565,7 @@ function App() {
       <h1><${Link} to="/">fakex</${Link}> <span class="muted">run viewer${REPORT ? " · report" : ""}${POOL_ID ? html` · pool id <strong>${POOL_ID}</strong>` : ""}</span></h1>
       <nav>${NAV.map(([to, label]) => html`<${Link} cls=${(to === "/" ? section === "" || section === "orders" : to === `/${section}`) ? "active" : ""} to=${to}>${label}<//>`)}</nav>
     </header>
-    <main><${RunPanel} tick=${tick} bump=${bump} />${viewFor(route, tick)}</main>`;
+    <main><${RunPanel} tick=${tick} bump=${bump} />${viewFor(route, tick, nav)}</main>`;
 }
 
 const root = document.getElementById("app");
