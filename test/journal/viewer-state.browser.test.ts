@@ -129,7 +129,7 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     const fault = page.locator('[data-testid="fault"]');
     await fault.waitFor();
     expect(await fault.textContent()).toContain("reset");
-    expect(await fault.textContent()).toContain("lost the answer 200");
+    expect(await fault.textContent()).toContain("lost its 200 answer");
     await page.goto(`${ex.controlUrl}/ui/requests?status=0`);
     await expect.poll(() => rows().count()).toBe(1);
     expect(await rows().first().textContent()).toContain("reset after commit");

@@ -445,7 +445,7 @@ function RequestView({ id, tick }) {
         <div><label>Request</label><strong>${e.method} ${e.path}</strong> ${Object.keys(e.query).length ? html`<code>${new URLSearchParams(e.query).toString()}</code>` : null}</div>
         <div><label>Status</label><span class=${statusClass(e.status)}>${e.status}</span>${e.status === 0 ? html` <span class="muted">(no answer reached the client)</span>` : null}</div>
         ${e.fault ? html`<div data-testid="fault"><label>Route fault</label><strong class="bad">${e.fault.kind}</strong> ${e.fault.after_commit
-          ? html`after the request took effect: the client lost the answer ${e.fault.committed_status ?? ""}, the effect below was committed`
+          ? html`after the request took effect: the client lost its ${e.fault.committed_status ?? ""} answer; what it caused (below) stands`
           : html`before any effect: nothing was committed`}</div>` : null}
         <div><label>Wallet</label><code>${e.wallet ?? "—"}</code></div>
         <div><label>Virtual / wall time</label>${e.at_iso} / ${e.wall_time} (${e.duration_ms} ms)</div>
