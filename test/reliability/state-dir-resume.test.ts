@@ -3,12 +3,13 @@
 // went out, so each test copies them right after an acknowledgement, lets the server
 // carry on (or close), and resumes from the copy.
 import { afterEach, describe, expect, test } from "vitest";
-import { copyFileSync, cpSync, mkdtempSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createWalletClient, erc20Abi, http } from "viem";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { toAccount } from "../../fixtures/signing.ts";
+import { procStat } from "../../fixtures/proc-stat.ts";
 import { STATE_FILE } from "../../fixtures/state-dir.ts";
 import { walDir } from "../../fixtures/wal.ts";
 
@@ -36,7 +37,46 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   return ((await res.json()) as { result: unknown }).result;
 }
 
+/** Anvil processes that are children of this process (the setpriv wrapper execs anvil itself). */
+function anvilChildren(): number[] {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => {
+      const s = procStat(pid);
+      return s !== null && s.ppid === process.pid && s.comm === "anvil";
+    });
+}
+
 describe("resuming from a state directory (in process)", () => {
+  test.runIf(process.platform === "linux")("a request that failed with a server error (Anvil gone) is not carried out on resume", async () => {
+    const before = new Set(anvilChildren());
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-failed-"));
+    const ex = await start(dir, { clock: "virtual", logger: { error: () => undefined } });
+    const who = ex.accounts[0]!.address;
+    const fund = () =>
+      fetch(`${ex.controlUrl}/fund`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address: who, token: "USDC", amount: "5000000", vault: true }) });
+    expect((await fund()).status).toBe(200);
+    const mine = anvilChildren().filter((pid) => !before.has(pid));
+    expect(mine).toHaveLength(1);
+    process.kill(mine[0]!, "SIGKILL");
+    await expect.poll(async () => (await fetch(`${ex.baseUrl}/health`)).status).toBe(503);
+    // The client is told it failed, in the control API and through rpc_url alike.
+    expect((await fund()).status).toBe(500);
+    expect((await fetch(ex.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }) })).ok).toBe(false);
+    const copy = crashCopy(dir);
+    // Stopping cannot write the final checkpoint (no chain to dump) and says what is kept.
+    await expect(ex.close()).rejects.toThrow(/final checkpoint could not be written .*write-ahead log .* keeps every acknowledged request/);
+
+    const errors: string[] = [];
+    const back = await start(copy, { logger: { error: (message) => errors.push(message) } });
+    expect(back.persistence?.resumed).toBe(true);
+    const usdc = back.registry.tokenBySymbol("USDC")!.address;
+    // One fund of 5 USDC, as the client was told; the failed one (and the failed evm_mine) never happened.
+    expect(back.parts.engine.vaultAccount(who, usdc).available).toBe(5_000_000n);
+    expect(errors.filter((e) => e.includes("answered differently"))).toEqual([]);
+  }, 60_000);
+
   test("manual mining: a transaction acknowledged through rpc_url but not mined survives (sent again on resume)", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-manual-"));
     const ex = await start(dir, { blockMode: { kind: "manual" } });
