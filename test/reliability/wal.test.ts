@@ -36,14 +36,16 @@ describe("frames", () => {
     expect(await readWal(dir, 1)).toEqual({ records: recs, tornBytes: 0, generations: [1] });
   });
 
-  test("a torn tail (cut record, cut header, bad checksum on the last record, zero fill) is dropped", () => {
+  test("a torn tail (cut record, cut header, bad checksum on the last record, zero fill, a zero header) is dropped", () => {
     const good = Buffer.concat([encodeFrame({ n: 1 }), encodeFrame({ n: 2 })]);
     const last = encodeFrame({ n: 3 });
     const bad = Buffer.from(last);
     bad[bad.length - 2] = bad[bad.length - 2]! ^ 0xff;
     // Junk whose first four bytes read as a length above the record cap runs past the end all the same.
     const junk = Buffer.from([0xff, 0xff, 0xff, 0x0f, 1, 2, 3, 4, 5, 6]);
-    for (const tail of [last.subarray(0, last.length - 3), last.subarray(0, 5), bad, Buffer.alloc(40), junk]) {
+    // A zero header (an empty record, which is never written) with anything after it: zeros a power loss left.
+    const zeroHeaderThenJunk = Buffer.concat([Buffer.alloc(8), Buffer.from([1, 0x41, 0x7b])]);
+    for (const tail of [last.subarray(0, last.length - 3), last.subarray(0, 5), bad, Buffer.alloc(40), junk, zeroHeaderThenJunk]) {
       const seg = decodeSegment(Buffer.concat([good, tail]), "f", true);
       expect(seg.records).toEqual([{ n: 1 }, { n: 2 }]);
       expect(seg.tornBytes).toBe(tail.length);
