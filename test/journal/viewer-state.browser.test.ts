@@ -135,6 +135,18 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     expect(await rows().first().textContent()).toContain("reset after commit");
   });
 
+  test("a rejection whose wire code differs from the journal's names the code the client read", async () => {
+    const r = await api("POST", "/orders", { nonsense: true });
+    expect(r.status).toBe(400);
+    const wire = r.body.detail.error_code as string;
+    const entry = ex.control.requests({ path: "/api/v1/orders", status: "400" }).entries[0]!;
+    expect(entry.rejection?.code).not.toBe(wire);
+    await page.goto(`${ex.controlUrl}/ui/requests/${entry.id}`);
+    const note = page.locator('[data-testid="wire-code"]');
+    await note.waitFor();
+    expect(await note.textContent()).toBe(`(the client read ${wire})`);
+  });
+
   test("a page the journal shrank under moves to the last page", async () => {
     for (let i = 0; i < 210; i += 30) await Promise.all(Array.from({ length: 30 }, () => fetch(`${ex.baseUrl}/markets`).then((r) => r.arrayBuffer())));
     await page.goto(`${ex.controlUrl}/ui/requests?offset=200`);
