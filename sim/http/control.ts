@@ -27,7 +27,7 @@ import type { FillStatus } from "../core/fills.ts";
 import type { OrderStatus } from "../core/orders.ts";
 import type { RouteFaultRule } from "./control-faults.ts";
 import { zAddress, zUint256 } from "./fields.ts";
-import { markUnexpected, requestError } from "./errors.ts";
+import { requestError } from "./errors.ts";
 
 export const CONTROL_PREFIX = "/__fakex";
 
@@ -300,9 +300,6 @@ const controlErrors: ErrorRequestHandler = (err: unknown, _req, res, next) => {
     // A body too large, in an unknown charset or encoding, or cut short: the caller's (413, 415, 400).
     const bodyError = requestError(err);
     if (bodyError) res.status(bodyError.status).json({ detail: bodyError.detail });
-    else {
-      markUnexpected(res);
-      res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
-    }
+    else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
   }
 };

@@ -200,21 +200,6 @@ function send(res: Response, r: ErrorResponse): void {
   res.status(r.status).json(r.body);
 }
 
-const UNEXPECTED = "fakexUnexpectedError";
-
-/**
- * Mark an answer as an unexpected server error (not a refusal fakex meant: the chain gone,
- * a bug). A durable log leaves such a request out: its client was told it failed, so a
- * resume must not carry it out (fixtures/wal-persistence.ts).
- */
-export function markUnexpected(res: Response): void {
-  res.locals[UNEXPECTED] = true;
-}
-
-export function answeredUnexpectedly(res: Response): boolean {
-  return res.locals[UNEXPECTED] === true;
-}
-
 /** Final express error handler: ExchangeError → envelope; anything else → logged 503. */
 export function errorHandler(logger: HttpLogger = stderrLogger): ErrorRequestHandler {
   return (err: unknown, req: Request, res: Response, next: NextFunction) => {
@@ -227,7 +212,6 @@ export function errorHandler(logger: HttpLogger = stderrLogger): ErrorRequestHan
       return;
     }
     noteError("UNEXPECTED", err instanceof Error ? err.message : String(err));
-    markUnexpected(res);
     logger.error("unexpected error", {
       method: req.method,
       path: req.originalUrl,

@@ -10,7 +10,6 @@
 import { Router, type Request } from "express";
 import { z } from "zod";
 import { ControlInputError } from "./control.ts";
-import { markUnexpected } from "./errors.ts";
 import { MAX_JOURNAL_PAGE, type JournalFilter, type RequestJournal } from "./journal.ts";
 
 const filterQuery = z
@@ -85,10 +84,7 @@ export function journalRouter(journal: RequestJournal): Router {
   r.use(((err, _req, res, next) => {
     if (res.headersSent) return next(err);
     if (err instanceof ControlInputError || err instanceof RangeError) res.status(400).json({ detail: err.message });
-    else {
-      markUnexpected(res);
-      res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
-    }
+    else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
   }) as import("express").ErrorRequestHandler);
   return r;
 }

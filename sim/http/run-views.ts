@@ -13,7 +13,6 @@ import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
 import type { Registry } from "../core/registry.ts";
 import { ControlInputError, type ControlHandle } from "./control.ts";
-import { markUnexpected } from "./errors.ts";
 import { batchLink, type RequestJournal } from "./journal.ts";
 
 export interface RunViewParts {
@@ -189,10 +188,7 @@ export function runViewsRouter(p: RunViewParts): Router {
   r.use(((err, _req, res, next) => {
     if (res.headersSent) return next(err);
     if (err instanceof ControlInputError) res.status(400).json({ detail: err.message });
-    else {
-      markUnexpected(res);
-      res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
-    }
+    else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
   }) as ErrorRequestHandler);
   return r;
 }

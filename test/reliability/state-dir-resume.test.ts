@@ -7,11 +7,14 @@ import { copyFileSync, cpSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createWalletClient, erc20Abi, http } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { toAccount } from "../../fixtures/signing.ts";
 import { procStat } from "../../fixtures/proc-stat.ts";
 import { STATE_FILE } from "../../fixtures/state-dir.ts";
 import { walDir } from "../../fixtures/wal.ts";
+import type { UnsignedTx } from "../../sim/chain/tx-builder.ts";
+import { toViemTx } from "../funds/harness.ts";
 
 const open: FakeExchange[] = [];
 afterEach(async () => {
@@ -49,21 +52,34 @@ function anvilChildren(): number[] {
 }
 
 describe("resuming from a state directory (in process)", () => {
-  test.runIf(process.platform === "linux")("a request that failed with a server error (Anvil gone) is not carried out on resume", async () => {
+  test.runIf(process.platform === "linux")("requests that failed because Anvil was gone are not carried out on resume (control 500, /api/v1 503, JSON-RPC)", async () => {
     const before = new Set(anvilChildren());
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-failed-"));
     const ex = await start(dir, { clock: "virtual", logger: { error: () => undefined } });
-    const who = ex.accounts[0]!.address;
-    const fund = () =>
-      fetch(`${ex.controlUrl}/fund`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address: who, token: "USDC", amount: "5000000", vault: true }) });
+    const [me, other] = [ex.accounts[0]!, ex.accounts[1]!];
+    const json = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    const fund = () => json(`${ex.controlUrl}/fund`, { address: me.address, token: "USDC", amount: "5000000", vault: true });
     expect((await fund()).status).toBe(200);
+    // A signed wallet transfer, ready to broadcast through POST /transfer/send.
+    const auth = await ex.signManageApiKey(me, "create", ex.control.now().now);
+    const key = (await (await json(`${ex.baseUrl}/api-keys`, { ...auth, label: "t" })).json()) as { api_key: string; api_secret: string };
+    const bearer = { authorization: `Bearer ${key.api_key}:${key.api_secret}` };
+    const usdc = ex.registry.tokenBySymbol("USDC")!.address;
+    const built = (await (await json(`${ex.baseUrl}/transfer`, { token: usdc, to: other.address, amount: "1000", from_address: me.address }, bearer)).json()) as { tx: UnsignedTx };
+    const raw = await privateKeyToAccount(me.privateKey).signTransaction(toViemTx(built.tx));
+    const balanceOf = (e: FakeExchange) => e.clients.public.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [other.address] });
+    const otherBefore = await balanceOf(ex);
+    const blockBefore = await ex.clients.public.getBlockNumber();
+
     const mine = anvilChildren().filter((pid) => !before.has(pid));
     expect(mine).toHaveLength(1);
     process.kill(mine[0]!, "SIGKILL");
     await expect.poll(async () => (await fetch(`${ex.baseUrl}/health`)).status).toBe(503);
-    // The client is told it failed, in the control API and through rpc_url alike.
+    // Each client is told it failed: the control API, /api/v1 and rpc_url.
     expect((await fund()).status).toBe(500);
-    expect((await fetch(ex.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }) })).ok).toBe(false);
+    expect((await json(`${ex.baseUrl}/transfer/send`, { raw_tx: raw }, bearer)).status).toBe(503);
+    expect((await json(ex.rpcUrl, { jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] })).ok).toBe(false);
     const copy = crashCopy(dir);
     // Stopping cannot write the final checkpoint (no chain to dump) and says what is kept.
     await expect(ex.close()).rejects.toThrow(/final checkpoint could not be written .*write-ahead log .* keeps every acknowledged request/);
@@ -71,9 +87,10 @@ describe("resuming from a state directory (in process)", () => {
     const errors: string[] = [];
     const back = await start(copy, { logger: { error: (message) => errors.push(message) } });
     expect(back.persistence?.resumed).toBe(true);
-    const usdc = back.registry.tokenBySymbol("USDC")!.address;
-    // One fund of 5 USDC, as the client was told; the failed one (and the failed evm_mine) never happened.
-    expect(back.parts.engine.vaultAccount(who, usdc).available).toBe(5_000_000n);
+    // One fund of 5 USDC, no transfer, no extra block: as the clients were told.
+    expect(back.parts.engine.vaultAccount(me.address, usdc).available).toBe(5_000_000n);
+    expect(await balanceOf(back)).toBe(otherBefore);
+    expect(await back.clients.public.getBlockNumber()).toBe(blockBefore);
     expect(errors.filter((e) => e.includes("answered differently"))).toEqual([]);
   }, 60_000);
 
