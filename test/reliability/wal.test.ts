@@ -71,6 +71,12 @@ describe("frames", () => {
     buf[frames[0]!.length + 10] = buf[frames[0]!.length + 10]! ^ 0x01; // inside record 2's payload
     expect(() => decodeSegment(buf, "f", true)).toThrow(StateFileError);
     expect(() => decodeSegment(buf, "f", true)).toThrow(/fails its checksum and records follow/);
+    // A zeroed length (the checksum left) or an all-zero header with a whole record after it: damage, not a tail.
+    const zeroedLength = Buffer.concat(frames);
+    zeroedLength.writeUInt32LE(0, frames[0]!.length);
+    expect(() => decodeSegment(zeroedLength, "f", true)).toThrow(StateFileError);
+    const zeroHeaderThenRecord = Buffer.concat([frames[0]!, Buffer.alloc(8), frames[2]!]);
+    expect(() => decodeSegment(zeroHeaderThenRecord, "f", true)).toThrow(StateFileError);
     // A cut record is only a torn tail in the newest file.
     const cut = Buffer.concat([frames[0]!, frames[1]!.subarray(0, 6)]);
     expect(() => decodeSegment(cut, "f", false)).toThrow(/not the newest log file/);
