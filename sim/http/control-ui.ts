@@ -67,7 +67,7 @@ function sendViewerFile(res: Response, path: string): void {
 
 /** `uiDir`: the viewer's folder (the package's ui/ unless a test points elsewhere). */
 export function viewerRouter(uiDir: string = UI_DIR): Router {
-  const r = Router();
+  const r = Router({ caseSensitive: true });
   const assets = new Set(readdirSync(join(uiDir, "assets")));
   r.get("/ui/assets/:file", (req, res, next) => {
     const file = String(req.params["file"]);

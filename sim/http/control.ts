@@ -167,7 +167,7 @@ function notAllowed(...methods: string[]): RequestHandler {
 
 /** The /__fakex router (mount with `app.use(CONTROL_PREFIX, controlRouter(handle))`). */
 export function controlRouter(c: ControlHandle): Router {
-  const r = Router();
+  const r = Router({ caseSensitive: true });
   r.use(express.json({ limit: "5mb" }));
 
   r.route("/clock/advance")

@@ -51,7 +51,7 @@ function sinceMs(s: string): number {
 }
 
 export function journalRouter(journal: RequestJournal): Router {
-  const r = Router();
+  const r = Router({ caseSensitive: true });
   const methodNotAllowed = (...methods: string[]) => (_req: Request, res: import("express").Response) => {
     res.setHeader("Allow", methods.join(", "));
     res.status(405).json({ detail: "Method Not Allowed" });

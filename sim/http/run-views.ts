@@ -83,7 +83,7 @@ function fillRow(f: FillRecord, registry: Registry) {
 export function runViewsRouter(p: RunViewParts): Router {
   const { engine, registry, control, journal } = p;
   const orderIds = new OrderIdIndex(engine);
-  const r = Router();
+  const r = Router({ caseSensitive: true });
 
   r.get("/run", (_req, res) => {
     res.json({
