@@ -79,7 +79,10 @@ describe("resuming from a state directory (in process)", () => {
     // Each client is told it failed: the control API, /api/v1 and rpc_url.
     expect((await fund()).status).toBe(500);
     expect((await json(`${ex.baseUrl}/transfer/send`, { raw_tx: raw }, bearer)).status).toBe(503);
-    expect((await json(ex.rpcUrl, { jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] })).ok).toBe(false);
+    const mined = await json(ex.rpcUrl, { jsonrpc: "2.0", id: 7, method: "evm_mine", params: [] });
+    expect(mined.status).toBe(503);
+    // A JSON-RPC error a client library reads, not an HTML error page.
+    expect(await mined.json()).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: expect.stringContaining("the chain node did not answer") } });
     const copy = crashCopy(dir);
     // Stopping cannot write the final checkpoint (no chain to dump) and says what is kept.
     await expect(ex.close()).rejects.toThrow(/final checkpoint could not be written .*write-ahead log .* keeps every acknowledged request/);
