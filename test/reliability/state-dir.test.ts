@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import express from "express";
@@ -265,7 +265,7 @@ describe("one server per directory, under a race", () => {
       import { existsSync } from "node:fs";
       import { lockStateDir } from ${JSON.stringify(path.resolve("fixtures/state-dir.ts"))};
       console.log("ready");
-      while (!existsSync(${JSON.stringify(go)})) {}
+      while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 1));
       try {
         const release = await lockStateDir(${JSON.stringify(dir)});
         console.log("locked");
@@ -303,6 +303,18 @@ describe("one server per directory, under a race", () => {
     expect(outcomes.filter((o) => o === "locked")).toHaveLength(1);
     expect(outcomes.filter((o) => o === "refused")).toHaveLength(5);
   }, 60_000);
+
+  test("a takeover left half-done by a process that died in it does not hold up the next start", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-takeover-"));
+    const gone = spawn(process.execPath, ["-e", ""]);
+    await once(gone, "exit");
+    writeFileSync(path.join(dir, LOCK_FILE), String(gone.pid));
+    writeFileSync(path.join(dir, `${LOCK_FILE}.takeover`), String(gone.pid));
+    const release = await lockStateDir(dir);
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
+    expect(existsSync(path.join(dir, `${LOCK_FILE}.takeover`))).toBe(false);
+    await release();
+  });
 
   test("six processes taking over a dead server's lock at the same instant: exactly one gets it", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-stalerace-"));
