@@ -67,8 +67,13 @@ export function parseRouteFaultRules(input: unknown): RouteFaultRule[] {
     const o = r as Record<string, unknown>;
     for (const k of Object.keys(o)) if (!KEYS.includes(k)) throw invalid(`rules[${i}]: unknown key ${k}`);
     if (typeof o.path !== "string" || !o.path.startsWith("/") || o.path.length > 200) throw invalid(`rules[${i}].path must be a path starting with "/"`);
-    // Rule paths are under /api/v1 already; one that repeats the prefix could never match.
-    if (o.path === "/api/v1" || o.path.startsWith("/api/v1/")) throw invalid(`rules[${i}].path is relative to /api/v1: write ${JSON.stringify(o.path.slice("/api/v1".length) || "/")}`);
+    // Rule paths are under /api/v1 already; one that holds the prefix (in any case, after a
+    // pool id, doubled slashes) could never match: say which path to write.
+    const prefix = o.path.toLowerCase().lastIndexOf("/api/v1");
+    if (prefix >= 0) {
+      const rest = o.path.slice(prefix + "/api/v1".length);
+      throw invalid(`rules[${i}].path is relative to /api/v1: write ${JSON.stringify(rest.startsWith("/") ? rest : `/${rest}`)}`);
+    }
     const rule: RouteFaultRule = { path: o.path };
     if (o.method !== undefined) {
       if (typeof o.method !== "string" || !METHODS.has(o.method.toUpperCase())) throw invalid(`rules[${i}].method must be an HTTP method`);

@@ -4,9 +4,14 @@
 // on its request's page, status 0 is a filter, trailing slashes name the same view, and a
 // page the journal shrank under moves to the last page. Headless Chromium, as
 // viewer.browser.test.ts (skipped without /usr/bin/chromium; CI requires it there).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import { writeReport } from "../../fixtures/report.ts";
 import { chromiumAvailable, launchChromium, type RunningBrowser } from "./browser.ts";
 
 describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () => {
@@ -15,6 +20,7 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
   let page: Page;
   let ask: { order_id: string };
   let bid: { order_id: string };
+  const dir = mkdtempSync(join(tmpdir(), "fakex-viewer-state-"));
 
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${ex.baseUrl}${path}`, { method, headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -45,6 +51,7 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
   afterAll(async () => {
     await browser?.close();
     await ex?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test("typing into a filter box survives the poll; the applied filter goes into the address and Back returns to it", async () => {
@@ -147,8 +154,23 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     expect(await note.textContent()).toBe(`(the client read ${wire})`);
   });
 
-  test("a page the journal shrank under moves to the last page", async () => {
+  test("the report pages its request list (Older, and an offset in its address)", async () => {
     for (let i = 0; i < 210; i += 30) await Promise.all(Array.from({ length: 30 }, () => fetch(`${ex.baseUrl}/markets`).then((r) => r.arrayBuffer())));
+    const total = await count("");
+    expect(total).toBeGreaterThan(200);
+    const out = join(dir, "paging.html");
+    await writeReport(ex.controlUrl, out);
+    await page.goto(`${pathToFileURL(out).href}#/requests`);
+    await expect.poll(() => rows().count()).toBe(200);
+    await page.locator("button", { hasText: "Older" }).click();
+    await expect.poll(() => rows().count()).toBe(total - 200);
+    expect(page.url()).toContain("#/requests?offset=200");
+    await page.goto(`${pathToFileURL(out).href}#/requests?method=GET&offset=200`);
+    await page.reload();
+    await expect.poll(() => rows().count()).toBe((await count("method=GET")) - 200);
+  });
+
+  test("a page the journal shrank under moves to the last page", async () => {
     await page.goto(`${ex.controlUrl}/ui/requests?offset=200`);
     await expect.poll(() => rows().count()).toBe((await count("")) - 200);
     expect((await fetch(`${ex.controlUrl}/requests`, { method: "DELETE" })).status).toBe(200);

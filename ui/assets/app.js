@@ -376,8 +376,9 @@ function RequestsView({ tick }) {
   // The journal shrank under this page (cleared, restored, capped): go to its last page.
   const lastPage = total ? Math.floor((total - 1) / REQUESTS_PAGE) * REQUESTS_PAGE : 0;
   useEffect(() => {
-    if (total !== undefined && offset > lastPage) setOffset(lastPage);
-  }, [total, offset, lastPage]);
+    // Only against loaded data: while a page loads there are no rows yet (a report counts them itself).
+    if (state.data && total !== undefined && offset > lastPage) setOffset(lastPage);
+  }, [state.data, total, offset, lastPage]);
   const older = total !== undefined && offset + REQUESTS_PAGE < total;
   // A report keeps the newest entries only: say how many of the run's it left out.
   const left = REPORT && state.data?.total > (state.data?.entries.length ?? 0) ? state.data.total - state.data.entries.length : 0;
