@@ -3,18 +3,18 @@
 // went out, so each test copies them right after an acknowledgement, lets the server
 // carry on (or close), and resumes from the copy.
 import { afterEach, describe, expect, test } from "vitest";
-import { copyFileSync, cpSync, mkdtempSync, readdirSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createWalletClient, erc20Abi, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { toAccount } from "../../fixtures/signing.ts";
-import { procStat } from "../../fixtures/proc-stat.ts";
 import { STATE_FILE } from "../../fixtures/state-dir.ts";
 import { walDir } from "../../fixtures/wal.ts";
 import type { UnsignedTx } from "../../sim/chain/tx-builder.ts";
 import { toViemTx } from "../funds/harness.ts";
+import { anvilChildren } from "../fixtures/anvil-children.ts";
 
 const open: FakeExchange[] = [];
 afterEach(async () => {
@@ -38,17 +38,6 @@ function crashCopy(dir: string): string {
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<any> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
   return ((await res.json()) as { result: unknown }).result;
-}
-
-/** Anvil processes that are children of this process (the setpriv wrapper execs anvil itself). */
-function anvilChildren(): number[] {
-  return readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number)
-    .filter((pid) => {
-      const s = procStat(pid);
-      return s !== null && s.ppid === process.pid && s.comm === "anvil";
-    });
 }
 
 describe("resuming from a state directory (in process)", () => {
