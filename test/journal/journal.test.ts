@@ -231,6 +231,9 @@ describe("request journal", () => {
     const unanswered = (await control("GET", "/requests?status=0")).body;
     expect(unanswered.entries.map((x: { id: string }) => x.id)).toEqual([entry.id]);
     expect(ex.control.requests({ status: "0" }).entries.map((x) => x.id)).toEqual([entry.id]);
+    // In code a misspelt key, or HTTP's `since`, would match everything: it is refused instead.
+    expect(() => ex.control.requests({ stauts: "0" } as never)).toThrow(/unknown filter key "stauts"; the keys are method, path, status, owner, sinceMs/);
+    expect(() => ex.control.requests({ since: "2100-01-01T00:00:00Z" } as never)).toThrow(TypeError);
   });
 
   test("an API-key request records the key's owner as its wallet", async () => {
