@@ -2,13 +2,15 @@
 // directory (--state-dir, where the journal was saved with the rest); the file is
 // self-contained (no URL outside itself) and holds the run's orders, fills, tx hashes
 // and requests. (That it renders in a browser: viewer.browser.test.ts.)
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { main } from "../../fixtures/cli.ts";
 import { createFakeExchange } from "../../fixtures/fake-exchange.ts";
-import { STATE_FILE } from "../../fixtures/state-dir.ts";
+import { LOCK_FILE, STATE_FILE } from "../../fixtures/state-dir.ts";
+import { writeReport } from "../../fixtures/report.ts";
 import { assertWithReplay, PropertyFailure } from "../../properties/replay.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fakex-report-"));
@@ -89,6 +91,35 @@ describe("fakex report", () => {
     // serve refuses a bad --journal-size before starting anything.
     expect(await main(["serve", "--journal-size", "-1"])).toBe(2);
     expect(await main(["serve", "--journal-size", "lots"])).toBe(2);
+  });
+
+  test("--state-dir: a directory without a state is exit 2 and is not created; one a live process holds is exit 2", async () => {
+    const missing = join(dir, "never-made");
+    expect(await main(["report", "--state-dir", missing, "--out", join(dir, "m.html")])).toBe(2);
+    expect(existsSync(missing)).toBe(false);
+    const held = mkdtempSync(join(tmpdir(), "fakex-report-held-"));
+    writeFileSync(join(held, STATE_FILE), "{}");
+    const owner = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"]);
+    try {
+      writeFileSync(join(held, LOCK_FILE), String(owner.pid));
+      expect(await main(["report", "--state-dir", held, "--out", join(dir, "h.html")])).toBe(2);
+      // Refused before anything was copied or taken: the lock is still the owner's.
+      expect(readFileSync(join(held, LOCK_FILE), "utf8")).toBe(String(owner.pid));
+    } finally {
+      owner.kill("SIGKILL");
+      rmSync(held, { recursive: true, force: true });
+    }
+  });
+
+  test("a report that cannot be written (--out names a directory) leaves no temporary file beside it", async () => {
+    const ex = await createFakeExchange({ liquidity: false, users: 1 });
+    try {
+      const target = mkdtempSync(join(dir, "out-is-a-dir-"));
+      await expect(writeReport(ex.controlUrl, target)).rejects.toThrow();
+      expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    } finally {
+      await ex.close();
+    }
   });
 
   test("a failing property with reportFrom writes the run report beside its replay bundle", async () => {
