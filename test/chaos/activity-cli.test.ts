@@ -2,6 +2,9 @@
 // same seed and --start-time, given the same clock steps, end with the same event-log
 // hash and the same books; and with the wall clock the agents trade in real time,
 // with no request moving the clock (a 1 s server tick).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { killFakexAfterEach, runFakex, untilReady } from "../fixtures/cli-process.ts";
 import { cliClient, infoOf, type CliClient } from "../fixtures/cli-client.ts";
@@ -49,6 +52,13 @@ describe("fakex serve --activity", () => {
     expect(await p.exited).toBe(2);
     expect(p.err()).toContain("--activity");
     expect(p.err()).toContain("--no-liquidity");
+    // The same for a scenario that turns liquidity off: refused before Anvil starts, not after.
+    const dir = mkdtempSync(join(tmpdir(), "fakex-activity-scenario-"));
+    writeFileSync(join(dir, "s.json"), JSON.stringify({ description: "no makers", liquidity: false }));
+    const q = runFakex(["serve", "--activity", "--scenario", join(dir, "s.json")]);
+    expect(await q.exited).toBe(2);
+    expect(q.err()).toContain("the scenario turns liquidity off");
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test("wall clock: the agents step in real time with no request moving the clock", async () => {
