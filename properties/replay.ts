@@ -262,7 +262,13 @@ export interface ReplayResult {
 
 /** Run the bundle's property once more with its seed and path. */
 export async function replayBundle(file: string): Promise<ReplayResult> {
-  const bundle = parseReplayBundle(JSON.parse(await readFile(file, "utf8")));
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, "utf8"));
+  } catch (e) {
+    throw e instanceof SyntaxError ? new Error(`${file} is not JSON (${e.message})`) : e;
+  }
+  const bundle = parseReplayBundle(json);
   const first = Number(bundle.path.split(":")[0]);
   if (bundle.exampleCount !== undefined && bundle.path !== "" && first < bundle.exampleCount) {
     // Without the example the path would walk a generated value instead: a false all-clear.
@@ -289,15 +295,22 @@ export async function replayBundle(file: string): Promise<ReplayResult> {
 /** `fakex replay <bundle.json>`: exit 1 while the failure reproduces, 0 once it passes, 2 on usage errors. */
 export async function replayCommand(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const file = argv[0];
-  if (file === undefined || file === "--help" || file === "-h") {
+  if (file === "--help" || file === "-h") {
     out("usage: fakex replay <bundle.json>\n");
-    return file === undefined ? 2 : 0;
+    return 0;
+  }
+  // One bundle file, nothing else: an option or a second argument is a usage error, not a file name.
+  if (file === undefined || file.startsWith("-") || argv.length > 1) {
+    const why = file === undefined ? "" : file.startsWith("-") ? `unknown option ${file}; ` : `one bundle at a time (got ${argv.length}); `;
+    out(`fakex replay: ${why}usage: fakex replay <bundle.json>\n`);
+    return 2;
   }
   let r: ReplayResult;
   try {
     r = await replayBundle(file);
   } catch (e) {
-    out(`fakex replay: ${e instanceof Error ? e.message : String(e)}\n`);
+    const message = e instanceof Error ? e.message : String(e);
+    out(`fakex replay: ${message.replace(/^replay: /, "")}\n`);
     return 2;
   }
   const head = `property ${r.bundle.property} (seed ${r.bundle.seed}, path ${r.bundle.path || "-"})`;

@@ -87,6 +87,7 @@ describe("fakex report", () => {
     expect(await main(["report", "--out", join(dir, "x.html")])).toBe(2);
     expect(await main(["report", "--from", "http://127.0.0.1:9/__fakex", "--state-dir", dir])).toBe(2);
     expect(await main(["report", "--colour", "red"])).toBe(2);
+    expect(await main(["report", "--help"])).toBe(0);
     expect(await main(["report", "--from", "http://127.0.0.1:9/__fakex", "--out", join(dir, "y.html")])).toBe(1);
     // serve refuses a bad --journal-size before starting anything.
     expect(await main(["serve", "--journal-size", "-1"])).toBe(2);

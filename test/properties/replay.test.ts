@@ -62,6 +62,18 @@ describe("replay bundles", () => {
     writeFileSync(junk, JSON.stringify({ version: 9 }));
     expect(await replayCommand([junk], () => undefined)).toBe(2);
     expect(await replayCommand([], () => undefined)).toBe(2);
+    // An option or a second file is a usage error (not a file to open); a broken file is named once, without a doubled prefix.
+    const said: string[] = [];
+    expect(await replayCommand(["--bogus"], (x) => said.push(x))).toBe(2);
+    expect(await replayCommand([fixed, junk], (x) => said.push(x))).toBe(2);
+    const broken = join(dir, "broken.json");
+    writeFileSync(broken, "{ nope");
+    expect(await replayCommand([broken], (x) => said.push(x))).toBe(2);
+    expect(await replayCommand([junk], (x) => said.push(x))).toBe(2);
+    expect(said[0]).toBe("fakex replay: unknown option --bogus; usage: fakex replay <bundle.json>\n");
+    expect(said[1]).toContain("one bundle at a time (got 2)");
+    expect(said[2]).toMatch(new RegExp(`^fakex replay: ${broken.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is not JSON \\(`));
+    expect(said[3]).toMatch(/^fakex replay: not a fakex replay bundle/);
     expect(file).toContain(dir);
   });
 
