@@ -234,12 +234,15 @@ describe("route faults: headers", () => {
 describe("route faults: control validation", () => {
   test("a bad rule is 400 over HTTP and leaves the rules as they were", async () => {
     ex.control.setRouteFaults([{ path: "/tokens", fail: 503 }]);
-    for (const rules of [[{ path: "/orders", fail: "explode" }], [{ path: "/orders", after_commit: true }], [{ path: "/orders", fail: 503, fraction: 2 }]]) {
+    for (const rules of [[{ path: "/orders", fail: "explode" }], [{ path: "/orders", after_commit: true }], [{ path: "/orders", fail: 503, fraction: 2 }], [{ path: "/api/v1/orders", fail: 503 }]]) {
       const res = await fetch(`${ex.controlUrl}/routes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ rules }) });
       expect(res.status).toBe(400);
       expect(typeof ((await res.json()) as { detail: string }).detail).toBe("string");
     }
     expect(ex.control.routeFaults()).toEqual([{ path: "/tokens", fail: 503 }]);
+    const prefixed = await fetch(`${ex.controlUrl}/routes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ rules: [{ path: "/api/v1/tokens", fail: 503 }] }) });
+    expect(prefixed.status).toBe(400);
+    expect(await prefixed.json()).toEqual({ detail: expect.stringContaining('rules[0].path is relative to /api/v1: write "/tokens"') });
   });
 });
 

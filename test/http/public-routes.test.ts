@@ -96,7 +96,7 @@ describe("GET /fx/rate", () => {
   ])("answers 400 {detail} for %s", async (_name, qs) => {
     const res = await request(setup().app).get(`/api/v1/fx/rate${qs}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: expect.any(String) });
+    expect(res.body).toEqual({ detail: "base and quote are required, each once, as alphabetic currency codes" });
   });
 
   it("answers 503 when no provider has data in either direction", async () => {
