@@ -1,12 +1,13 @@
 // The request journal over HTTP, mounted under /__fakex next to the control router:
 //
-//   GET    /requests?method=&path=&status=&owner=&since=&limit=&offset=   newest first
-//   GET    /requests/count?method=&path=&status=&owner=&since=            {"count"}
+//   GET    /requests?method=&path=&status=&owner=&since=&before=&limit=&offset=   newest first
+//   GET    /requests/count?method=&path=&status=&owner=&since=&before=            {"count"}
 //   GET    /requests/{id}                                                 one entry, links resolved
 //   DELETE /requests                                                      {"cleared"}
 //
 // `path` is exact or a pattern with * ("/api/v1/orders*"); `status` a code or a class
-// ("4xx"); `since` virtual time as unix seconds or ISO-8601.
+// ("4xx"); `since` virtual time as unix seconds or ISO-8601; `before` a request id (only
+// requests received before it: pages that stay put while requests keep arriving).
 import { Router, type Request } from "express";
 import { z } from "zod";
 import { ControlInputError } from "./control.ts";
@@ -19,6 +20,7 @@ const filterQuery = z
     status: z.string().regex(/^([1-5]\d\d|[1-5]xx|0)$/i, "a status code (404, or 0 for no answer) or class (4xx)").optional(),
     owner: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x address").optional(),
     since: z.string().min(1).max(40).optional(),
+    before: z.string().regex(/^r[1-9]\d{0,14}$/, "a request id such as r42").optional(),
     limit: z.string().regex(/^\d{1,6}$/).optional(),
     offset: z.string().regex(/^\d{1,9}$/).optional(),
   })
@@ -35,6 +37,7 @@ export function journalFilterOf(query: unknown): JournalFilter {
   if (q.status !== undefined) f.status = q.status.toLowerCase();
   if (q.owner !== undefined) f.owner = q.owner;
   if (q.since !== undefined) f.sinceMs = sinceMs(q.since);
+  if (q.before !== undefined) f.before = q.before;
   if (q.limit !== undefined) {
     f.limit = Number(q.limit);
     if (f.limit < 1 || f.limit > MAX_JOURNAL_PAGE) throw new ControlInputError(`limit must be 1-${MAX_JOURNAL_PAGE}`);

@@ -130,6 +130,11 @@ export interface JournalFilter {
   owner?: string;
   /** Only requests that arrived at or after this virtual time (epoch ms). */
   sinceMs?: number;
+  /**
+   * Only requests received before this one (an id such as "r42", which need not still be
+   * in the journal): a fixed end for paging while new requests keep arriving.
+   */
+  before?: string;
   limit?: number;
   offset?: number;
 }
@@ -336,6 +341,7 @@ export class RequestJournal {
     const path = f.path === undefined ? undefined : pathMatcher(f.path);
     const status = f.status === undefined ? undefined : statusMatcher(String(f.status));
     const owner = f.owner?.toLowerCase();
+    const beforeSeq = f.before === undefined ? undefined : seqOfId(f.before);
     const out: JournalEntry[] = [];
     const all = this.ordered();
     for (let i = all.length - 1; i >= 0; i--) {
@@ -345,6 +351,7 @@ export class RequestJournal {
       if (status !== undefined && !status(e.status)) continue;
       if (owner !== undefined && e.wallet !== owner) continue;
       if (f.sinceMs !== undefined && e.at < f.sinceMs) continue;
+      if (beforeSeq !== undefined && e.seq >= beforeSeq) continue;
       out.push(e);
     }
     return out;
@@ -443,6 +450,12 @@ export function batchLink(b: ReturnType<JournalSource["settlementBatches"]>[numb
 function apiPath(baseUrl: string, path: string): string {
   const at = baseUrl.lastIndexOf("/api/v1");
   return (at >= 0 ? baseUrl.slice(at) : baseUrl) + path;
+}
+
+/** The arrival number of a journal id ("r42" → 42); RangeError for anything else. */
+function seqOfId(id: string): number {
+  if (typeof id !== "string" || !/^r[1-9][0-9]{0,14}$/.test(id)) throw new RangeError(`before: a request id such as r42, not ${JSON.stringify(id)}`);
+  return Number(id.slice(1));
 }
 
 function pathMatcher(p: string): (path: string) => boolean {

@@ -178,6 +178,45 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     expect(await page.locator("div.controls span.muted").textContent()).toBe(`1000 entries match; 1–200 shown (this report keeps the newest 1000 of the run's ${all} requests)`);
   });
 
+  test("past the first page the list holds still while requests keep arriving; Newer back to the first page is live again", async () => {
+    await page.goto(`${ex.controlUrl}/ui/requests`);
+    await expect.poll(() => rows().count()).toBe(200);
+    const newest = Number((await rows().first().locator("a").textContent())!.slice(1));
+    await page.locator("button", { hasText: "Older" }).click();
+    await expect.poll(() => page.url()).toContain(`offset=200&before=r${newest + 1}`);
+    await expect.poll(() => rows().first().locator("a").textContent()).toBe(`r${newest - 200}`);
+    const shown = await page.locator("div.controls span.muted").textContent();
+    expect(shown).toContain(`; up to r${newest}, newer requests are on the first page`);
+    // Requests arrive; the page's next poll must not move its rows (by offset alone they would shift by 30).
+    await Promise.all(Array.from({ length: 30 }, () => fetch(`${ex.baseUrl}/markets`).then((r) => r.arrayBuffer())));
+    await page.waitForResponse((r) => r.url().includes("/requests?") && r.url().includes("before="), { timeout: 15_000 });
+    await page.waitForResponse((r) => r.url().includes("/requests?") && r.url().includes("before="), { timeout: 15_000 });
+    expect(await rows().first().locator("a").textContent()).toBe(`r${newest - 200}`);
+    expect(await page.locator("div.controls span.muted").textContent()).toBe(shown);
+    // The held page has an address of its own.
+    await page.goto(`${ex.controlUrl}/ui/requests?offset=200&before=r${newest + 1}`);
+    await expect.poll(() => rows().first().locator("a").textContent()).toBe(`r${newest - 200}`);
+    await page.locator("button", { hasText: "Newer" }).click();
+    await expect.poll(() => page.url()).not.toContain("before=");
+    await expect.poll(() => rows().first().locator("a").textContent()).toBe(`r${newest + 30}`);
+  });
+
+  test("GET /requests?before= lists only what arrived before that request id", async () => {
+    const all = (await (await fetch(`${ex.controlUrl}/requests?limit=5`)).json()) as { entries: { id: string }[]; total: number };
+    const cut = all.entries[2]!.id;
+    const held = (await (await fetch(`${ex.controlUrl}/requests?limit=5&before=${cut}`)).json()) as { entries: { id: string }[]; total: number };
+    // Newest first from the request just before the cut; the cut and the two after it are left out.
+    expect(held.entries.slice(0, 2).map((e) => e.id)).toEqual([all.entries[3]!.id, all.entries[4]!.id]);
+    expect(held.entries.every((e) => Number(e.id.slice(1)) < Number(cut.slice(1)))).toBe(true);
+    expect(held.total).toBe(all.total - 3);
+    expect(await count(`before=${cut}`)).toBe(all.total - 3);
+    const bad = await fetch(`${ex.controlUrl}/requests?before=42`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { detail: string }).detail).toContain("before: a request id such as r42");
+    expect(() => ex.control.requests({ before: "nope" })).toThrow(/before: a request id such as r42/);
+    expect(ex.control.requests({ before: cut, limit: 1 }).entries[0]!.id).toBe(all.entries[3]!.id);
+  });
+
   test("a page the journal shrank under moves to the last page", async () => {
     // The journal's last page (more than one page before it).
     const total = await count("");

@@ -346,15 +346,25 @@ function RequestsView({ tick }) {
   const [filter, setFilter] = useState(() => Object.fromEntries(REQUEST_FILTERS.map((k) => [k, initial.get(k) ?? ""])));
   // What is typed into the boxes, kept apart from the applied filter so the once-a-second poll does not wipe it.
   const [draft, setDraft] = useState(filter);
-  // Newest first, a page at a time; a new filter starts again at the newest.
-  const [offset, setOffset] = useState(() => Math.max(0, Math.floor(Number(initial.get("offset")) || 0)));
+  // Newest first, a page at a time; a new filter starts again at the newest. Past the first
+  // page the list is held at the requests received before `before` (a request id), so pages
+  // do not shift while new requests arrive; the first page is live.
+  const [page, setPage] = useState(() => {
+    const offset = Math.max(0, Math.floor(Number(initial.get("offset")) || 0));
+    const before = initial.get("before");
+    return { offset, before: offset > 0 && /^r[1-9][0-9]*$/.test(before ?? "") ? before : null };
+  });
+  const { offset, before } = page;
+  const setOffset = (next, anchor = before) => setPage(next > 0 ? { offset: next, before: anchor } : { offset: 0, before: null });
   const q = new URLSearchParams(Object.entries(filter).filter(([, v]) => v)).toString();
   useEffect(() => {
     const params = new URLSearchParams(q);
     if (offset > 0) params.set("offset", String(offset));
+    if (before) params.set("before", before);
     setRouteQuery(params);
-  }, [q, offset]);
-  const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${q ? `&${q}` : ""}`, tick);
+  }, [q, offset, before]);
+  const held = REPORT || !before ? "" : `&before=${before}`;
+  const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${held}${q ? `&${q}` : ""}`, tick);
   const field = (k, placeholder) =>
     html`<input placeholder=${placeholder} value=${draft[k]} onInput=${(e) => {
       const typed = e.target.value;
@@ -394,11 +404,16 @@ function RequestsView({ tick }) {
         </tr>`,
       )}</tbody></table>
       <div class="controls">
-        <span class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}${total > REQUESTS_PAGE ? `; ${Math.min(offset + 1, total)}–${Math.min(offset + REQUESTS_PAGE, total)} shown` : ""}${left ? ` (this report keeps the newest ${state.data.entries.length} of the run's ${state.data.total} requests)` : ""}</span>
+        <span class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}${total > REQUESTS_PAGE ? `; ${Math.min(offset + 1, total)}–${Math.min(offset + REQUESTS_PAGE, total)} shown` : ""}${left ? ` (this report keeps the newest ${state.data.entries.length} of the run's ${state.data.total} requests)` : ""}${before && !REPORT ? `; up to r${Number(before.slice(1)) - 1}, newer requests are on the first page` : ""}</span>
         ${offset > 0 ? html`<button onClick=${() => setOffset(Math.max(0, Math.min(offset, lastPage + REQUESTS_PAGE) - REQUESTS_PAGE))}>Newer</button>` : null}
-        ${older ? html`<button onClick=${() => setOffset(offset + REQUESTS_PAGE)}>Older</button>` : null}
+        ${older ? html`<button onClick=${() => (before || REPORT ? setOffset(offset + REQUESTS_PAGE) : setOffset(REQUESTS_PAGE, heldAt(rows)))}>Older</button>` : null}
       </div>`}<//>
   </section>`;
+}
+
+/** Paging away from a live page: hold the list at the requests received up to its first row (the next page is then one page on). */
+function heldAt(rows) {
+  return rows.length === 0 ? null : `r${Number(rows[0].id.slice(1)) + 1}`;
 }
 
 /** What the server's journal filter says of a filter it cannot read, or null. */
