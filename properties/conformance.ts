@@ -657,7 +657,12 @@ async function whyUnreachable(baseUrl: string): Promise<string | null> {
 }
 
 /** `fakex conformance`: exit 0 when nothing failed, 1 on any failure (an unreachable deployment included), 2 on usage errors. */
-export async function conformanceCommand(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+export async function conformanceCommand(
+  argv: readonly string[],
+  out: (s: string) => void = (s) => process.stdout.write(s),
+  err: (s: string) => void = (s) => process.stderr.write(s),
+): Promise<number> {
+  // The table and --help go to stdout; why nothing ran (usage, an unreachable deployment) to stderr.
   let values: { "base-url"?: string; "private-key"?: string; "read-only"?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
@@ -666,7 +671,7 @@ export async function conformanceCommand(argv: readonly string[], out: (s: strin
       strict: true,
     }));
   } catch (e) {
-    out(`fakex conformance: ${e instanceof Error ? e.message : String(e)}\n${CONFORMANCE_USAGE}`);
+    err(`fakex conformance: ${e instanceof Error ? e.message : String(e)}\n${CONFORMANCE_USAGE}`);
     return 2;
   }
   if (values.help) {
@@ -675,31 +680,31 @@ export async function conformanceCommand(argv: readonly string[], out: (s: strin
   }
   const baseUrl = values["base-url"] ?? process.env.FAKEX_BASE_URL;
   if (!baseUrl) {
-    out(CONFORMANCE_USAGE);
+    err(CONFORMANCE_USAGE);
     return 2;
   }
   const key = values["private-key"] ?? process.env.FAKEX_PRIVATE_KEY;
   if (key !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(key)) {
-    out("fakex conformance: --private-key must be 0x followed by 64 hex digits\n");
+    err("fakex conformance: --private-key must be 0x followed by 64 hex digits\n");
     return 2;
   }
   try {
     new URL(baseUrl);
   } catch {
-    out(`fakex conformance: --base-url ${JSON.stringify(baseUrl)} is not a URL\n${CONFORMANCE_USAGE}`);
+    err(`fakex conformance: --base-url ${JSON.stringify(baseUrl)} is not a URL\n${CONFORMANCE_USAGE}`);
     return 2;
   }
   const unreachable = await whyUnreachable(baseUrl);
   if (unreachable !== null) {
     // Every check would fail the same way; say why once instead of printing a table of "fetch failed".
-    out(`fakex conformance: cannot reach ${baseUrl}: ${unreachable}\n`);
+    err(`fakex conformance: cannot reach ${baseUrl}: ${unreachable}\n`);
     return 1;
   }
   let results: CheckResult[];
   try {
     results = await runConformance({ baseUrl, ...(key ? { privateKey: key as Hex } : {}), readOnly: values["read-only"] === true });
   } catch (e) {
-    out(`fakex conformance: ${e instanceof Error ? e.message : String(e)}\n`);
+    err(`fakex conformance: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
   out(formatConformanceTable(results));

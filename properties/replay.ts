@@ -293,7 +293,12 @@ export async function replayBundle(file: string): Promise<ReplayResult> {
 }
 
 /** `fakex replay <bundle.json>`: exit 1 while the failure reproduces, 0 once it passes, 2 on usage errors. */
-export async function replayCommand(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+export async function replayCommand(
+  argv: readonly string[],
+  out: (s: string) => void = (s) => process.stdout.write(s),
+  err: (s: string) => void = (s) => process.stderr.write(s),
+): Promise<number> {
+  // PASS / FAIL and --help go to stdout; why nothing was replayed (usage, an unreadable bundle) to stderr.
   const file = argv[0];
   if (file === "--help" || file === "-h") {
     out("usage: fakex replay <bundle.json>\n");
@@ -302,7 +307,7 @@ export async function replayCommand(argv: readonly string[], out: (s: string) =>
   // One bundle file, nothing else: an option or a second argument is a usage error, not a file name.
   if (file === undefined || file.startsWith("-") || argv.length > 1) {
     const why = file === undefined ? "" : file.startsWith("-") ? `unknown option ${file}; ` : `one bundle at a time (got ${argv.length}); `;
-    out(`fakex replay: ${why}usage: fakex replay <bundle.json>\n`);
+    err(`fakex replay: ${why}usage: fakex replay <bundle.json>\n`);
     return 2;
   }
   let r: ReplayResult;
@@ -310,7 +315,7 @@ export async function replayCommand(argv: readonly string[], out: (s: string) =>
     r = await replayBundle(file);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    out(`fakex replay: ${message.replace(/^replay: /, "")}\n`);
+    err(`fakex replay: ${message.replace(/^replay: /, "")}\n`);
     return 2;
   }
   const head = `property ${r.bundle.property} (seed ${r.bundle.seed}, path ${r.bundle.path || "-"})`;

@@ -83,12 +83,16 @@ describe("fakex report", () => {
     expect(s.data[`/requests/${requestId!}`].links.settlement_batches[0].tx_hash).toBe(txHash);
   });
 
-  test("needs exactly one of --from and --state-dir (exit 2); an unreachable server is exit 1; a bad --journal-size is exit 2", async () => {
+  test("needs exactly one of --from and --state-dir (exit 2); --from not an http URL is exit 2; an unreachable server is exit 1; a bad --journal-size is exit 2", async () => {
     expect(await main(["report", "--out", join(dir, "x.html")])).toBe(2);
     expect(await main(["report", "--from", "http://127.0.0.1:9/__fakex", "--state-dir", dir])).toBe(2);
     expect(await main(["report", "--colour", "red"])).toBe(2);
     expect(await main(["report", "--help"])).toBe(0);
     expect(await main(["report", "--from", "http://127.0.0.1:9/__fakex", "--out", join(dir, "y.html")])).toBe(1);
+    // Not a URL at all (or not http) is a usage error, before anything is fetched; so is an empty --out.
+    expect(await main(["report", "--from", "notaurl", "--out", join(dir, "z.html")])).toBe(2);
+    expect(await main(["report", "--from", "ftp://127.0.0.1/__fakex", "--out", join(dir, "z.html")])).toBe(2);
+    expect(await main(["report", "--from", "http://127.0.0.1:9/__fakex", "--out", ""])).toBe(2);
     // serve refuses a bad --journal-size before starting anything.
     expect(await main(["serve", "--journal-size", "-1"])).toBe(2);
     expect(await main(["serve", "--journal-size", "lots"])).toBe(2);

@@ -137,7 +137,7 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     const [bundle] = await readdir(dir);
     const replay = await run("npx", ["fakex", "replay", path.join(dir, bundle!)], { cwd: project, timeout: 60_000 }).then(
       () => ({ code: 0, out: "" }),
-      (e: { code?: number; stdout?: string }) => ({ code: e.code, out: e.stdout ?? "" }),
+      (e: { code?: number; stderr?: string }) => ({ code: e.code, out: e.stderr ?? "" }),
     );
     expect(replay.code).toBe(2);
     expect(replay.out).toContain("is TypeScript, which Node cannot import by itself: install tsx");

@@ -249,12 +249,18 @@ describe("fakex conformance", () => {
   });
 
   it("usage errors exit 2", async () => {
-    expect(await conformanceCommand([], () => undefined)).toBe(2);
-    expect(await conformanceCommand(["--base-url", "http://x", "--private-key", "0x12"], () => undefined)).toBe(2);
-    expect(await conformanceCommand(["--nope"], () => undefined)).toBe(2);
+    const quiet = () => undefined;
+    expect(await conformanceCommand([], quiet, quiet)).toBe(2);
+    expect(await conformanceCommand(["--base-url", "http://x", "--private-key", "0x12"], quiet, quiet)).toBe(2);
+    expect(await conformanceCommand(["--nope"], quiet, quiet)).toBe(2);
     const out: string[] = [];
-    expect(await conformanceCommand(["--base-url", "not a url"], (s) => out.push(s))).toBe(2);
-    expect(out.join("")).toContain("is not a URL");
+    const err: string[] = [];
+    expect(await conformanceCommand(["--base-url", "not a url"], (s) => out.push(s), (s) => err.push(s))).toBe(2);
+    expect(err.join("")).toContain("is not a URL");
+    // Why nothing ran goes to stderr; stdout stays for the table (and --help).
+    expect(out).toEqual([]);
+    expect(await conformanceCommand(["--help"], (s) => out.push(s), (s) => err.push(s))).toBe(0);
+    expect(out.join("")).toContain("--base-url");
   });
 
   it("a deployment nothing answers at: exit 1 with the network error, not a table of failed checks", async () => {
@@ -262,7 +268,9 @@ describe("fakex conformance", () => {
     const url = await serve(express());
     await new Promise((r) => servers.pop()!.close(r));
     const out: string[] = [];
-    expect(await conformanceCommand(["--base-url", url, "--read-only"], (s) => out.push(s))).toBe(1);
-    expect(out.join("")).toBe(`fakex conformance: cannot reach ${url}: ECONNREFUSED\n`);
+    const err: string[] = [];
+    expect(await conformanceCommand(["--base-url", url, "--read-only"], (s) => out.push(s), (s) => err.push(s))).toBe(1);
+    expect(err.join("")).toBe(`fakex conformance: cannot reach ${url}: ECONNREFUSED\n`);
+    expect(out).toEqual([]);
   });
 });

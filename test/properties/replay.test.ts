@@ -60,16 +60,20 @@ describe("replay bundles", () => {
     expect(lines.join("")).toMatch(/^PASS/);
     const junk = join(dir, "junk.json");
     writeFileSync(junk, JSON.stringify({ version: 9 }));
-    expect(await replayCommand([junk], () => undefined)).toBe(2);
-    expect(await replayCommand([], () => undefined)).toBe(2);
+    const quiet = () => undefined;
+    expect(await replayCommand([junk], quiet, quiet)).toBe(2);
+    expect(await replayCommand([], quiet, quiet)).toBe(2);
     // An option or a second file is a usage error (not a file to open); a broken file is named once, without a doubled prefix.
+    // On stderr: stdout is for PASS / FAIL only.
     const said: string[] = [];
-    expect(await replayCommand(["--bogus"], (x) => said.push(x))).toBe(2);
-    expect(await replayCommand([fixed, junk], (x) => said.push(x))).toBe(2);
+    const onStdout: string[] = [];
+    expect(await replayCommand(["--bogus"], (x) => onStdout.push(x), (x) => said.push(x))).toBe(2);
+    expect(await replayCommand([fixed, junk], (x) => onStdout.push(x), (x) => said.push(x))).toBe(2);
     const broken = join(dir, "broken.json");
     writeFileSync(broken, "{ nope");
-    expect(await replayCommand([broken], (x) => said.push(x))).toBe(2);
-    expect(await replayCommand([junk], (x) => said.push(x))).toBe(2);
+    expect(await replayCommand([broken], (x) => onStdout.push(x), (x) => said.push(x))).toBe(2);
+    expect(await replayCommand([junk], (x) => onStdout.push(x), (x) => said.push(x))).toBe(2);
+    expect(onStdout).toEqual([]);
     expect(said[0]).toBe("fakex replay: unknown option --bogus; usage: fakex replay <bundle.json>\n");
     expect(said[1]).toContain("one bundle at a time (got 2)");
     expect(said[2]).toMatch(new RegExp(`^fakex replay: ${broken.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is not JSON \\(`));
@@ -142,7 +146,8 @@ describe("replay bundles", () => {
     expect(x.bundle.path).toBe("0");
     await expect(replayBundle(x.bundlePath)).rejects.toThrow(/failed on examples\[0\].*cannot carry/);
     const lines: string[] = [];
-    expect(await replayCommand([x.bundlePath], (s) => lines.push(s))).toBe(2);
+    expect(await replayCommand([x.bundlePath], (s) => lines.push(s), (s) => lines.push(s))).toBe(2);
+    expect(lines.join("")).toMatch(/cannot carry/);
   });
 
   it("a holding property writes nothing and resolves", async () => {
