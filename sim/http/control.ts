@@ -94,6 +94,12 @@ export class ControlInputError extends Error {
   readonly status = 400;
 }
 
+/** A control or journal query with a key given twice (express reads it as an array) is refused, naming the key. */
+export function checkQueryKeysOnce(query: unknown): void {
+  if (query === null || typeof query !== "object") return;
+  for (const [k, v] of Object.entries(query)) if (Array.isArray(v)) throw new ControlInputError(`${k}: given more than once; send it once`);
+}
+
 export const MAX_EVENTS_PAGE = 1000;
 
 const schemas = {
@@ -218,6 +224,7 @@ export function controlRouter(c: ControlHandle): Router {
   r.route("/events")
     .get(
       h((req, res) => {
+        checkQueryKeysOnce(req.query);
         const q = parse(schemas.events, req.query);
         const limit = q.limit === undefined ? 100 : Number(q.limit);
         if (limit < 1 || limit > MAX_EVENTS_PAGE) throw new ControlInputError(`limit must be 1-${MAX_EVENTS_PAGE}`);

@@ -10,7 +10,7 @@
 // requests received before it: pages that stay put while requests keep arriving).
 import { Router, type Request } from "express";
 import { z } from "zod";
-import { ControlInputError } from "./control.ts";
+import { ControlInputError, checkQueryKeysOnce } from "./control.ts";
 import { MAX_JOURNAL_PAGE, type JournalFilter, type RequestJournal } from "./journal.ts";
 
 const filterQuery = z
@@ -28,6 +28,7 @@ const filterQuery = z
 
 /** Query string → filter; 400 (ControlInputError) on anything it cannot read. */
 export function journalFilterOf(query: unknown): JournalFilter {
+  checkQueryKeysOnce(query);
   const r = filterQuery.safeParse(query ?? {});
   if (!r.success) throw new ControlInputError(r.error.issues.map((i) => `${i.path.join(".") || "query"}: ${i.message}`).join("; "));
   const q = r.data;

@@ -12,7 +12,7 @@ import { formatUnits } from "../core/amounts.ts";
 import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
 import type { Registry } from "../core/registry.ts";
-import { ControlInputError, type ControlHandle } from "./control.ts";
+import { ControlInputError, checkQueryKeysOnce, type ControlHandle } from "./control.ts";
 import { batchLink, type RequestJournal } from "./journal.ts";
 
 export interface RunViewParts {
@@ -26,6 +26,7 @@ export const MAX_VIEW_PAGE = 500;
 const RECENT_TRADES = 30;
 
 function page(req: Request, def = 50): { limit: number; offset: number } {
+  checkQueryKeysOnce(req.query);
   const limit = req.query["limit"] === undefined ? def : Number(req.query["limit"]);
   const offset = req.query["offset"] === undefined ? 0 : Number(req.query["offset"]);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VIEW_PAGE) throw new ControlInputError(`limit must be 1-${MAX_VIEW_PAGE}`);

@@ -278,6 +278,11 @@ describe("request journal", () => {
     );
 
     for (const q of ["status=99", "owner=bob", "limit=0", "since=yesterday", "colour=red"]) expect((await control("GET", `/requests?${q}`)).status).toBe(400);
+    // A key given twice is named as such (as on /api/v1), on the journal and on the viewer's and control's reads.
+    for (const path of ["/requests?status=4xx&status=2xx", "/requests/count?limit=1&limit=2", "/orders?limit=1&limit=2", "/events?after=0&after=1"]) {
+      const twice = await control("GET", path);
+      expect([twice.status, twice.body]).toEqual([400, { detail: `${path.split("&")[1]!.split("=")[0]}: given more than once; send it once` }]);
+    }
     expect((await control("GET", "/requests/count?limit=3")).status).toBe(400);
     expect((await control("GET", "/requests/r999999")).status).toBe(404);
     expect((await control("POST", "/requests")).status).toBe(405);
