@@ -485,9 +485,22 @@ function cut(text: string, max: number): BodyCopy {
 /** The parsed body as JSON text; a body that did not parse, as it was sent; null when none was read. */
 function copyRequestBody(req: Request, max: number): BodyCopy | null {
   const body = req.body as unknown;
-  if (body !== undefined) return cut(typeof body === "string" ? body : JSON.stringify(body), max);
+  if (body !== undefined) return cut(typeof body === "string" ? body : jsonTextOf(body), max);
   const raw = unparsedBody(req);
   return raw === undefined ? null : cut(raw, max);
+}
+
+/**
+ * JSON text of a parsed body. JSON.parse takes any depth but JSON.stringify recurses: a body
+ * nested thousands deep (a few kB) overflows the stack, which here, after the answer went
+ * out, would take the process down. Such a body is recorded by a note instead.
+ */
+function jsonTextOf(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (e) {
+    return `[not recorded: ${e instanceof RangeError ? "nested too deeply to copy" : (e as Error).message}]`;
+  }
 }
 
 /** Keep the first `max` bytes of what the response writes; read them back when it is done. */

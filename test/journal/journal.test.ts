@@ -79,6 +79,19 @@ describe("request journal", () => {
     expect(nf.rejection).toMatchObject({ detail: "Not Found" });
   });
 
+  test("a body nested thousands deep (JSON.parse takes it, JSON.stringify overflows) is refused and journaled with a note; the server stays up", async () => {
+    const deep = `${'{"a":'.repeat(6000)}1${"}".repeat(6000)}`;
+    for (const path of ["/api-keys/verify", "/orders", "/verify-signature"]) {
+      const res = await fetch(`${ex.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: deep });
+      expect(res.status, path).toBeGreaterThanOrEqual(400);
+      expect(res.status, path).toBeLessThan(500);
+      const entry = ex.control.requests({ path: `/api/v1${path}`, limit: 1 }).entries[0]!;
+      expect(entry.id).toBe(res.headers.get("x-request-id"));
+      expect(entry.request_body?.text).toBe("[not recorded: nested too deeply to copy]");
+    }
+    expect((await api("GET", "/health")).status).toBe(200);
+  });
+
   test("a forced 503 (route fault) is journaled too, with its id", async () => {
     expect((await control("POST", "/routes", { rules: [{ method: "GET", path: "/markets", fail: true, times: 1 }] })).status).toBe(200);
     const r = await api("GET", "/markets");

@@ -171,6 +171,25 @@ describe("resuming from a state directory (in process)", () => {
     expect(back.control.health().signature_ready).toBe(false);
   }, 60_000);
 
+  test("a body nested too deeply for JSON.stringify is refused without an error logged, and the log still resumes", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-deep-"));
+    const errors: unknown[] = [];
+    const ex = await start(dir, { logger: { error: (...a: unknown[]) => errors.push(a) } });
+    const deep = `${"[".repeat(6000)}${"]".repeat(6000)}`;
+    const refused = await fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: deep });
+    expect(refused.status).toBe(400);
+    // The spec's envelope, not express's HTML page with the log's stack overflow in it.
+    expect(((await refused.json()) as { detail: { detail: string } }).detail.detail).toBe("request body must be a JSON object");
+    expect(errors).toEqual([]);
+    // The next request is logged as usual, and a crash copy resumes with it.
+    expect((await fetch(`${ex.controlUrl}/fund`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ address: ex.accounts[0]!.address, token: "USDC", amount: "7000000", vault: true }) })).status).toBe(200);
+    const copy = crashCopy(dir);
+    await ex.close();
+    const back = await start(copy);
+    expect(back.persistence?.resumed).toBe(true);
+    expect(back.parts.engine.vaultAccount(ex.accounts[0]!.address, back.registry.tokenBySymbol("USDC")!.address).available).toBe(7_000_000n);
+  }, 60_000);
+
   test("the same addresses, accounts and API keys; a key made after resume is new", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-keys-"));
     const ex = await start(dir);
