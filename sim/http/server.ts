@@ -7,6 +7,7 @@
 // objects, the headers and the bytes on the wire are the same.
 
 import { IncomingMessage, ServerResponse, createServer, type Server, type ServerOptions } from "node:http";
+import type { Duplex } from "node:stream";
 import type { Application } from "express";
 
 /** What express puts on an app: the prototypes it gives requests and responses. */
@@ -17,6 +18,29 @@ interface AppPrototypes {
 
 /** `http.createServer(app)`, with requests and responses born with `app`'s prototypes. */
 export function createAppServer(app: Application, options: ServerOptions = {}): Server {
+  const server = createPrototypedServer(app, options);
+  server.on("clientError", answerUnparsable);
+  return server;
+}
+
+/**
+ * A request Node's parser refuses before the app sees it (headers over the size limit,
+ * malformed HTTP) gets Node's status with a `{"detail"}` body, as every answer of the
+ * interface has, instead of Node's empty one.
+ */
+function answerUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason] =
+    err.code === "HPE_HEADER_OVERFLOW" ? [431, "Request Header Fields Too Large"] : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? [408, "Request Timeout"] : [400, "Bad Request"];
+  const body = JSON.stringify({ detail: reason });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+function createPrototypedServer(app: Application, options: ServerOptions): Server {
   const { request, response } = app as unknown as AppPrototypes;
   // A Node whose IncomingMessage / ServerResponse are classes cannot take this route.
   if (isClass(IncomingMessage) || isClass(ServerResponse)) return createServer(options, app);

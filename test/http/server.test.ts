@@ -2,7 +2,7 @@
 // per-request prototype change is a no-op), and a client sees exactly what it sees
 // from http.createServer(app): status, raw headers in order (Date aside) and body.
 import { IncomingMessage, ServerResponse, createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import express from "express";
 import { createExchangeApp, createMemoryExchange } from "../../sim/http/exchange-app.ts";
@@ -61,6 +61,31 @@ describe("createAppServer", () => {
       expect(a).toEqual(b);
     });
   }
+});
+
+describe("createAppServer: requests Node's parser refuses", () => {
+  /** Raw bytes to the app server; the whole answer as text once it closes the connection. */
+  const raw = (bytes: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(appPort, "127.0.0.1", () => socket.end(bytes));
+      const parts: Buffer[] = [];
+      socket.on("data", (c: Buffer) => parts.push(c));
+      socket.on("close", () => resolve(Buffer.concat(parts).toString("utf8")));
+      socket.on("error", reject);
+    });
+
+  it("headers over Node's limit: 431 with the interface's {detail} body, not an empty one", async () => {
+    const a = await send(appPort, "GET", "/api/v1/markets", { authorization: `Bearer ${"k".repeat(60_000)}` });
+    expect(a.status).toBe(431);
+    expect(a.headers).toContain("Content-Type: application/json");
+    expect(JSON.parse(a.body)).toEqual({ detail: "Request Header Fields Too Large" });
+  });
+
+  it("malformed HTTP: 400 with a {detail} body", async () => {
+    const answer = await raw("GET /api/v1/markets HTTP/1.1\r\nHost: x\r\nBroken header line\r\n\r\n");
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer.endsWith('\r\n\r\n{"detail":"Bad Request"}')).toBe(true);
+  });
 });
 
 describe("createExchangeApp(parts, into)", () => {
