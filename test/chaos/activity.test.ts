@@ -159,6 +159,23 @@ describe("market activity", () => {
     expect(hash()).toBe(after);
   });
 
+  test("a restore sent during a long clock advance waits for it and then wins: the rest of the advance does not move the restored clock and chain on", async () => {
+    expect((await ctl("POST", "/activity", { markets: [SYMBOL], step_sec: 10 })).status).toBe(200);
+    const snap = await ex.snapshot();
+    const at = ex.control.now().now;
+    const block = await ex.clients.public.getBlockNumber();
+    const hashAt = hash();
+    const advancing = ctl("POST", "/clock/advance", { seconds: 600 });
+    // Sent once the advance is under way (its first step has moved the clock).
+    await expect.poll(() => ex.control.now().now, { timeout: 15_000, interval: 2 }).toBeGreaterThan(at);
+    const [advanced] = await Promise.all([advancing, ex.restore(snap)]);
+    expect(advanced.status).toBe(200);
+    expect(advanced.body.now).toBe(at + 600);
+    expect(ex.control.now().now).toBe(at);
+    expect(await ex.clients.public.getBlockNumber()).toBe(block);
+    expect(hash()).toBe(hashAt);
+  });
+
   test("control: every field optional, bad input 400 and nothing started, DELETE stops", async () => {
     for (const bad of [{ markets: ["NOPE/USDC"] }, { markets: [] }, { volatility: 1 }, { takers_per_min: -1 }, { step_sec: 0.5 }, { speed: 3 }]) {
       const r = await ctl("POST", "/activity", bad);
