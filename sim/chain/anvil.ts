@@ -177,11 +177,12 @@ export class AnvilChainPort implements ChainPort {
    */
   private poolAtSnapshot = new Map<Hex, string[]>();
   /**
-   * The next block's base fee when a chain snapshot was taken, by snapshot id. evm_revert
-   * leaves Anvil's fee tracker where later blocks moved it, so the restored chain's next
-   * block would price gas by what ran after the snapshot (revertTo puts it back).
+   * Node settings evm_revert leaves as they are, by snapshot id: the next block's base fee
+   * (later blocks moved Anvil's fee tracker, so the restored chain would price gas by what
+   * ran after the snapshot) and the coinbase (anvil_setCoinbase through rpc_url would sign
+   * every later block, hashes included). revertTo puts them back.
    */
-  private baseFeeAtSnapshot = new Map<Hex, string>();
+  private settingsAtSnapshot = new Map<Hex, { baseFee?: string; coinbase?: string }>();
   /** Vault logs read along with another kind's, for the calls that follow (vaultLogs). */
   private logsAhead: { key: string; logs: Map<VaultLogKind, RawLog[]> } | null = null;
 
@@ -529,16 +530,17 @@ export class AnvilChainPort implements ChainPort {
    */
   async snapshot(): Promise<Hex> {
     await this.sync();
-    const [snap, status, fees] = await this.rpc.batch([
+    const [snap, status, fees, coinbase] = await this.rpc.batch([
       { method: "evm_snapshot", params: [] },
       { method: "txpool_status", params: [] },
       // The last of baseFeePerGas is the next block's.
       { method: "eth_feeHistory", params: ["0x1", "latest", []] },
+      { method: "eth_coinbase", params: [] },
     ]);
     if (!snap!.ok) throw snap!.error;
     const id = snap!.result as Hex;
-    const nextBaseFee = fees!.ok ? (fees!.result as { baseFeePerGas?: string[] }).baseFeePerGas?.at(-1) : undefined;
-    if (nextBaseFee !== undefined) this.baseFeeAtSnapshot.set(id, nextBaseFee);
+    const baseFee = fees!.ok ? (fees!.result as { baseFeePerGas?: string[] }).baseFeePerGas?.at(-1) : undefined;
+    this.settingsAtSnapshot.set(id, { ...(baseFee !== undefined ? { baseFee } : {}), ...(coinbase!.ok ? { coinbase: coinbase!.result as string } : {}) });
     const waiting = status!.ok ? (status!.result as { pending?: string; queued?: string }) : null;
     if (waiting !== null && Number(waiting.pending ?? 0) + Number(waiting.queued ?? 0) > 0) {
       const raws = await this.poolRaws();
@@ -585,12 +587,16 @@ export class AnvilChainPort implements ChainPort {
     // held at the snapshot, in the same request (an impersonated transaction cannot be sent
     // again raw: its send fails and it is gone). A refused send is not an error here.
     const resend = this.poolAtSnapshot.get(id) ?? [];
-    const baseFee = this.baseFeeAtSnapshot.get(id);
+    const settings = this.settingsAtSnapshot.get(id);
     const calls: RpcCall[] = [
       { method: "evm_revert", params: [id] },
       // Not part of evm_revert either: without it a restored test's gas prices, ETH balances and
       // the hashes of fee-estimating clients' transactions depend on what ran before it.
-      ...(baseFee === undefined ? [] : [{ method: "anvil_setNextBlockBaseFeePerGas", params: [baseFee] }]),
+      ...(settings?.baseFee === undefined ? [] : [{ method: "anvil_setNextBlockBaseFeePerGas", params: [settings.baseFee] }]),
+      ...(settings?.coinbase === undefined ? [] : [{ method: "anvil_setCoinbase", params: [settings.coinbase] }]),
+      // The block mode this port keeps (the restored one is set after, when it differs): a
+      // mode changed behind its back through rpc_url (anvil_setAutomine) does not outlive a restore.
+      ...blockModeCalls(this.mode),
       { method: "anvil_dropAllTransactions", params: [] },
       ...resend.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })),
       { method: "eth_getTransactionCount", params: [this.executor.address, "pending"] },
@@ -604,9 +610,9 @@ export class AnvilChainPort implements ChainPort {
     if (reverted!.result !== true) throw new Error(`evm_revert ${id} failed`);
     // evm_revert spent `id` and every later snapshot; the fresh one stands for the same state.
     for (const [snap] of this.poolAtSnapshot) if (BigInt(snap) >= BigInt(id)) this.poolAtSnapshot.delete(snap);
-    for (const [snap] of this.baseFeeAtSnapshot) if (BigInt(snap) >= BigInt(id)) this.baseFeeAtSnapshot.delete(snap);
+    for (const [snap] of this.settingsAtSnapshot) if (BigInt(snap) >= BigInt(id)) this.settingsAtSnapshot.delete(snap);
     if (snapshot?.ok && resend.length > 0) this.poolAtSnapshot.set(snapshot.result as Hex, resend);
-    if (snapshot?.ok && baseFee !== undefined) this.baseFeeAtSnapshot.set(snapshot.result as Hex, baseFee);
+    if (snapshot?.ok && settings !== undefined) this.settingsAtSnapshot.set(snapshot.result as Hex, settings);
     this.outstanding.clear();
     this.receipts.clear();
     this.epoch++;
