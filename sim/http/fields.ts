@@ -12,13 +12,16 @@ export const UUID4_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB]
 
 const ADDRESS_MESSAGE = "must be a 0x-prefixed 20-byte hex address";
 
+/** A string field's type error: absent is "is required", anything else "must be a string". */
+export const stringTypeError = (iss: { input?: unknown }): string => (iss.input === undefined ? "is required" : "must be a string");
+
 /** A 0x-prefixed 20-byte hex address, any letter case, kept as sent. */
-export const zAddress = z.string({ error: "must be a string" }).regex(ADDRESS_RE, ADDRESS_MESSAGE);
+export const zAddress = z.string({ error: stringTypeError }).regex(ADDRESS_RE, ADDRESS_MESSAGE);
 
 /** The same address, parsed to lowercase (how addresses are stored). */
 export const zAddressLower = zAddress.transform((a) => a.toLowerCase() as Address);
 
-export const zUuid4 = z.string({ error: "must be a string" }).regex(UUID4_RE, "must be a UUID version 4");
+export const zUuid4 = z.string({ error: stringTypeError }).regex(UUID4_RE, "must be a UUID version 4");
 
 export interface Uint256TextRules {
   /** No leading zeros ("0" alone is fine); default false (any 1-78 digits). */
@@ -55,7 +58,7 @@ export const zUnixSeconds = z.union(
 
 /** 0x-prefixed whole bytes of hex (signatures, raw transactions); `nonEmpty` refuses a bare "0x". */
 export function zHex(message: string, o: { nonEmpty?: boolean; error?: string } = {}) {
-  return z.string({ error: o.error ?? "must be a string" }).regex(o.nonEmpty ? /^0x([0-9a-fA-F]{2})+$/ : /^0x([0-9a-fA-F]{2})*$/, message);
+  return z.string({ error: o.error ?? stringTypeError }).regex(o.nonEmpty ? /^0x([0-9a-fA-F]{2})+$/ : /^0x([0-9a-fA-F]{2})*$/, message);
 }
 
 /** A query-string integer within [min, max] (a longer number is refused by the bound that names the limit); `dflt` when absent. */

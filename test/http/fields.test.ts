@@ -42,6 +42,22 @@ describe("isUint256Text / zUint256", () => {
     expect(zHex("x", { nonEmpty: true }).safeParse("0x").success).toBe(false);
     expect(zHex("x").safeParse("0xabc").success).toBe(false);
   });
+
+  it("a string field that is absent says it is required; one of another type says it must be a string", () => {
+    for (const schema of [zAddress, zUuid4, zHex("x")]) {
+      expect(schema.safeParse(undefined).error!.issues[0]!.message).toBe("is required");
+      expect(schema.safeParse(42).error!.issues[0]!.message).toBe("must be a string");
+    }
+  });
+
+  it("over HTTP: POST /api-keys names a missing field as required, a mistyped one as not a string", async () => {
+    const ex = exchange();
+    const res = await request(ex.app).post("/api/v1/api-keys").send({ owner_address: ALICE, timestamp: 1, signature: "0x00" });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toContain("body.action: action is required");
+    const typed = await request(ex.app).post("/api/v1/api-keys").send({ owner_address: ALICE, action: 5, timestamp: 1, signature: "0x00" });
+    expect(typed.body.detail).toContain("body.action: action must be a string");
+  });
 });
 
 describe("routes keep their own status for a bad uint256 field", () => {

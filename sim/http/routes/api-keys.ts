@@ -44,7 +44,7 @@ import { requireApiKey } from "../auth.ts";
 import { jsonBody } from "../body.ts";
 import { signingDomain, type ApiKeyManager, type HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
-import { zAddress, zUnixSeconds } from "../fields.ts";
+import { stringTypeError, zAddress, zUnixSeconds } from "../fields.ts";
 import { requireTypedSignature } from "../signed.ts";
 import { parseInput, type RequestSource } from "../validate.ts";
 
@@ -53,7 +53,7 @@ const MANAGE_TYPES = { ManageApiKey: MANAGE_API_KEY_TYPE } as const;
 
 // Timestamps: uint256 Unix seconds (JSON integer, or a digit string from a query).
 // Range is the type's; the 5-minute window is the store's rule (400), not a shape rule.
-const required = (name: string) => z.string({ error: `${name} must be a string` });
+const required = (name: string) => z.string({ error: (iss) => `${name} ${stringTypeError(iss)}` });
 
 const managed = {
   owner_address: zAddress,

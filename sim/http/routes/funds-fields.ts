@@ -5,7 +5,7 @@
 
 import { z } from "zod";
 import type { Hex } from "../../core/typed-data.ts";
-import { zAddress, zAddressLower, zHex, zUint256, zUnixSeconds } from "../fields.ts";
+import { stringTypeError, zAddress, zAddressLower, zHex, zUint256, zUnixSeconds } from "../fields.ts";
 
 /** A 0x-prefixed 20-byte hex address, any letter case; parsed to lowercase. */
 export const address = zAddressLower;
@@ -19,7 +19,7 @@ export const rawAmount = zUint256(RAW_ERROR).transform((s) => BigInt(s));
 
 /** 65-byte or 64-byte (EIP-2098) hex signature. */
 export const compactOrFullSignature = z
-  .string({ error: "must be a string" })
+  .string({ error: stringTypeError })
   .regex(/^0x([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/, "must be a 65-byte or 64-byte (EIP-2098) hex signature")
   .transform((s) => s as Hex);
 
