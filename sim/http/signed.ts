@@ -15,6 +15,10 @@ export async function requireTypedSignature(
   payload: SignedPayload,
   detail = "Invalid signature",
 ): Promise<VerifyTypedSignatureResult> {
+  // Not hex at all: no signer to recover, and the reason is the bytes' form (same status and code).
+  if (typeof payload.signature !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(payload.signature)) {
+    throw new ExchangeError("SIGNATURE_INVALID", 400, `${detail} (the signature is not 0x-prefixed hex)`);
+  }
   const checker = ctx.contractSignatures;
   const result = await verifyTypedSignature({
     ...payload,

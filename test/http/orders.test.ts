@@ -246,6 +246,18 @@ describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
     }
   });
 
+  it("a signature that is not hex at all: the same 400 and code, saying so; field checks still come first", async () => {
+    const ex = exchange();
+    for (const signature of ["", "hello", "0xzz", "c0ffee"]) {
+      const r = await rejected(ex, { ...orderBody(ex, alice), signature });
+      expect(r.status, signature).toBe(400);
+      expect(r.body.detail["error_code"]).toBe("TRANSIENT_SETTLEMENT_FAILURE");
+      expect(r.body.detail["detail"]).toBe("Invalid signature: Order must be signed by owner_address (the signature is not 0x-prefixed hex)");
+    }
+    const first = await rejected(ex, { ...orderBody(ex, alice, { amount: "1e3" }), signature: "hello" });
+    expect(first.body.detail["error_code"]).toBe("INVALID_DECIMAL_FORMAT");
+  });
+
   it("INVALID_DECIMAL_FORMAT and INVALID_PRECISION come before signature verification", async () => {
     const ex = exchange();
     const junk = { signature: "0x00" };
