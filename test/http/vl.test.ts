@@ -92,7 +92,10 @@ describe("POST /orders/vl/batch", () => {
     expect(r.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     const malformed = await request(ex.app).post("/api/v1/orders/vl/batch").set("Content-Type", "application/json").send("[");
     expect(malformed.status).toBe(422);
-    expect(malformed.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
+    expect(malformed.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");    // A leg that is not an object is named by its position.
+    const nullLeg = await batch(ex, [legs[0], null]);
+    expect(nullLeg.status).toBe(400);
+    expect(nullLeg.body.detail.detail).toBe("orders[1] must be a JSON object");
   });
 
   it("400 INSUFFICIENT_EQUITY when the budget covers no leg", async () => {

@@ -108,9 +108,10 @@ export function signatureField(body: Record<string, unknown>, where = "signature
   return s;
 }
 
-export function requireObjectBody(body: unknown): Record<string, unknown> {
+/** `what`: the object's name in the message (a VL leg names its position). */
+export function requireObjectBody(body: unknown, what = "request body"): Record<string, unknown> {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new ExchangeError("VALIDATION", 400, "request body must be a JSON object");
+    throw new ExchangeError("VALIDATION", 400, `${what} must be a JSON object`);
   }
   return body as Record<string, unknown>;
 }

@@ -57,7 +57,7 @@ export function vlRouter(ctx: HttpContext, engine: VlEngine, router: Router = Ro
       const groupId = isUuid4(leg0) ? groupIdOf(leg0.toLowerCase()) : 0n;
       const pctx = { registry: engine.registry, nowSec: ctx.clock.nowSec(), executorId: engine.executorId };
       const legs = orders.map((o: unknown, i) => {
-        const leg = requireObjectBody(o);
+        const leg = requireObjectBody(o, `orders[${i}]`);
         const signature = signatureField(leg, `orders[${i}].signature`);
         return { leg, signature, v: validateOrderFields(leg, pctx, { groupId, legId: i }) };
       });
