@@ -166,6 +166,15 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     expect(out).toMatch(/Tests:\s+1 passed, 1 total/);
   });
 
+  test("jest without --experimental-vm-modules: the test fails at once saying what to add (not after Anvil's start timeout with empty output)", async () => {
+    const failed = await inProject(process.execPath, ["node_modules/jest/bin/jest.js", "jest.test.cjs"]).then(
+      () => "passed",
+      (e: Error) => e.message,
+    );
+    expect(failed).toContain("under jest, run it with NODE_OPTIONS=--experimental-vm-modules");
+    expect(failed).not.toContain("failed to start in time");
+  });
+
   describe.runIf(process.platform === "linux" && process.arch === "x64")(`Node ${NODE22_VERSION}`, () => {
     test("plain Node ESM, CommonJS and node:test run on Node 22 too", async () => {
       expect(node22).not.toBeNull();
