@@ -131,11 +131,6 @@ export class FundsReader {
   }
 
   /**
-   * eth_sendRawTransaction. The node refusing the transaction (nonce too low,
-   * insufficient funds for gas, underpriced) is the sender's problem: 400 with the
-   * node's reason. An unreachable node is 503.
-   */
-  /**
    * Wait up to `timeoutMs` for the transaction to be mined (true) or give up (false).
    * On an automining chain the block is stored a moment after eth_sendRawTransaction
    * returns; syncing the ledger before then would miss the deposit. The bound keeps
@@ -151,14 +146,38 @@ export class FundsReader {
     }
   }
 
+  /**
+   * eth_sendRawTransaction. The node refusing the transaction (nonce too low,
+   * insufficient funds for gas, underpriced) is the sender's problem: 400 with the
+   * node's reason. An unreachable node is 503. Anvil answers a hash for some transactions
+   * it then keeps neither in its pool nor in a block (a gas limit under Prague's calldata
+   * floor): a node refuses those, and a client would wait on the hash for good, so such a
+   * hash is a 400 too.
+   */
   async sendRawTransaction(rawTx: Hex): Promise<Hex> {
+    let hash: Hex;
     try {
-      return (await this.client.sendRawTransaction({ serializedTransaction: rawTx as ViemHex })) as Hex;
+      hash = (await this.client.sendRawTransaction({ serializedTransaction: rawTx as ViemHex })) as Hex;
     } catch (err) {
       if (isNodeUnavailable(err) || !(err instanceof BaseError)) {
         throw new ExchangeError("UNAVAILABLE", 503, `broadcast failed: ${revertReason(err)}`);
       }
       throw new ExchangeError("VALIDATION", 400, `transaction rejected by the node: ${revertReason(err)}`);
     }
+    if (!(await this.nodeHolds(hash))) {
+      throw new ExchangeError("VALIDATION", 400, "transaction rejected by the node: it answered a hash but kept the transaction neither in its pool nor in a block (check its gas limit)");
+    }
+    return hash;
+  }
+
+  /** Whether the node has `hash` pending or mined; asked again for a moment (automine stores the block just after answering). */
+  private async nodeHolds(hash: Hex): Promise<boolean> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const tx = await this.client.request({ method: "eth_getTransactionByHash", params: [hash] }).catch(() => undefined);
+      // An unanswered read is not evidence of a drop: the hash stands.
+      if (tx !== null) return true;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return false;
   }
 }

@@ -90,6 +90,20 @@ function decodeWith(abi: Abi, data: Hex): Decoded | null {
 }
 
 /**
+ * Gas a transaction uses before any code runs (EIP-2028 calldata, EIP-2930 access list,
+ * EIP-7702 authorizations; no creation, which is refused anyway). Prague's calldata floor
+ * (EIP-7623) can ask for more; the node backstop in the relay catches what this misses.
+ */
+function intrinsicGas(tx: ReturnType<typeof parseTransaction>): bigint {
+  let gas = 21_000n;
+  const data = (tx.data ?? "0x").slice(2);
+  for (let i = 0; i < data.length; i += 2) gas += data.slice(i, i + 2) === "00" ? 4n : 16n;
+  for (const entry of (tx as { accessList?: readonly { storageKeys: readonly unknown[] }[] }).accessList ?? []) gas += 2_400n + 1_900n * BigInt(entry.storageKeys.length);
+  gas += 25_000n * BigInt((tx as { authorizationList?: readonly unknown[] }).authorizationList?.length ?? 0);
+  return gas;
+}
+
+/**
  * Decode `rawTx`, recover its sender and check it against the endpoint's allowed calls.
  * Throws 400 for anything not relayable; returns what the call does otherwise.
  */
@@ -107,6 +121,8 @@ export async function checkBroadcast(endpoint: BroadcastEndpoint, rawTx: string,
   if (tx.chainId !== cfg.chainId) throw reject(`raw_tx is signed for chain ${tx.chainId}, this deployment is chain ${cfg.chainId}`);
 
   if (tx.type === "eip7702") {
+    // EIP-7702: a set-code transaction with no authorization is invalid (nodes refuse it).
+    if ((tx.authorizationList ?? []).length === 0) throw reject("an EIP-7702 (type 4) transaction needs at least one authorization");
     const allowed = new Set((cfg.delegateAllowlist ?? []).map((a) => a.toLowerCase()));
     for (const auth of tx.authorizationList ?? []) {
       const delegate = auth.address.toLowerCase();
@@ -115,6 +131,10 @@ export async function checkBroadcast(endpoint: BroadcastEndpoint, rawTx: string,
   }
 
   if (!tx.to) throw reject("contract creation transactions are not accepted");
+  // Below its intrinsic gas a transaction cannot even start: a node refuses it ("intrinsic gas
+  // too low"), and Anvil drops it after answering a hash the client would wait on for good.
+  const intrinsic = intrinsicGas(tx);
+  if (tx.gas !== undefined && tx.gas < intrinsic) throw reject(`raw_tx gas limit ${tx.gas} is below its intrinsic gas ${intrinsic} (21000 plus its calldata, access list and authorizations)`);
   if ((tx.value ?? 0n) !== 0n) throw reject("raw_tx must not transfer ether (value must be 0)");
   const to = tx.to.toLowerCase() as Address;
   const data = (tx.data ?? "0x") as Hex;

@@ -130,6 +130,16 @@ describe("rejections (400)", () => {
     expect(await rejection("tx", legacy)).toBe(`raw_tx has no chain id; sign it for chain ${CHAIN_ID}`);
   });
 
+  it("a gas limit under the intrinsic gas (21000, calldata at 4 / 16 per zero / other byte, 25000 per authorization)", async () => {
+    const data = calls.approveVault.slice(2);
+    let need = 21_000;
+    for (let i = 0; i < data.length; i += 2) need += data.slice(i, i + 2) === "00" ? 4 : 16;
+    expect(await rejection("tx", await signed(TOKEN, calls.approveVault, { gas: BigInt(need - 1) }))).toBe(
+      `raw_tx gas limit ${need - 1} is below its intrinsic gas ${need} (21000 plus its calldata, access list and authorizations)`,
+    );
+    expect((await checkBroadcast("tx", await signed(TOKEN, calls.approveVault, { gas: BigInt(need) }), CFG)).kind).toBe("approve");
+  });
+
   it("ether value, contract creation, unsigned and undecodable input", async () => {
     expect(await rejection("tx", await signed(TOKEN, calls.approveVault, { value: 1n }))).toBe("raw_tx must not transfer ether (value must be 0)");
     expect(await rejection("tx", await signed(undefined, "0x6000"))).toBe("contract creation transactions are not accepted");
@@ -158,6 +168,11 @@ describe("EIP-7702 (type 4)", () => {
     expect(await rejection("tx", await setCode([DELEGATE, OTHER_TOKEN]), cfg)).toBe(
       `EIP-7702 authorization delegates to ${OTHER_TOKEN}, which is not on the delegate allowlist`,
     );
+  });
+
+  it("a set-code transaction without any authorization is refused (nodes refuse it)", async () => {
+    const empty = await signed(TOKEN, calls.approveVault, { type: "eip7702", authorizationList: [] } as never);
+    expect(await rejection("tx", empty, { ...CFG, delegateAllowlist: [DELEGATE] })).toBe("an EIP-7702 (type 4) transaction needs at least one authorization");
   });
 
   it("applies to every broadcast endpoint", async () => {

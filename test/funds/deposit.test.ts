@@ -76,6 +76,31 @@ describe("POST /approve", () => {
     expect(await allowance(c, EURC(), ALICE(), c.vault)).toBe(123n);
   });
 
+  it("a gas limit the node would drop the transaction for is a 400, not a hash to wait on for good", async () => {
+    const res = await post("/approve", { token: EURC(), owner: ALICE(), spender: c.vault, amount: "5" });
+    const nonce = await c.pub.getTransactionCount({ address: alice().address, blockTag: "pending" });
+    // Under its intrinsic gas: refused before it is sent.
+    const low = await post("/tx/send", { raw_tx: await signTx(alice(), { ...res.body.tx, gas: "0x5208" }) });
+    expect(low.status).toBe(400);
+    expect(low.body.detail).toMatch(/^raw_tx gas limit 21000 is below its intrinsic gas \d+/);
+    // Above its intrinsic gas but under Prague's calldata floor (EIP-7623): Anvil answers a
+    // hash and keeps the transaction nowhere; the relay sees that and refuses it.
+    const data = res.body.tx.data.slice(2) as string;
+    let zeros = 0;
+    for (let i = 0; i < data.length; i += 2) if (data.slice(i, i + 2) === "00") zeros++;
+    const nonzero = data.length / 2 - zeros;
+    const intrinsic = 21_000 + 4 * zeros + 16 * nonzero;
+    const floor = 21_000 + 10 * (zeros + 4 * nonzero);
+    expect(floor).toBeGreaterThan(intrinsic + 1);
+    const underFloor = await post("/tx/send", { raw_tx: await signTx(alice(), { ...res.body.tx, gas: `0x${(intrinsic + 1).toString(16)}` }) });
+    expect(underFloor.status).toBe(400);
+    expect(underFloor.body.detail).toContain("kept the transaction neither in its pool nor in a block");
+    // Nothing was spent or queued: the same nonce relays the proper transaction.
+    expect(await c.pub.getTransactionCount({ address: alice().address, blockTag: "pending" })).toBe(nonce);
+    await relay("/tx/send", res.body.tx);
+    expect(await allowance(c, EURC(), ALICE(), c.vault)).toBe(5n);
+  });
+
   it("accepts the router as spender", async () => {
     const res = await post("/approve", { token: EURC(), owner: ALICE(), spender: c.router, amount: "77" });
     expect(res.status).toBe(200);
