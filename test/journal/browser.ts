@@ -15,11 +15,13 @@ export interface RunningBrowser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<RunningBrowser> {
+/** `timezoneId`: the browser's time zone (the viewer must not depend on it). */
+export async function launchChromium(o: { timezoneId?: string } = {}): Promise<RunningBrowser> {
   const profile = mkdtempSync(join(tmpdir(), "fakex-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
+    ...(o.timezoneId ? { timezoneId: o.timezoneId } : {}),
     viewport: { width: 1280, height: 900 },
     args: [
       "--headless",

@@ -12,6 +12,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { writeReport } from "../../fixtures/report.ts";
+import { main } from "../../fixtures/cli.ts";
 import { chromiumAvailable, launchChromium, type RunningBrowser } from "./browser.ts";
 
 describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () => {
@@ -172,7 +173,16 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     while ((await count("")) <= 1000) await Promise.all(Array.from({ length: 50 }, () => fetch(`${ex.baseUrl}/markets`).then((r) => r.arrayBuffer())));
     const all = await count("");
     const long = join(dir, "long.html");
-    await writeReport(ex.controlUrl, long);
+    const said: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stdout.write;
+    try {
+      expect(await main(["report", "--from", ex.controlUrl, "--out", long])).toBe(0);
+    } finally {
+      process.stdout.write = write;
+    }
+    // The command says what the file holds: the newest 1000 of the run's requests.
+    expect(said.join("")).toContain(`settlement batches, the newest 1000 of ${all} requests)`);
     await page.goto(`${pathToFileURL(long).href}#/requests`);
     await page.locator("div.controls span.muted", { hasText: "this report keeps" }).waitFor();
     expect(await page.locator("div.controls span.muted").textContent()).toBe(`1000 entries match; 1–200 shown (this report keeps the newest 1000 of the run's ${all} requests)`);

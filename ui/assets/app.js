@@ -61,11 +61,17 @@ function routeQuery() {
   return new URLSearchParams(REPORT ? (location.hash.split("?")[1] ?? "") : location.search);
 }
 
-/** Put `params` in the address without a new history entry (Back leaves the view). */
-function setRouteQuery(params) {
+/**
+ * Put `params` in the address: as a new history entry when `push` (a page or filter the user
+ * moved to, which Back returns from), else in place (the view's own corrections).
+ */
+function setRouteQuery(params, push = false) {
   const q = params.toString();
   const route = currentRoute();
-  history.replaceState(null, "", REPORT ? `#${route}${q ? `?${q}` : ""}` : `${href(route)}${q ? `?${q}` : ""}`);
+  const url = REPORT ? `#${route}${q ? `?${q}` : ""}` : `${href(route)}${q ? `?${q}` : ""}`;
+  if (url === (REPORT ? location.hash : location.pathname + location.search)) return;
+  if (push) history.pushState(null, "", url);
+  else history.replaceState(null, "", url);
 }
 
 function href(route) {
@@ -163,6 +169,11 @@ function RunPanel({ tick, bump }) {
   const [seconds, setSeconds] = useState("60");
   const [snapId, setSnapId] = useState("");
   const [message, setMessage] = useState("");
+  const advance = () => {
+    const s = seconds.trim();
+    if (!/^\d{1,9}$/.test(s)) return setMessage(`advance: enter a whole number of seconds, not "${s}"`);
+    return act("advance", () => post("/clock/advance", { seconds: Number(s) }))();
+  };
   const act = (label, fn) => async () => {
     try {
       const out = await fn();
@@ -185,8 +196,8 @@ function RunPanel({ tick, bump }) {
     ${REPORT
       ? html`<p class="muted">Report of a run, captured ${REPORT.captured_at} from ${REPORT.source}.</p>`
       : html`<div class="controls">
-          <input aria-label="seconds" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} />
-          <button data-action="advance" onClick=${act("advance", () => post("/clock/advance", { seconds: Number(seconds) }))}>Advance clock</button>
+          <input aria-label="seconds" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} onKeyDown=${(e) => e.key === "Enter" && advance()} />
+          <button data-action="advance" onClick=${advance}>Advance clock</button>
           <button data-action="mine" onClick=${act("mine", () => post("/mine", { blocks: 1 }))}>Mine block</button>
           <button data-action="settle" onClick=${act("settle", () => post("/settle"))}>Settle</button>
           <button data-action="snapshot" onClick=${act("snapshot", async () => {
@@ -219,10 +230,30 @@ function OrdersTable({ orders }) {
   </table>`;
 }
 
+/** Newer / Older buttons over a list of `total` entries shown `size` at a time from `offset`. */
+function Pager({ offset, size, total, setOffset }) {
+  if (total <= size) return null;
+  return html`<div class="controls"><span class="muted">${Math.min(offset + 1, total)}–${Math.min(offset + size, total)} shown</span>
+    ${offset > 0 ? html`<button onClick=${() => setOffset(Math.max(0, offset - size))}>Newer</button>` : null}
+    ${offset + size < total ? html`<button onClick=${() => setOffset(offset + size)}>Older</button>` : null}</div>`;
+}
+
+const ORDERS_PAGE = 50;
+
+/** The rows of a page: the server pages a live view; a report holds its captured list whole and pages it here. */
+function pageOf(list, total, offset, size) {
+  return REPORT ? { rows: list.slice(offset, offset + size), total: list.length } : { rows: list, total };
+}
+
 function Home({ tick }) {
-  const state = useData("/orders?limit=50", tick);
+  const [offset, setOffset] = useState(0);
+  const state = useData(`/orders?limit=${ORDERS_PAGE}&offset=${offset}`, tick);
   return html`<section class="panel"><h2>Recent orders</h2>
-    <${Loading} state=${state}>${(d) => html`<${OrdersTable} orders=${d.orders} /><p class="muted">${counted(d.total, "order")} in all</p>`}<//>
+    <${Loading} state=${state}>${(d) => {
+      const page = pageOf(d.orders, d.total, offset, ORDERS_PAGE);
+      return html`<${OrdersTable} orders=${page.rows} /><p class="muted">${counted(d.total, "order")} in all</p>
+        <${Pager} offset=${offset} size=${ORDERS_PAGE} total=${page.total} setOffset=${setOffset} />`;
+    }}<//>
   </section>`;
 }
 
@@ -249,7 +280,7 @@ function BatchesTable({ batches }) {
     <thead><tr><th>Batch</th><th>Kind</th><th>Status</th><th>Tx hash</th><th>Block</th><th>Fills</th><th>Revert reasons</th></tr></thead>
     <tbody>${batches.map(
       (b) => html`<tr>
-        <td>${b.settlement_id}</td><td>${b.kind}</td><td><${Status} s=${b.status} /></td>
+        <td>${b.settlement_id}</td><td>${b.kind}</td><td><${Status} s=${b.status} />${(b.revert_reasons ?? []).length ? html` <span class="bad">(mined; fills in it reverted)</span>` : null}</td>
         <td><${Hash} v=${b.tx_hash} /></td><td>${b.block ?? "—"}</td><td>${b.fill_ids.join(", ")}</td>
         <td>${(b.revert_reasons ?? []).join(", ")}</td>
       </tr>`,
@@ -268,7 +299,9 @@ function OrderView({ id, tick }) {
         <div><label>Price × amount</label>${d.order.price} × ${d.order.amount}</div>
         <div><label>Filled</label>${d.order.filled_base_amount} (remaining ${d.order.remaining_amount}; raw ${d.order.filled_amount})</div>
         <div><label>Created / expires</label>${d.order.created_at} / ${expiresIso(d.order.expiration)} <span class="muted">(${d.order.expiration})</span></div>
-        ${d.order.error_code ? html`<div><label>Error</label>${d.order.error_code}: ${d.order.error}</div>` : null}
+        ${d.order.error_code
+          ? html`<div><label>${d.order.status === "pending" ? "Last reverted fill" : "Error"}</label>${d.order.error_code}: ${d.order.error}${d.order.status === "pending" ? html` <span class="muted">(its quantity went back to the book; the order is still live)</span>` : null}</div>`
+          : null}
       </div>
       <h3>Fills</h3><${FillsTable} fills=${d.fills} />
       <h3>Settlement batches</h3><${BatchesTable} batches=${d.settlement_batches} />
@@ -281,10 +314,17 @@ function OrderView({ id, tick }) {
   </section>`;
 }
 
+const BATCHES_PAGE = 200;
+
 function BatchesView({ tick }) {
-  const state = useData("/batches?limit=200", tick);
+  const [offset, setOffset] = useState(0);
+  const state = useData(`/batches?limit=${BATCHES_PAGE}&offset=${offset}`, tick);
   return html`<section class="panel"><h2>Settlement batches</h2>
-    <${Loading} state=${state}>${(d) => html`<${BatchesTable} batches=${d.batches} /><p class="muted">${counted(d.total, "batch", "batches")} in all</p>`}<//>
+    <${Loading} state=${state}>${(d) => {
+      const page = pageOf(d.batches, d.total, offset, BATCHES_PAGE);
+      return html`<${BatchesTable} batches=${page.rows} /><p class="muted">${counted(d.total, "batch", "batches")} in all</p>
+        <${Pager} offset=${offset} size=${BATCHES_PAGE} total=${page.total} setOffset=${setOffset} />`;
+    }}<//>
   </section>`;
 }
 
@@ -306,10 +346,10 @@ function MarketCard({ m }) {
   const opts = {
     title: `${m.symbol} depth`,
     height: 200,
-    scales: { x: { time: false } },
+    scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] } },
     axes: [{ label: `price (${m.quote})`, values: (_u, vals) => vals.map((v) => String(Number(v.toPrecision(6)))) }, { label: `cumulative ${m.base}`, size: 60 }],
     series: [
-      {},
+      { label: "price" },
       { label: "bids", stroke: "#1a7f37", fill: "rgba(26,127,55,0.15)", paths: uPlot.paths.stepped({ align: -1 }), spanGaps: false },
       { label: "asks", stroke: "#cf222e", fill: "rgba(207,34,46,0.15)", paths: uPlot.paths.stepped({ align: 1 }), spanGaps: false },
     ],
@@ -356,12 +396,20 @@ function RequestsView({ tick }) {
   });
   const { offset, before } = page;
   const setOffset = (next, anchor = before) => setPage(next > 0 ? { offset: next, before: anchor } : { offset: 0, before: null });
+  // A page or filter the user moved to is a history entry of its own (Back returns to the
+  // one before); the view's own corrections (the last-page clamp) replace the address.
+  const userMove = useRef(false);
+  const moveTo = (next, anchor) => {
+    userMove.current = true;
+    setOffset(next, anchor);
+  };
   const q = new URLSearchParams(Object.entries(filter).filter(([, v]) => v)).toString();
   useEffect(() => {
     const params = new URLSearchParams(q);
     if (offset > 0) params.set("offset", String(offset));
     if (before) params.set("before", before);
-    setRouteQuery(params);
+    setRouteQuery(params, userMove.current);
+    userMove.current = false;
   }, [q, offset, before]);
   const held = REPORT || !before ? "" : `&before=${before}`;
   const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${held}${q ? `&${q}` : ""}`, tick);
@@ -373,7 +421,7 @@ function RequestsView({ tick }) {
       // From the latest filter, not this render's: two fields changed before a re-render both count.
       const value = e.target.value.trim();
       setFilter((latest) => ({ ...latest, [k]: value }));
-      setOffset(0);
+      moveTo(0);
     }} />`;
   let rows = state.data?.entries ?? [];
   // A report holds the unfiltered journal: filter and page it here the way the server would.
@@ -393,7 +441,7 @@ function RequestsView({ tick }) {
   // A report keeps the newest entries only: say how many of the run's it left out.
   const left = REPORT && state.data?.total > (state.data?.entries.length ?? 0) ? state.data.total - state.data.entries.length : 0;
   return html`<section class="panel"><h2>Request journal</h2>
-    <div class="filters">${field("method", "method")} ${field("path", "path (* wildcard)")} ${field("status", "status (404, 4xx, 0)")} ${field("owner", "owner 0x…")}</div>
+    <div class="filters">${field("method", "method")} ${field("path", "path /api/v1/… (* wildcard)")} ${field("status", "status (404, 4xx, 0)")} ${field("owner", "owner 0x…")}</div>
     <${Loading} state=${refused ? { data: null, error: refused } : state}>${() => html`<table class="requests">
       <thead><tr><th>Id</th><th>Virtual time</th><th>Method</th><th>Path</th><th>Status</th><th>Wallet</th><th>ms</th><th>Caused</th></tr></thead>
       <tbody>${rows.map(
@@ -405,10 +453,17 @@ function RequestsView({ tick }) {
       )}</tbody></table>
       <div class="controls">
         <span class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}${total > REQUESTS_PAGE ? `; ${Math.min(offset + 1, total)}–${Math.min(offset + REQUESTS_PAGE, total)} shown` : ""}${left ? ` (this report keeps the newest ${state.data.entries.length} of the run's ${state.data.total} requests)` : ""}${before && !REPORT ? `; up to r${Number(before.slice(1)) - 1}, newer requests are on the first page` : ""}</span>
-        ${offset > 0 ? html`<button onClick=${() => setOffset(Math.max(0, Math.min(offset, lastPage + REQUESTS_PAGE) - REQUESTS_PAGE))}>Newer</button>` : null}
-        ${older ? html`<button onClick=${() => (before || REPORT ? setOffset(offset + REQUESTS_PAGE) : setOffset(REQUESTS_PAGE, heldAt(rows)))}>Older</button>` : null}
+        ${offset > 0 ? html`<button onClick=${() => moveTo(Math.max(0, Math.min(offset, lastPage + REQUESTS_PAGE) - REQUESTS_PAGE))}>Newer</button>` : null}
+        ${older ? html`<button onClick=${() => (before || REPORT ? moveTo(offset + REQUESTS_PAGE) : moveTo(REQUESTS_PAGE, heldAt(rows)))}>Older</button>` : null}
       </div>`}<//>
   </section>`;
+}
+
+/** A journaled query as the client sent it: a key given twice shows twice (`a=1&a=2`), values decoded. */
+function queryText(query) {
+  return Object.entries(query)
+    .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}=${x}`))
+    .join("&");
 }
 
 /** Paging away from a live page: hold the list at the requests received up to its first row (the next page is then one page on). */
@@ -473,7 +528,7 @@ function RequestView({ id, tick }) {
   return html`<section class="panel"><h2>Request <code>${id}</code></h2>
     <${Loading} state=${state}>${(e) => html`
       <div class="facts">
-        <div><label>Request</label><strong>${e.method} ${e.path}</strong> ${Object.keys(e.query).length ? html`<code>${new URLSearchParams(e.query).toString()}</code>` : null}</div>
+        <div><label>Request</label><strong>${e.method} ${e.path}</strong> ${Object.keys(e.query).length ? html`<code>${queryText(e.query)}</code>` : null}</div>
         <div><label>Status</label><span class=${statusClass(e.status)}>${e.status}</span>${e.status === 0 ? html` <span class="muted">(no answer reached the client)</span>` : null}</div>
         ${e.fault ? html`<div data-testid="fault"><label>Route fault</label><strong class="bad">${e.fault.kind}</strong> ${e.fault.after_commit
           ? html`after the request took effect: the client lost its ${e.fault.committed_status ?? ""} answer; what it caused (below) stands`
@@ -507,15 +562,27 @@ const TIMELINE_SERIES = [
   ["settlement_receipt", "receipts", "#1a7f37"],
 ];
 
+/** uPlot's time axis and legend in UTC, as every other time on the page (not the browser's zone). */
+const utcDate = (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC");
+const TIMELINE_WINDOW = 1000;
+const TIMELINE_ROWS = 300;
+
 function TimelineView({ tick }) {
   const head = useData("/run", tick);
   const total = head.data?.counts.events ?? null;
-  const after = total === null ? 0 : Math.max(0, total - 1000);
-  const state = useData(total === null ? "/run" : `/events?after=${after}&limit=1000`, `${tick}/${total}`);
-  return html`<section class="panel"><h2>Timeline (virtual clock)</h2>
+  const after = total === null ? 0 : Math.max(0, total - TIMELINE_WINDOW);
+  const loaded = useData(total === null ? "/run" : `/events?after=${after}&limit=${TIMELINE_WINDOW}`, `${tick}/${total}`);
+  // New events move the window (another path): keep showing the last one meanwhile, so the
+  // page neither blanks nor jumps to the top at every event.
+  const last = useRef(null);
+  if (loaded.data?.events) last.current = loaded;
+  const state = loaded.data?.events || !last.current ? loaded : last.current;
+  return html`<section class="panel"><h2>Timeline (virtual clock, UTC)</h2>
     <${Loading} state=${state}>${(d) => {
       const events = d.events ?? [];
       if (!events.length) return html`<p class="muted">No events.</p>`;
+      const first = events[0].seq;
+      const windowed = first > 1;
       const xs = [];
       const ys = TIMELINE_SERIES.map(() => []);
       const counts = TIMELINE_SERIES.map(() => 0);
@@ -527,14 +594,17 @@ function TimelineView({ tick }) {
       }
       const opts = {
         height: 240,
+        tzDate: utcDate,
         // Events at one virtual instant: widen the axis to a minute either side.
         scales: { x: { auto: false, range: xs[0] === xs[xs.length - 1] ? [xs[0] - 60, xs[0] + 60] : [xs[0], xs[xs.length - 1]] } },
-        axes: [{}, { label: "cumulative count" }],
+        axes: [{}, { label: windowed ? `count since event #${first}` : "cumulative count" }],
         series: [{}, ...TIMELINE_SERIES.map(([, label, stroke]) => ({ label, stroke, paths: uPlot.paths.stepped({ align: 1 }) }))],
       };
-      return html`<${Chart} opts=${opts} data=${[xs, ...ys]} />
+      return html`${windowed ? html`<p class="muted" data-testid="timeline-window">The last ${events.length} of the run's ${events[events.length - 1].seq} events (from #${first}): the chart counts from there; the run panel has the run's totals.</p>` : null}
+        <${Chart} opts=${opts} data=${[xs, ...ys]} />
+        ${events.length > TIMELINE_ROWS ? html`<p class="muted">The newest ${TIMELINE_ROWS} of these events:</p>` : null}
         <table class="events"><thead><tr><th>#</th><th>Virtual time</th><th>Type</th><th>Data</th></tr></thead>
-        <tbody>${[...events].reverse().slice(0, 300).map(
+        <tbody>${[...events].reverse().slice(0, TIMELINE_ROWS).map(
           (ev) => html`<tr><td>${ev.seq}</td><td>${new Date(ev.at).toISOString()}</td><td>${ev.type}</td><td><code class="data">${JSON.stringify(ev.data)}</code></td></tr>`,
         )}</tbody></table>`;
     }}<//>

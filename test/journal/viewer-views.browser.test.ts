@@ -1,0 +1,100 @@
+// The run viewer's timeline, order list and request page on a long, busy run, in a browser
+// whose time zone is not UTC: the timeline's axis and legend are in UTC like the rest of the
+// page, a window of the newest events says it is one, the order list pages, a repeated query
+// key shows as sent, Back after paging stays in the viewer, and the clock box refuses junk.
+// Headless Chromium, as viewer.browser.test.ts (skipped without /usr/bin/chromium; CI requires it).
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import { chromiumAvailable, launchChromium, type RunningBrowser } from "./browser.ts";
+
+describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (browser in America/Los_Angeles)", () => {
+  let ex: FakeExchange;
+  let browser: RunningBrowser;
+  let page: Page;
+  const SYMBOL = "USDT/USDC";
+
+  beforeAll(async () => {
+    // 00:30 UTC: still the previous day in Los Angeles.
+    ex = await createFakeExchange({ seed: 41, startTime: "2026-01-01T00:30:00Z" });
+    expect((await fetch(`${ex.controlUrl}/activity`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ markets: [SYMBOL], step_sec: 10, takers_per_min: 30 }) })).status).toBe(200);
+    while (((await (await fetch(`${ex.controlUrl}/run`)).json() as { counts: { events: number } }).counts.events) <= 1100) {
+      await ex.control.advanceClock(300);
+    }
+    browser = await launchChromium({ timezoneId: "America/Los_Angeles" });
+    page = await browser.context.newPage();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await ex?.close();
+  });
+
+  test("the timeline is in UTC whatever the browser's zone, and says when it shows only the newest events", async () => {
+    const run = (await (await fetch(`${ex.controlUrl}/run`)).json()) as { counts: { events: number } };
+    await page.goto(`${ex.controlUrl}/ui/timeline`);
+    const caption = page.locator('[data-testid="timeline-window"]');
+    await caption.waitFor();
+    expect(await caption.textContent()).toContain(`The last 1000 of the run's ${run.counts.events} events (from #${run.counts.events - 999})`);
+    // The legend's time under the cursor: UTC (2026-01-01), not Los Angeles (2025-12-31).
+    const chart = page.locator(".chart .u-over");
+    const box = (await chart.boundingBox())!;
+    await page.mouse.move(box.x + 3, box.y + box.height / 2);
+    const time = page.locator(".u-legend .u-series").first().locator(".u-value");
+    await expect.poll(() => time.textContent()).toMatch(/^2026-01-01 /);
+    expect(await page.locator("h2").first().textContent()).toContain("UTC");
+  });
+
+  test("the order list pages (Older / Newer) past its first 50", async () => {
+    const total = ((await (await fetch(`${ex.controlUrl}/orders?limit=1`)).json()) as { total: number }).total;
+    expect(total).toBeGreaterThan(100);
+    await page.goto(`${ex.controlUrl}/ui/`);
+    await expect.poll(() => page.locator("table.orders tbody tr").count()).toBe(50);
+    const firstOnPage1 = await page.locator("table.orders tbody tr").first().getAttribute("data-order-id");
+    await page.locator("button", { hasText: "Older" }).click();
+    await expect.poll(() => page.locator("main").textContent()).toContain("51–100 shown");
+    const second = ((await (await fetch(`${ex.controlUrl}/orders?limit=50&offset=50`)).json()) as { orders: { order_id: string }[] }).orders;
+    await expect.poll(() => page.locator("table.orders tbody tr").first().getAttribute("data-order-id")).toBe(second[0]!.order_id);
+    expect(second[0]!.order_id).not.toBe(firstOnPage1);
+    await page.locator("button", { hasText: "Newer" }).click();
+    await expect.poll(() => page.locator("main").textContent()).toContain("1–50 shown");
+  });
+
+  test("a request with a query key given twice shows it twice, as sent", async () => {
+    const res = await fetch(`${ex.baseUrl}/orderbook?symbol=USDT%2FUSDC&symbol=EURC%2FUSDC`);
+    const id = res.headers.get("x-request-id")!;
+    await page.goto(`${ex.controlUrl}/ui/requests/${id}`);
+    const request = page.locator(".facts div", { has: page.locator("label", { hasText: /^Request$/ }) });
+    await expect.poll(() => request.textContent()).toContain("symbol=USDT/USDC&symbol=EURC/USDC");
+  });
+
+  test("Back after Older returns to the first page of the request list, inside the viewer", async () => {
+    for (let i = 0; i < 250; i += 25) await Promise.all(Array.from({ length: 25 }, () => fetch(`${ex.baseUrl}/markets`).then((r) => r.arrayBuffer())));
+    await page.goto(`${ex.controlUrl}/ui/markets`);
+    await page.goto(`${ex.controlUrl}/ui/requests`);
+    await expect.poll(() => page.locator("table.requests tbody tr").count()).toBe(200);
+    await page.locator("button", { hasText: "Older" }).click();
+    await expect.poll(() => page.url()).toContain("offset=200");
+    await page.goBack();
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/requests`);
+    await expect.poll(() => page.locator("table.requests tbody tr").count()).toBe(200);
+    expect(await page.locator("button", { hasText: "Newer" }).count()).toBe(0);
+  });
+
+  test("the clock box takes whole seconds only, and Enter advances", async () => {
+    await page.goto(`${ex.controlUrl}/ui/`);
+    const box = page.locator('input[aria-label="seconds"]');
+    const message = page.locator('[data-testid="message"]');
+    const before = ex.control.now().now;
+    await box.fill("");
+    await page.locator('button[data-action="advance"]').click();
+    await expect.poll(() => message.textContent()).toBe('advance: enter a whole number of seconds, not ""');
+    await box.fill("abc");
+    await box.press("Enter");
+    await expect.poll(() => message.textContent()).toBe('advance: enter a whole number of seconds, not "abc"');
+    expect(ex.control.now().now).toBe(before);
+    await box.fill("30");
+    await box.press("Enter");
+    await expect.poll(() => ex.control.now().now).toBe(before + 30);
+  });
+});
