@@ -16,6 +16,12 @@ import { SERVICE_UNAVAILABLE_DETAIL } from "./errors.ts";
 export type FailKind = 503 | "timeout" | "reset" | "truncate";
 export const FAIL_KINDS: readonly FailKind[] = [503, "timeout", "reset", "truncate"];
 
+/**
+ * Emitted on a response when a route fault gives its last answer (a 503, a reset, a hold,
+ * half a body): the route is done with it, though no end() may ever be called.
+ */
+export const FAULT_ANSWERED = "fakex:fault-answered";
+
 /** A held (timeout) request is dropped after this long even if the client never gives up. */
 export const MAX_HOLD_MS = 300_000;
 
@@ -36,6 +42,8 @@ export type HeaderSnapshot = CommittedResponse["headers"];
  * `edge` the headers set before the route ran (kept on a 503 that replaces its answer).
  */
 export function answerWithFault(res: Response, kind: FailKind, committed: CommittedResponse | null, edge: HeaderSnapshot = {}): void {
+  // The route is done with the request, whatever reaches the client (fixtures/pool/router.ts).
+  res.emit(FAULT_ANSWERED);
   switch (kind) {
     case 503:
       if (committed) resetHeaders(res, edge);
