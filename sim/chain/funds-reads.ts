@@ -170,14 +170,24 @@ export class FundsReader {
     return hash;
   }
 
-  /** Whether the node has `hash` pending or mined; asked again for a moment (automine stores the block just after answering). */
+  /**
+   * Whether the node keeps `hash`. A dropped transaction sits in the pool until the miner
+   * refuses it, so on an automining node a pending one is watched until it is mined or gone
+   * (bounded: a slow node's pending transaction stands); with manual or interval blocks
+   * pending is where a good transaction waits.
+   */
   private async nodeHolds(hash: Hex): Promise<boolean> {
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const tx = await this.client.request({ method: "eth_getTransactionByHash", params: [hash] }).catch(() => undefined);
+    let automine: boolean | undefined;
+    const deadline = Date.now() + 2_000;
+    for (;;) {
+      const tx = (await this.client.request({ method: "eth_getTransactionByHash", params: [hash] }).catch(() => undefined)) as { blockNumber?: string | null } | null | undefined;
       // An unanswered read is not evidence of a drop: the hash stands.
-      if (tx !== null) return true;
-      await new Promise((r) => setTimeout(r, 10));
+      if (tx === undefined) return true;
+      if (tx === null) return false;
+      if (tx.blockNumber) return true;
+      automine ??= await this.client.request({ method: "anvil_getAutomine" } as never).then((on) => on === true, () => false);
+      if (!automine || Date.now() >= deadline) return true;
+      await new Promise((r) => setTimeout(r, 5));
     }
-    return false;
   }
 }
