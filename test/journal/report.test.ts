@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { main } from "../../fixtures/cli.ts";
+import { capturedOutput } from "../fixtures/captured-output.ts";
 import { createFakeExchange } from "../../fixtures/fake-exchange.ts";
 import { LOCK_FILE, STATE_FILE } from "../../fixtures/state-dir.ts";
 import { writeReport } from "../../fixtures/report.ts";
@@ -51,17 +52,11 @@ describe("fakex report", () => {
       txHash = ex.parts.engine.fillsOfOrder(orderId!)[0]!.tx_hash!;
 
       const live = join(dir, "live.html");
-      const said: string[] = [];
-      const write = process.stdout.write.bind(process.stdout);
-      process.stdout.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stdout.write;
-      try {
-        expect(await main(["report", "--from", ex.controlUrl, "--out", live])).toBe(0);
-      } finally {
-        process.stdout.write = write;
-      }
+      const wrote = await capturedOutput("stdout", () => main(["report", "--from", ex.controlUrl, "--out", live]));
+      expect(wrote.value).toBe(0);
       // What the file holds (the run's counts where the file keeps them all).
       const run = (await (await fetch(`${ex.controlUrl}/run`)).json()) as { counts: { orders: number; settlement_batches: number; requests: number } };
-      expect(said.join("")).toBe(`fakex report: wrote ${live} (${run.counts.orders} orders, ${run.counts.settlement_batches} settlement batches, ${run.counts.requests} requests)\n`);
+      expect(wrote.text).toBe(`fakex report: wrote ${live} (${run.counts.orders} orders, ${run.counts.settlement_batches} settlement batches, ${run.counts.requests} requests)\n`);
       const html = readFileSync(live, "utf8");
       // Self-contained: every script and style is inline; nothing points back at the server.
       expect(html).not.toMatch(/\b(src|href)="(https?:|\/)/);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { writeReport } from "../../fixtures/report.ts";
 import { main } from "../../fixtures/cli.ts";
+import { capturedOutput } from "../fixtures/captured-output.ts";
 import { chromiumAvailable, launchChromium, type RunningBrowser } from "./browser.ts";
 
 describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () => {
@@ -173,16 +174,10 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     while ((await count("")) <= 1000) await Promise.all(Array.from({ length: 50 }, () => fetch(`${ex.baseUrl}/markets`).then((r) => r.arrayBuffer())));
     const all = await count("");
     const long = join(dir, "long.html");
-    const said: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stdout.write;
-    try {
-      expect(await main(["report", "--from", ex.controlUrl, "--out", long])).toBe(0);
-    } finally {
-      process.stdout.write = write;
-    }
+    const wrote = await capturedOutput("stdout", () => main(["report", "--from", ex.controlUrl, "--out", long]));
+    expect(wrote.value).toBe(0);
     // The command says what the file holds: the newest 1000 of the run's requests.
-    expect(said.join("")).toContain(`settlement batches, the newest 1000 of ${all} requests)`);
+    expect(wrote.text).toContain(`settlement batches, the newest 1000 of ${all} requests)`);
     await page.goto(`${pathToFileURL(long).href}#/requests`);
     await page.locator("div.controls span.muted", { hasText: "this report keeps" }).waitFor();
     expect(await page.locator("div.controls span.muted").textContent()).toBe(`1000 entries match; 1–200 shown (this report keeps the newest 1000 of the run's ${all} requests)`);
