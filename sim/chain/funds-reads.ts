@@ -149,45 +149,18 @@ export class FundsReader {
   /**
    * eth_sendRawTransaction. The node refusing the transaction (nonce too low,
    * insufficient funds for gas, underpriced) is the sender's problem: 400 with the
-   * node's reason. An unreachable node is 503. Anvil answers a hash for some transactions
-   * it then keeps neither in its pool nor in a block (a gas limit under Prague's calldata
-   * floor): a node refuses those, and a client would wait on the hash for good, so such a
-   * hash is a 400 too.
+   * node's reason. An unreachable node is 503. (Anvil answers a hash for a transaction
+   * under Prague's calldata floor and drops it at the next block; the broadcast policy
+   * refuses such a transaction before it gets here.)
    */
   async sendRawTransaction(rawTx: Hex): Promise<Hex> {
-    let hash: Hex;
     try {
-      hash = (await this.client.sendRawTransaction({ serializedTransaction: rawTx as ViemHex })) as Hex;
+      return (await this.client.sendRawTransaction({ serializedTransaction: rawTx as ViemHex })) as Hex;
     } catch (err) {
       if (isNodeUnavailable(err) || !(err instanceof BaseError)) {
         throw new ExchangeError("UNAVAILABLE", 503, `broadcast failed: ${revertReason(err)}`);
       }
       throw new ExchangeError("VALIDATION", 400, `transaction rejected by the node: ${revertReason(err)}`);
-    }
-    if (!(await this.nodeHolds(hash))) {
-      throw new ExchangeError("VALIDATION", 400, "transaction rejected by the node: it answered a hash but kept the transaction neither in its pool nor in a block (check its gas limit)");
-    }
-    return hash;
-  }
-
-  /**
-   * Whether the node keeps `hash`. A dropped transaction sits in the pool until the miner
-   * refuses it, so on an automining node a pending one is watched until it is mined or gone
-   * (bounded: a slow node's pending transaction stands); with manual or interval blocks
-   * pending is where a good transaction waits.
-   */
-  private async nodeHolds(hash: Hex): Promise<boolean> {
-    let automine: boolean | undefined;
-    const deadline = Date.now() + 2_000;
-    for (;;) {
-      const tx = (await this.client.request({ method: "eth_getTransactionByHash", params: [hash] }).catch(() => undefined)) as { blockNumber?: string | null } | null | undefined;
-      // An unanswered read is not evidence of a drop: the hash stands.
-      if (tx === undefined) return true;
-      if (tx === null) return false;
-      if (tx.blockNumber) return true;
-      automine ??= await this.client.request({ method: "anvil_getAutomine" } as never).then((on) => on === true, () => false);
-      if (!automine || Date.now() >= deadline) return true;
-      await new Promise((r) => setTimeout(r, 5));
     }
   }
 }

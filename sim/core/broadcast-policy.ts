@@ -90,17 +90,21 @@ function decodeWith(abi: Abi, data: Hex): Decoded | null {
 }
 
 /**
- * Gas a transaction uses before any code runs (EIP-2028 calldata, EIP-2930 access list,
- * EIP-7702 authorizations; no creation, which is refused anyway). Prague's calldata floor
- * (EIP-7623) can ask for more; the node backstop in the relay catches what this misses.
+ * The least gas a transaction may carry on Prague, the hardfork fakex runs: what it uses
+ * before any code runs (EIP-2028 calldata, EIP-2930 access list, EIP-7702 authorizations;
+ * no creation, which is refused anyway), or EIP-7623's calldata floor when that is more.
  */
 function intrinsicGas(tx: ReturnType<typeof parseTransaction>): bigint {
-  let gas = 21_000n;
   const data = (tx.data ?? "0x").slice(2);
-  for (let i = 0; i < data.length; i += 2) gas += data.slice(i, i + 2) === "00" ? 4n : 16n;
+  let zeros = 0n;
+  let others = 0n;
+  for (let i = 0; i < data.length; i += 2) if (data.slice(i, i + 2) === "00") zeros++;
+  else others++;
+  let gas = 21_000n + 4n * zeros + 16n * others;
   for (const entry of (tx as { accessList?: readonly { storageKeys: readonly unknown[] }[] }).accessList ?? []) gas += 2_400n + 1_900n * BigInt(entry.storageKeys.length);
   gas += 25_000n * BigInt((tx as { authorizationList?: readonly unknown[] }).authorizationList?.length ?? 0);
-  return gas;
+  const floor = 21_000n + 10n * (zeros + 4n * others);
+  return gas > floor ? gas : floor;
 }
 
 /**
@@ -134,7 +138,7 @@ export async function checkBroadcast(endpoint: BroadcastEndpoint, rawTx: string,
   // Below its intrinsic gas a transaction cannot even start: a node refuses it ("intrinsic gas
   // too low"), and Anvil drops it after answering a hash the client would wait on for good.
   const intrinsic = intrinsicGas(tx);
-  if (tx.gas !== undefined && tx.gas < intrinsic) throw reject(`raw_tx gas limit ${tx.gas} is below its intrinsic gas ${intrinsic} (21000 plus its calldata, access list and authorizations)`);
+  if (tx.gas !== undefined && tx.gas < intrinsic) throw reject(`raw_tx gas limit ${tx.gas} is below its intrinsic gas ${intrinsic} (21000 plus its calldata, access list and authorizations, or Prague's calldata floor when more)`);
   if ((tx.value ?? 0n) !== 0n) throw reject("raw_tx must not transfer ether (value must be 0)");
   const to = tx.to.toLowerCase() as Address;
   const data = (tx.data ?? "0x") as Hex;

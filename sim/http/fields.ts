@@ -46,7 +46,7 @@ export function isUint256Text(s: string, rules: Uint256TextRules = {}): boolean 
  * throw (a 503 for what is a bad field).
  */
 export function zUint256(message: string, rules: Uint256TextRules = {}, notString = message) {
-  return z.string({ error: notString }).refine((s) => isUint256Text(s, rules), message);
+  return z.string({ error: (iss) => (iss.input === undefined ? "is required" : notString) }).refine((s) => isUint256Text(s, rules), message);
 }
 
 const UNIX_SECONDS_MESSAGE = "must be a non-negative integer (Unix seconds)";
@@ -58,7 +58,8 @@ export const zUnixSeconds = z.union(
 
 /** 0x-prefixed whole bytes of hex (signatures, raw transactions); `nonEmpty` refuses a bare "0x". */
 export function zHex(message: string, o: { nonEmpty?: boolean; error?: string } = {}) {
-  return z.string({ error: o.error ?? stringTypeError }).regex(o.nonEmpty ? /^0x([0-9a-fA-F]{2})+$/ : /^0x([0-9a-fA-F]{2})*$/, message);
+  const notString = o.error;
+  return z.string({ error: notString === undefined ? stringTypeError : (iss) => (iss.input === undefined ? "is required" : notString) }).regex(o.nonEmpty ? /^0x([0-9a-fA-F]{2})+$/ : /^0x([0-9a-fA-F]{2})*$/, message);
 }
 
 /** A query-string integer within [min, max] (a longer number is refused by the bound that names the limit); `dflt` when absent. */

@@ -130,12 +130,14 @@ describe("rejections (400)", () => {
     expect(await rejection("tx", legacy)).toBe(`raw_tx has no chain id; sign it for chain ${CHAIN_ID}`);
   });
 
-  it("a gas limit under the intrinsic gas (21000, calldata at 4 / 16 per zero / other byte, 25000 per authorization)", async () => {
+  it("a gas limit under the intrinsic gas (21000, calldata at 4 / 16 per zero / other byte, 25000 per authorization) or Prague's calldata floor (21000 + 10 per zero byte, 40 per other)", async () => {
     const data = calls.approveVault.slice(2);
-    let need = 21_000;
-    for (let i = 0; i < data.length; i += 2) need += data.slice(i, i + 2) === "00" ? 4 : 16;
+    let zeros = 0;
+    for (let i = 0; i < data.length; i += 2) if (data.slice(i, i + 2) === "00") zeros++;
+    const others = data.length / 2 - zeros;
+    const need = Math.max(21_000 + 4 * zeros + 16 * others, 21_000 + 10 * (zeros + 4 * others));
     expect(await rejection("tx", await signed(TOKEN, calls.approveVault, { gas: BigInt(need - 1) }))).toBe(
-      `raw_tx gas limit ${need - 1} is below its intrinsic gas ${need} (21000 plus its calldata, access list and authorizations)`,
+      `raw_tx gas limit ${need - 1} is below its intrinsic gas ${need} (21000 plus its calldata, access list and authorizations, or Prague's calldata floor when more)`,
     );
     expect((await checkBroadcast("tx", await signed(TOKEN, calls.approveVault, { gas: BigInt(need) }), CFG)).kind).toBe("approve");
   });

@@ -83,8 +83,8 @@ describe("POST /approve", () => {
     const low = await post("/tx/send", { raw_tx: await signTx(alice(), { ...res.body.tx, gas: "0x5208" }) });
     expect(low.status).toBe(400);
     expect(low.body.detail).toMatch(/^raw_tx gas limit 21000 is below its intrinsic gas \d+/);
-    // Above its intrinsic gas but under Prague's calldata floor (EIP-7623): Anvil answers a
-    // hash and keeps the transaction nowhere; the relay sees that and refuses it.
+    // Above its intrinsic gas but under Prague's calldata floor (EIP-7623): Anvil would answer
+    // a hash and drop the transaction at the next block; the policy refuses it first.
     const data = res.body.tx.data.slice(2) as string;
     let zeros = 0;
     for (let i = 0; i < data.length; i += 2) if (data.slice(i, i + 2) === "00") zeros++;
@@ -94,7 +94,7 @@ describe("POST /approve", () => {
     expect(floor).toBeGreaterThan(intrinsic + 1);
     const underFloor = await post("/tx/send", { raw_tx: await signTx(alice(), { ...res.body.tx, gas: `0x${(intrinsic + 1).toString(16)}` }) });
     expect(underFloor.status).toBe(400);
-    expect(underFloor.body.detail).toContain("kept the transaction neither in its pool nor in a block");
+    expect(underFloor.body.detail).toBe(`raw_tx gas limit ${intrinsic + 1} is below its intrinsic gas ${floor} (21000 plus its calldata, access list and authorizations, or Prague's calldata floor when more)`);
     // Nothing was spent or queued: the same nonce relays the proper transaction.
     expect(await c.pub.getTransactionCount({ address: alice().address, blockTag: "pending" })).toBe(nonce);
     await relay("/tx/send", res.body.tx);

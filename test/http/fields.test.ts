@@ -48,6 +48,11 @@ describe("isUint256Text / zUint256", () => {
       expect(schema.safeParse(undefined).error!.issues[0]!.message).toBe("is required");
       expect(schema.safeParse(42).error!.issues[0]!.message).toBe("must be a string");
     }
+    // Fields with their own not-a-string wording (signatures, uint256 strings) say "is required" when absent too.
+    for (const [schema, notString] of [[zHex("x", { error: "must be a hex string" }), "must be a hex string"], [zUint256("bad", {}, "must be a decimal string"), "must be a decimal string"]] as const) {
+      expect(schema.safeParse(undefined).error!.issues[0]!.message).toBe("is required");
+      expect(schema.safeParse(42).error!.issues[0]!.message).toBe(notString);
+    }
   });
 
   it("over HTTP: POST /api-keys names a missing field as required, a mistyped one as not a string", async () => {

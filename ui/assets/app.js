@@ -400,8 +400,10 @@ function RequestsView({ tick }) {
   // one before); the view's own corrections (the last-page clamp) replace the address.
   const userMove = useRef(false);
   const moveTo = (next, anchor) => {
+    const to = next > 0 ? { offset: next, before: anchor === undefined ? before : anchor } : { offset: 0, before: null };
+    if (to.offset === offset && to.before === before) return;
     userMove.current = true;
-    setOffset(next, anchor);
+    setPage(to);
   };
   const q = new URLSearchParams(Object.entries(filter).filter(([, v]) => v)).toString();
   useEffect(() => {
@@ -420,8 +422,10 @@ function RequestsView({ tick }) {
     }} onChange=${(e) => {
       // From the latest filter, not this render's: two fields changed before a re-render both count.
       const value = e.target.value.trim();
+      if (value === filter[k]) return;
+      userMove.current = true;
       setFilter((latest) => ({ ...latest, [k]: value }));
-      moveTo(0);
+      setPage({ offset: 0, before: null });
     }} />`;
   let rows = state.data?.entries ?? [];
   // A report holds the unfiltered journal: filter and page it here the way the server would.
@@ -466,9 +470,13 @@ function queryText(query) {
     .join("&");
 }
 
-/** Paging away from a live page: hold the list at the requests received up to its first row (the next page is then one page on). */
+/**
+ * Paging away from a live page: hold the list at the requests received up to the newest one
+ * on it (the next page is then one page on). The list is in the order requests finished, so
+ * the highest id on the page, not its first row: every row shown stays in the held list.
+ */
 function heldAt(rows) {
-  return rows.length === 0 ? null : `r${Number(rows[0].id.slice(1)) + 1}`;
+  return rows.length === 0 ? null : `r${Math.max(...rows.map((e) => Number(e.id.slice(1)))) + 1}`;
 }
 
 /** What the server's journal filter says of a filter it cannot read, or null. */
@@ -576,7 +584,7 @@ function TimelineView({ tick }) {
   // page neither blanks nor jumps to the top at every event.
   const last = useRef(null);
   if (loaded.data?.events) last.current = loaded;
-  const state = loaded.data?.events || !last.current ? loaded : last.current;
+  const state = loaded.data?.events || loaded.error || !last.current ? loaded : last.current;
   return html`<section class="panel"><h2>Timeline (virtual clock, UTC)</h2>
     <${Loading} state=${state}>${(d) => {
       const events = d.events ?? [];
