@@ -34,10 +34,18 @@ function answerUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {
     socket.destroy();
     return;
   }
+  // Node's own statuses for these codes.
   const [status, reason] =
-    err.code === "HPE_HEADER_OVERFLOW" ? [431, "Request Header Fields Too Large"] : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? [408, "Request Timeout"] : [400, "Bad Request"];
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request Header Fields Too Large"]
+      : err.code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
+        ? [413, "Payload Too Large"]
+        : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? [408, "Request Timeout"]
+          : [400, "Bad Request"];
   const body = JSON.stringify({ detail: reason });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // Then closed from this side too, as Node's default does (a half-open client would keep it).
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
 }
 
 function createPrototypedServer(app: Application, options: ServerOptions): Server {

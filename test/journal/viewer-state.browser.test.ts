@@ -206,20 +206,39 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     await expect.poll(() => rows().first().locator("a").textContent()).toBe(`r${newest + 30}`);
   });
 
+  test("Older after a slow request finished last (the list is in finishing order) skips nothing: page 2 starts where page 1 ended", async () => {
+    const rule = await fetch(`${ex.controlUrl}/routes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ rules: [{ method: "GET", path: "/tokens", latency_ms: 1500, times: 1 }] }) });
+    expect(rule.status).toBe(200);
+    const slow = fetch(`${ex.baseUrl}/tokens`).then((r) => r.arrayBuffer());
+    await expect.poll(async () => ((await (await fetch(`${ex.controlUrl}/routes`)).json()) as { rules: unknown[] }).rules.length).toBe(0);
+    for (let i = 0; i < 3; i++) await fetch(`${ex.baseUrl}/markets`).then((r) => r.arrayBuffer());
+    await slow;
+    const live = (await (await fetch(`${ex.controlUrl}/requests?limit=201`)).json()) as { entries: { id: string; path: string }[] };
+    expect(live.entries[0]!.path).toBe("/api/v1/tokens"); // arrived before the three, finished after them
+    await page.goto(`${ex.controlUrl}/ui/requests`);
+    await expect.poll(() => rows().count()).toBe(200);
+    await page.locator("button", { hasText: "Older" }).click();
+    await expect.poll(() => page.url()).toContain("offset=200");
+    await expect.poll(() => rows().first().locator("a").textContent()).toBe(live.entries[200]!.id);
+  });
+
   test("GET /requests?before= lists only what arrived before that request id", async () => {
-    const all = (await (await fetch(`${ex.controlUrl}/requests?limit=5`)).json()) as { entries: { id: string }[]; total: number };
+    const all = (await (await fetch(`${ex.controlUrl}/requests?limit=50`)).json()) as { entries: { id: string }[]; total: number };
+    const seq = (id: string) => Number(id.slice(1));
     const cut = all.entries[2]!.id;
+    const older = all.entries.filter((e) => seq(e.id) < seq(cut));
     const held = (await (await fetch(`${ex.controlUrl}/requests?limit=5&before=${cut}`)).json()) as { entries: { id: string }[]; total: number };
-    // Newest first from the request just before the cut; the cut and the two after it are left out.
-    expect(held.entries.slice(0, 2).map((e) => e.id)).toEqual([all.entries[3]!.id, all.entries[4]!.id]);
-    expect(held.entries.every((e) => Number(e.id.slice(1)) < Number(cut.slice(1)))).toBe(true);
-    expect(held.total).toBe(all.total - 3);
-    expect(await count(`before=${cut}`)).toBe(all.total - 3);
+    // Newest first (the journal's order) among the requests that arrived before the cut.
+    expect(held.entries.slice(0, 2).map((e) => e.id)).toEqual(older.slice(0, 2).map((e) => e.id));
+    expect(held.entries.every((e) => seq(e.id) < seq(cut))).toBe(true);
+    const atOrAfter = all.entries.length - older.length;
+    expect(held.total).toBe(all.total - atOrAfter);
+    expect(await count(`before=${cut}`)).toBe(all.total - atOrAfter);
     const bad = await fetch(`${ex.controlUrl}/requests?before=42`);
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { detail: string }).detail).toContain("before: a request id such as r42");
     expect(() => ex.control.requests({ before: "nope" })).toThrow(/before: a request id such as r42/);
-    expect(ex.control.requests({ before: cut, limit: 1 }).entries[0]!.id).toBe(all.entries[3]!.id);
+    expect(ex.control.requests({ before: cut, limit: 1 }).entries[0]!.id).toBe(older[0]!.id);
   });
 
   test("a page the journal shrank under moves to the last page", async () => {
