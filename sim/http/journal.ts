@@ -485,7 +485,13 @@ function cut(text: string, max: number): BodyCopy {
 /** The parsed body as JSON text; a body that did not parse, as it was sent; null when none was read. */
 function copyRequestBody(req: Request, max: number): BodyCopy | null {
   const body = req.body as unknown;
-  if (body !== undefined) return cut(typeof body === "string" ? body : jsonTextOf(body), max);
+  if (body !== undefined && typeof body !== "string") {
+    const text = jsonTextOf(body);
+    // In place of a body too deep to copy: the note, with the size the client sent.
+    if (text === null) return { text: NOT_COPIED, bytes: Number(req.headers["content-length"]) || Buffer.byteLength(NOT_COPIED), truncated: true };
+    return cut(text, max);
+  }
+  if (body !== undefined) return cut(body as string, max);
   const raw = unparsedBody(req);
   return raw === undefined ? null : cut(raw, max);
 }
@@ -493,15 +499,17 @@ function copyRequestBody(req: Request, max: number): BodyCopy | null {
 /**
  * JSON text of a parsed body. JSON.parse takes any depth but JSON.stringify recurses: a body
  * nested thousands deep (a few kB) overflows the stack, which here, after the answer went
- * out, would take the process down. Such a body is recorded by a note instead.
+ * out, would take the process down. Such a body is recorded by a note instead (null here).
  */
-function jsonTextOf(body: unknown): string {
+function jsonTextOf(body: unknown): string | null {
   try {
     return JSON.stringify(body);
-  } catch (e) {
-    return `[not recorded: ${e instanceof RangeError ? "nested too deeply to copy" : (e as Error).message}]`;
+  } catch {
+    return null;
   }
 }
+
+const NOT_COPIED = "[not recorded: nested too deeply to copy]";
 
 /** Keep the first `max` bytes of what the response writes; read them back when it is done. */
 function captureResponseBody(res: import("express").Response, max: number): () => BodyCopy | null {
