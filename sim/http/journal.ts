@@ -485,13 +485,13 @@ function cut(text: string, max: number): BodyCopy {
 /** The parsed body as JSON text; a body that did not parse, as it was sent; null when none was read. */
 function copyRequestBody(req: Request, max: number): BodyCopy | null {
   const body = req.body as unknown;
-  if (body !== undefined && typeof body !== "string") {
+  if (typeof body === "string") return cut(body, max);
+  if (body !== undefined) {
     const text = jsonTextOf(body);
     // In place of a body too deep to copy: the note, with the size the client sent.
     if (text === null) return { text: NOT_COPIED, bytes: Number(req.headers["content-length"]) || Buffer.byteLength(NOT_COPIED), truncated: true };
     return cut(text, max);
   }
-  if (body !== undefined) return cut(body as string, max);
   const raw = unparsedBody(req);
   return raw === undefined ? null : cut(raw, max);
 }

@@ -81,6 +81,12 @@ describe("createAppServer: requests Node's parser refuses", () => {
     expect(JSON.parse(a.body)).toEqual({ detail: "Request Header Fields Too Large" });
   });
 
+  it("chunk extensions over Node's limit: 413 with a {detail} body, as Node's own status", async () => {
+    const answer = await raw(`POST /api/v1/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2;${"e".repeat(20_000)}\r\n{}\r\n0\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    expect(answer.endsWith('\r\n\r\n{"detail":"Payload Too Large"}')).toBe(true);
+  });
+
   it("malformed HTTP: 400 with a {detail} body", async () => {
     const answer = await raw("GET /api/v1/markets HTTP/1.1\r\nHost: x\r\nBroken header line\r\n\r\n");
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
