@@ -1,6 +1,7 @@
 // A minimal JSON-RPC 2.0 client over HTTP for the Anvil port. viem's transport
 // can batch too, but it hides which element of a batch failed; settlement needs
 // one request carrying many presigned transactions and a per-element answer.
+import { httpFetch } from "./http-fetch.ts";
 
 export interface RpcCall {
   method: string;
@@ -46,7 +47,7 @@ export class JsonRpcClient {
     const firstId = this.nextId;
     this.nextId += calls.length;
     const body = calls.map((c, i) => ({ jsonrpc: "2.0", id: firstId + i, method: c.method, params: c.params }));
-    const res = await fetch(this.url, {
+    const res = await httpFetch(this.url, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(calls.length === 1 ? body[0] : body),
