@@ -192,7 +192,14 @@ describe("settlement", () => {
     const registry = new Registry({ ...DEFAULT_REGISTRY_CONFIG, fee_bps: 30 });
     const env = trade(undefined, { registry });
     const { ask, bid } = cross(env);
+    // A fee is paid when its fill settles: none is listed while the fill is pending.
+    const [pending] = env.engine.fillsOfOrder(ask);
+    expect(pending!.settlement_status).toBe("pending");
+    expect(pending!.settlement_economics.fees_paid).toEqual([]);
     await env.engine.settleAll();
+    const [settled] = env.engine.fillsOfOrder(ask);
+    expect(settled!.settlement_status).toBe("settled");
+    expect(settled!.settlement_economics.fees_paid.map((l) => l.amount_raw)).toEqual(["33000"]);
     const a = env.engine.getOrder(ask).settlement_economics;
     // Alice receives 11 USDC gross, pays 0.3% = 0.033 USDC.
     expect(a.gross_credits[0]!.amount_raw).toBe("11000000");

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { ExchangeError } from "../../sim/core/errors.ts";
-import { checkDistinctMarkets } from "../../sim/core/vl.ts";
+import type { MarketInfo } from "../../sim/core/registry.ts";
+import { checkDistinctMarkets, maxLotsWithin, needForLots } from "../../sim/core/vl.ts";
 import { ALICE, BOB, body, fund, setup, vlBodies, type Env } from "./helpers.ts";
 
 function err(fn: () => unknown): ExchangeError {
@@ -128,6 +130,34 @@ describe("VL batches", () => {
     const badPrice = legs(env, ["10", "10"]);
     badPrice[1] = { ...badPrice[1]!, price: "1.0000001" };
     check(badPrice, "INVALID_PRECISION");
+    // Exactly the bounds: max (3) legs and min (2) legs are accepted.
+    expect(env.engine.placeVlBatch(legs(env)).order_ids).toHaveLength(3);
+    expect(env.engine.placeVlBatch(legs(env, ["10", "10"])).order_ids).toHaveLength(2);
+  });
+
+  it("a clipped leg gets the largest lot count whose need fits what is left, on any decimals (coarse quote tokens too)", () => {
+    const grid = fc
+      .record({ baseDecimals: fc.integer({ min: 0, max: 18 }), quoteDecimals: fc.integer({ min: 0, max: 18 }), quantityPrecision: fc.integer({ min: 0, max: 8 }), tickPrecision: fc.integer({ min: 0, max: 8 }) })
+      .filter((m) => m.quantityPrecision <= m.baseDecimals);
+    fc.assert(
+      fc.property(grid, fc.constantFrom("bid" as const, "ask" as const), fc.bigInt({ min: 1n, max: 10n ** 9n }), fc.bigInt({ min: 1n, max: 10n ** 24n }), (m, side, ticks, budget) => {
+        const market = m as unknown as MarketInfo;
+        const lots = maxLotsWithin(market, side, ticks, budget);
+        expect(lots >= 0n).toBe(true);
+        if (lots > 0n) expect(needForLots(market, side, lots, ticks) <= budget).toBe(true);
+        expect(needForLots(market, side, lots + 1n, ticks) > budget).toBe(true);
+        expect(maxLotsWithin(market, side, ticks, 0n)).toBe(0n); // no budget, no lots (even where a lot's floored need is 0)
+      }),
+      { numRuns: 2000 },
+    );
+    // A worked coarse case: a 2-decimal quote token on a grid of 4 + 4 decimals; a lot at
+    // price 1.5 needs 0.015 raw units before the floor: with 1 unit left, 133 lots need
+    // 1.995 → 1 and 134 need 2.01 → 2.
+    const coarse = { baseDecimals: 18, quoteDecimals: 2, quantityPrecision: 4, tickPrecision: 4 } as unknown as MarketInfo;
+    expect(maxLotsWithin(coarse, "bid", 15_000n, 0n)).toBe(0n);
+    expect(maxLotsWithin(coarse, "bid", 15_000n, 1n)).toBe(133n);
+    expect(needForLots(coarse, "bid", 133n, 15_000n)).toBe(1n);
+    expect(needForLots(coarse, "bid", 134n, 15_000n)).toBe(2n);
   });
 
   it("the duplicate / inverse market rule", () => {
