@@ -15,14 +15,16 @@
 // Last line: `ratio: <fakex median ÷ bare median>` per reset (goal: at most 3).
 import { performance } from "node:perf_hooks";
 import { createFakeExchange } from "../fixtures/fake-exchange.ts";
+import { httpFetch } from "../sim/chain/http-fetch.ts";
 import { describe, envInt, machine, median } from "./stats.ts";
 
 const RUNS = envInt("RUNS", 7, 1);
 const RESETS = envInt("RESETS", 100, 1);
 const PROFILE = process.env["PROFILE"] === "1";
 
+/** The bare pair's calls go over the same transport fakex uses for Anvil (node:http), so the ratio compares work, not clients. */
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await httpFetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
   const body = (await res.json()) as { result?: unknown; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;

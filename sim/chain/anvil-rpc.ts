@@ -1,7 +1,7 @@
 // A minimal JSON-RPC 2.0 client over HTTP for the Anvil port. viem's transport
 // can batch too, but it hides which element of a batch failed; settlement needs
 // one request carrying many presigned transactions and a per-element answer.
-import { httpFetch } from "./http-fetch.ts";
+import { httpPostJson } from "./http-fetch.ts";
 
 export interface RpcCall {
   method: string;
@@ -47,13 +47,9 @@ export class JsonRpcClient {
     const firstId = this.nextId;
     this.nextId += calls.length;
     const body = calls.map((c, i) => ({ jsonrpc: "2.0", id: firstId + i, method: c.method, params: c.params }));
-    const res = await httpFetch(this.url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(calls.length === 1 ? body[0] : body),
-    });
-    if (!res.ok) throw new Error(`JSON-RPC HTTP ${res.status} from ${this.url}`);
-    const parsed = (await res.json()) as RpcResponse | RpcResponse[];
+    const res = await httpPostJson(this.url, JSON.stringify(calls.length === 1 ? body[0] : body));
+    if (res.status < 200 || res.status > 299) throw new Error(`JSON-RPC HTTP ${res.status} from ${this.url}`);
+    const parsed = JSON.parse(res.text) as RpcResponse | RpcResponse[];
     const list = Array.isArray(parsed) ? parsed : [parsed];
     const byId = new Map(list.map((r) => [r.id, r]));
     return calls.map((c, i) => {

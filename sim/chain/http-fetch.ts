@@ -1,4 +1,4 @@
-// fetch() for talking to Anvil, over node:http instead of the global fetch.
+// Requests to Anvil over node:http instead of the global fetch.
 //
 // The global fetch (undici) keeps a connection pool object for every origin it
 // has reached and never drops it: each Anvil listens on a new port, so every
@@ -7,38 +7,63 @@
 // node:http's default agent forgets an origin once its sockets have closed.
 // Only what the JSON-RPC callers use is supported: a method, headers, a string
 // or byte body, an abort signal; the answer is read whole.
-import { request } from "node:http";
+import { request, type IncomingHttpHeaders } from "node:http";
 import { http, type HttpTransport } from "viem";
 
-type FetchInput = string | URL | Request;
+export interface HttpAnswer {
+  status: number;
+  statusText: string;
+  /** Header names and values as received, in pairs. */
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+export interface HttpRequest {
+  method?: string;
+  headers?: Record<string, string> | IncomingHttpHeaders;
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
+}
+
+/** One request to an http:// URL, its answer read whole. */
+export function httpRequest(url: string, o: HttpRequest = {}): Promise<HttpAnswer> {
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    const req = request(url, { method: o.method ?? "GET", headers: o.headers, signal: o.signal }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("error", reject);
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 502, statusText: res.statusMessage ?? "", rawHeaders: res.rawHeaders, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }),
+      );
+    });
+    req.on("error", reject);
+    req.end(o.body);
+  });
+}
+
+/** A JSON POST; the answer's body as text. */
+export async function httpPostJson(url: string, body: string | Uint8Array): Promise<{ status: number; text: string }> {
+  const a = await httpRequest(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+  return { status: a.status, text: a.body.toString("utf8") };
+}
 
 /** Status codes whose Response must not carry a body (the Response constructor refuses one). */
 const NO_BODY = new Set([101, 204, 205, 304]);
 
-export function httpFetch(input: FetchInput, init: RequestInit = {}): Promise<Response> {
+/** fetch() over httpRequest, for clients that take a fetch function (viem); other URLs and bodies go to the global fetch. */
+export async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const url = input instanceof Request ? input.url : String(input);
-  if (input instanceof Request || !url.startsWith("http://")) return fetch(input, init);
   const body = init.body;
-  if (body !== undefined && body !== null && typeof body !== "string" && !(body instanceof Uint8Array)) return fetch(input, init);
+  const plainBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
+  if (input instanceof Request || !url.startsWith("http://") || !plainBody) return fetch(input, init);
   const headers: Record<string, string> = {};
   new Headers(init.headers).forEach((value, name) => {
     headers[name] = value;
   });
-  return new Promise<Response>((resolve, reject) => {
-    const req = request(url, { method: init.method ?? "GET", headers, signal: init.signal ?? undefined }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("error", reject);
-      res.on("end", () => {
-        const status = res.statusCode ?? 502;
-        const answerHeaders = new Headers();
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) answerHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-        resolve(new Response(NO_BODY.has(status) ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage ?? "", headers: answerHeaders }));
-      });
-    });
-    req.on("error", reject);
-    req.end(body ?? undefined);
-  });
+  const a = await httpRequest(url, { method: init.method ?? "GET", headers, body: body ?? undefined, signal: init.signal ?? undefined });
+  const answerHeaders = new Headers();
+  for (let i = 0; i + 1 < a.rawHeaders.length; i += 2) answerHeaders.append(a.rawHeaders[i]!, a.rawHeaders[i + 1]!);
+  return new Response(NO_BODY.has(a.status) ? null : a.body, { status: a.status, statusText: a.statusText, headers: answerHeaders });
 }
 
 /** viem's HTTP transport to an Anvil endpoint, through httpFetch. */
