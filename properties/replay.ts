@@ -12,6 +12,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { importModule } from "../sim/platform/module-format.ts";
+import { JsonRpcClient } from "../sim/chain/anvil-rpc.ts";
 
 export const REPLAY_BUNDLE_VERSION = 1;
 export const DEFAULT_REPLAY_DIR = ".fakex/replays";
@@ -329,22 +330,12 @@ export async function replayCommand(
 
 /** The chain state of an Anvil node (anvil_dumpState), for ReplayOptions.chainDump. */
 export async function anvilDumpState(rpcUrl: string): Promise<string | undefined> {
-  const res = await fetch(rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_dumpState", params: [] }),
-  });
-  const j = (await res.json()) as { result?: string };
-  return typeof j.result === "string" ? j.result : undefined;
+  const [out] = await new JsonRpcClient(rpcUrl).batch([{ method: "anvil_dumpState", params: [] }]);
+  return out!.ok && typeof out!.result === "string" ? out!.result : undefined;
 }
 
 /** Load a bundle's chain dump into an Anvil node (anvil_loadState) before replaying against it. */
 export async function anvilLoadState(rpcUrl: string, dump: string): Promise<boolean> {
-  const res = await fetch(rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_loadState", params: [dump] }),
-  });
-  const j = (await res.json()) as { result?: boolean };
-  return j.result === true;
+  const [out] = await new JsonRpcClient(rpcUrl).batch([{ method: "anvil_loadState", params: [dump] }]);
+  return out!.ok && out!.result === true;
 }

@@ -135,6 +135,16 @@ export function openAnvilChainPort(options: AnvilChainPortOptions, after: Promis
   return { port, ready: after.then(() => port.init(options.blockMode ?? { kind: "automine" })) };
 }
 
+/** What a snapshot's revert puts back or finds, recorded when it was taken. */
+interface SnapshotSettings {
+  /** The next block's base fee and the coinbase: set again by the revert. */
+  baseFee?: string;
+  coinbase?: string;
+  /** The executor's nonce and the head block: what the reverted chain reads (absent: read at the revert). */
+  nonce?: string;
+  head?: { number: string; baseFeePerGas?: string; gasLimit?: string };
+}
+
 export class AnvilChainPort implements ChainPort {
   readonly maxBatchSize: number;
   readonly feeRecipient: Address;
@@ -182,7 +192,7 @@ export class AnvilChainPort implements ChainPort {
    * ran after the snapshot) and the coinbase (anvil_setCoinbase through rpc_url would sign
    * every later block, hashes included). revertTo puts them back.
    */
-  private settingsAtSnapshot = new Map<Hex, { baseFee?: string; coinbase?: string }>();
+  private settingsAtSnapshot = new Map<Hex, SnapshotSettings>();
   /** Vault logs read along with another kind's, for the calls that follow (vaultLogs). */
   private logsAhead: { key: string; logs: Map<VaultLogKind, RawLog[]> } | null = null;
 
@@ -530,17 +540,24 @@ export class AnvilChainPort implements ChainPort {
    */
   async snapshot(): Promise<Hex> {
     await this.sync();
-    const [snap, status, fees, coinbase] = await this.rpc.batch([
+    const [snap, status, fees, coinbase, nonce, head] = await this.rpc.batch([
       { method: "evm_snapshot", params: [] },
       { method: "txpool_status", params: [] },
       // The last of baseFeePerGas is the next block's.
       { method: "eth_feeHistory", params: ["0x1", "latest", []] },
       { method: "eth_coinbase", params: [] },
+      // What a revert to this snapshot finds, read once here rather than at every revert.
+      { method: "eth_getTransactionCount", params: [this.executor.address, "latest"] },
+      { method: "eth_getBlockByNumber", params: ["latest", false] },
     ]);
     if (!snap!.ok) throw snap!.error;
     const id = snap!.result as Hex;
     const baseFee = fees!.ok ? (fees!.result as { baseFeePerGas?: string[] }).baseFeePerGas?.at(-1) : undefined;
-    this.settingsAtSnapshot.set(id, { ...(baseFee !== undefined ? { baseFee } : {}), ...(coinbase!.ok ? { coinbase: coinbase!.result as string } : {}) });
+    this.settingsAtSnapshot.set(id, {
+      ...(baseFee !== undefined ? { baseFee } : {}),
+      ...(coinbase!.ok ? { coinbase: coinbase!.result as string } : {}),
+      ...(nonce!.ok && head!.ok ? { nonce: nonce!.result as string, head: head!.result as NonNullable<SnapshotSettings["head"]> } : {}),
+    });
     const waiting = status!.ok ? (status!.result as { pending?: string; queued?: string }) : null;
     if (waiting !== null && Number(waiting.pending ?? 0) + Number(waiting.queued ?? 0) > 0) {
       const raws = await this.poolRaws();
@@ -599,13 +616,16 @@ export class AnvilChainPort implements ChainPort {
       ...blockModeCalls(this.mode),
       { method: "anvil_dropAllTransactions", params: [] },
       ...resend.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })),
-      { method: "eth_getTransactionCount", params: [this.executor.address, "pending"] },
-      { method: "eth_getBlockByNumber", params: ["latest", false] },
     ];
+    // The reverted chain's executor nonce and head are the snapshot's when its pool was empty
+    // (nothing resent): then they were read when it was taken; else read them now.
+    const known = resend.length === 0 && settings?.nonce !== undefined && settings.head !== undefined ? { nonce: settings.nonce, head: settings.head } : null;
+    if (known === null) calls.push({ method: "eth_getTransactionCount", params: [this.executor.address, "pending"] }, { method: "eth_getBlockByNumber", params: ["latest", false] });
     if (snapshotAfter) calls.push({ method: "evm_snapshot", params: [] });
     const outs = await this.rpc.batch(calls);
     const [reverted] = outs;
-    const [nonce, head, snapshot] = outs.slice(calls.length - (snapshotAfter ? 3 : 2));
+    const snapshot = snapshotAfter ? outs.at(-1) : undefined;
+    const [nonce, head] = known === null ? outs.slice(calls.length - (snapshotAfter ? 3 : 2)) : [{ ok: true as const, result: known.nonce }, { ok: true as const, result: known.head }];
     if (!reverted!.ok) throw reverted!.error;
     if (reverted!.result !== true) throw new Error(`evm_revert ${id} failed`);
     // evm_revert spent `id` and every later snapshot; the fresh one stands for the same state.

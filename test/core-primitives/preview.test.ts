@@ -84,6 +84,10 @@ describe("previewOrder success", () => {
     expect(p.to_token).toBe(usdc);
     expect(p.from_amount).toBe("159967");
     expect(p.to_amount).toBe("10500000");
+    // Either field alone is enough.
+    expect(previewOrder(body({ side: "bid", amount: "10.50", price: "152.35" }), ctx).canonicalization_required).toBe(true);
+    expect(previewOrder(body({ side: "bid", amount: "10.5", price: "152.350" }), ctx).canonicalization_required).toBe(true);
+    expect(previewOrder(body({ side: "bid", amount: "10.5", price: "152.35" }), ctx).canonicalization_required).toBe(false);
   });
 
   it("eip712_order signs and recovers to the owner when numerics are converted", async () => {

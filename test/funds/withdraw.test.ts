@@ -199,6 +199,17 @@ describe("POST /withdraw rejections", () => {
     expect(bad.status).toBe(401);
   });
 
+  it("429 on the third keyed withdrawal request of one wallet within a second (transfer group, 2 per second)", async () => {
+    const limited = await buildApp(c, { rateLimited: true });
+    const i = intent();
+    const sig = await signWithdrawIntent(c, alice(), i);
+    const ask = () => postApi(limited.app, "/withdraw", { intent: i, user_signature: sig }, limited.bearer[0]);
+    for (let k = 0; k < 2; k++) expect((await ask()).status).toBe(200);
+    const third = await ask();
+    expect(third.status).toBe(429);
+    expect(third.body).toEqual({ detail: "Rate limit exceeded" });
+  });
+
   it("400 when user_signature is not intent.user's", async () => {
     const i = intent();
     const res = await post("/withdraw", { intent: i, user_signature: await signWithdrawIntent(c, c.traders[1]!, i) });

@@ -36,6 +36,14 @@ describe("GET /fills/{order_id}", () => {
     }
   });
 
+  it("429 on the 11th read of one wallet within a second (read group), with the plain envelope", async () => {
+    const { ex, ask, aliceKey } = await traded();
+    for (let i = 0; i < 10; i++) expect((await request(ex.app).get(`/api/v1/fills/${ask}`).set("Authorization", aliceKey)).status).toBe(200);
+    const r = await request(ex.app).get(`/api/v1/fills/${ask}`).set("Authorization", aliceKey);
+    expect(r.status).toBe(429);
+    expect(r.body).toEqual({ detail: "Rate limit exceeded" });
+  });
+
   it("after settlement: settled with a tx hash", async () => {
     const { ex, ask, aliceKey } = await traded();
     await ex.engine.settleAll();

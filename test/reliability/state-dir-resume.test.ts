@@ -3,6 +3,7 @@
 // went out, so each test copies them right after an acknowledgement, lets the server
 // carry on (or close), and resumes from the copy.
 import { afterEach, describe, expect, test } from "vitest";
+import { createHash } from "node:crypto";
 import { copyFileSync, cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -214,6 +215,21 @@ describe("resuming from a state directory (in process)", () => {
     const fresh = await create(back);
     expect(fresh.api_key).not.toBe(key.api_key);
     expect(fresh.api_secret).not.toBe(key.api_secret);
+  }, 60_000);
+
+  test("a chain whose dump is over 2 MB (Anvil's limit on a request body, reached after ~5,000 blocks) resumes", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-big-"));
+    const ex = await start(dir);
+    // Three contracts of 400 kB of code each (bytes that do not compress: the dump is gzipped)
+    // make the dump ~2.4 MB of hex, without mining thousands of blocks.
+    const bytes = Buffer.concat(Array.from({ length: 12_500 }, (_, i) => createHash("sha256").update(`code ${i}`).digest()));
+    const code = `0x${bytes.toString("hex")}` as const;
+    const at = (i: number) => `0x${(0xb16 + i).toString(16).padStart(40, "0")}` as const;
+    for (let i = 0; i < 3; i++) await ex.clients.test.setCode({ address: at(i), bytecode: code });
+    await ex.close();
+    const back = await start(dir);
+    for (let i = 0; i < 3; i++) expect((await back.clients.public.getCode({ address: at(i) }))?.length).toBe(code.length);
+    expect(back.contracts).toEqual(ex.contracts);
   }, 60_000);
 });
 

@@ -116,4 +116,17 @@ describe("executeIntent semantics", () => {
     const unNetted = ci.legs.map((l, i) => (i === 1 ? { ...l, takerAmount: l.takerAmount - 1n } : l));
     expect(() => simulateIntent({ ...ci, legs: unNetted }, v)).toThrow(/INTERMEDIATE_NOT_NETTED|PRICE_MISMATCH/);
   });
+
+  it("a maker order expiring in the block's very second reverts ORDER_EXPIRED (the contract wants expiration > block time)", async () => {
+    const env = setupDesk();
+    const { ci } = await twoHopSwap(env, "0x0000000000000000000000000000000000000000");
+    const v = view(env, {
+      [k(TAKER, token(env, "USDT").address)]: 100_000000n,
+      [k(MAKER, token(env, "USDC").address)]: 100_000000n,
+      [k(MAKER2, token(env, "EURC").address)]: 100_000000n,
+    }, { [k(TAKER, token(env, "USDT").address)]: 100_000000n });
+    const expiringAt = (sec: bigint): ChainIntent => ({ ...ci, legs: ci.legs.map((l, i) => (i === 0 ? { ...l, order: { ...l.order, expiration: sec } } : l)) });
+    expect(() => simulateIntent(expiringAt(v.nowSec + 1n), v)).not.toThrow();
+    expect(() => simulateIntent(expiringAt(v.nowSec), v)).toThrow("ORDER_EXPIRED");
+  });
 });

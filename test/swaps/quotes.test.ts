@@ -257,6 +257,18 @@ describe("permit object", () => {
     const q3 = await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n));
     expect(q3.permit!.nonce).toBe(1);
   });
+
+  it("a swap funded from vault equity (no permit) does not count toward the next permit's nonce", async () => {
+    const env = setupDesk();
+    rest(env, "EURC/USDC", "ask", "100", "1.08");
+    setVault(env, TAKER, "USDC", 5_400000n);
+    const equity = await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n));
+    expect(equity.permit).toBeNull();
+    env.desk.accept(validSwap(equity));
+    setVault(env, TAKER, "USDC", 0n);
+    const next = await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n));
+    expect(next.permit!.nonce).toBe(0);
+  });
 });
 
 describe("POST /swap/quote/batch", () => {
