@@ -35,6 +35,18 @@ async function twoHopSwap(env: DeskEnv, recipient: string) {
 
 const k = (o: string, t: string) => `${o.toLowerCase()}|${t}`;
 
+/** A two-hop swap to the taker with every party funded for it, and the chain view. */
+async function fundedTwoHop() {
+  const env = setupDesk();
+  const { ci } = await twoHopSwap(env, "0x0000000000000000000000000000000000000000");
+  const v = view(env, {
+    [k(TAKER, token(env, "USDT").address)]: 100_000000n,
+    [k(MAKER, token(env, "USDC").address)]: 100_000000n,
+    [k(MAKER2, token(env, "EURC").address)]: 100_000000n,
+  }, { [k(TAKER, token(env, "USDT").address)]: 100_000000n });
+  return { ci, v };
+}
+
 describe("executeIntent semantics", () => {
   it("a two-hop swap with a wallet deposit moves exactly the Router's amounts and nets the intermediate", async () => {
     const env = setupDesk();
@@ -104,13 +116,7 @@ describe("executeIntent semantics", () => {
   });
 
   it("checks the signed bounds: MIN_OUTPUT_NOT_MET and MAX_INPUT_EXCEEDED", async () => {
-    const env = setupDesk();
-    const { ci } = await twoHopSwap(env, "0x0000000000000000000000000000000000000000");
-    const v = view(env, {
-      [k(TAKER, token(env, "USDT").address)]: 100_000000n,
-      [k(MAKER, token(env, "USDC").address)]: 100_000000n,
-      [k(MAKER2, token(env, "EURC").address)]: 100_000000n,
-    }, { [k(TAKER, token(env, "USDT").address)]: 100_000000n });
+    const { ci, v } = await fundedTwoHop();
     expect(() => simulateIntent({ ...ci, intent: { ...ci.intent, minOutputAmount: 46_290001n } }, v)).toThrow("MIN_OUTPUT_NOT_MET");
     expect(() => simulateIntent({ ...ci, intent: { ...ci.intent, maxInputAmount: 49_999999n } }, v)).toThrow("MAX_INPUT_EXCEEDED");
     const unNetted = ci.legs.map((l, i) => (i === 1 ? { ...l, takerAmount: l.takerAmount - 1n } : l));
@@ -118,13 +124,7 @@ describe("executeIntent semantics", () => {
   });
 
   it("a maker order expiring in the block's very second reverts ORDER_EXPIRED (the contract wants expiration > block time)", async () => {
-    const env = setupDesk();
-    const { ci } = await twoHopSwap(env, "0x0000000000000000000000000000000000000000");
-    const v = view(env, {
-      [k(TAKER, token(env, "USDT").address)]: 100_000000n,
-      [k(MAKER, token(env, "USDC").address)]: 100_000000n,
-      [k(MAKER2, token(env, "EURC").address)]: 100_000000n,
-    }, { [k(TAKER, token(env, "USDT").address)]: 100_000000n });
+    const { ci, v } = await fundedTwoHop();
     const expiringAt = (sec: bigint): ChainIntent => ({ ...ci, legs: ci.legs.map((l, i) => (i === 0 ? { ...l, order: { ...l.order, expiration: sec } } : l)) });
     expect(() => simulateIntent(expiringAt(v.nowSec + 1n), v)).not.toThrow();
     expect(() => simulateIntent(expiringAt(v.nowSec), v)).toThrow("ORDER_EXPIRED");
