@@ -88,6 +88,22 @@ describe("routing: two hops", () => {
     expect(route(env, req(env, "USDT", "EURC", 50_000000n))).toBeNull();
   });
 
+  it("two intermediates with the same output: the lower intermediate address is taken", () => {
+    const usd = (symbol: string) => ({ symbol, currency: "USD", decimals: 6, min_trade_amount_raw: "1000000", permit: false });
+    const market = (base: string, quote: string) => ({ base, quote, tick_precision: 4, quantity_precision: 2, min_ask_amount_raw: "1000000", min_bid_quote_amount_raw: "1000000" });
+    const env = setupDesk({}, { tokens: ["AAA", "BBB", "XXX", "YYY"].map(usd), markets: [market("AAA", "XXX"), market("BBB", "XXX"), market("AAA", "YYY"), market("BBB", "YYY")], fee_bps: 0 });
+    // The same books through either: sell AAA for the intermediate at 1, buy BBB with it at 1.
+    for (const x of ["XXX", "YYY"]) {
+      rest(env, `AAA/${x}`, "bid", "100", "1");
+      rest(env, `BBB/${x}`, "ask", "100", "1", { owner: MAKER2 });
+    }
+    const [lower, higher] = [token(env, "XXX").address, token(env, "YYY").address].sort();
+    expect(intermediates(env.registry, token(env, "AAA").address, token(env, "BBB").address)).toEqual([lower, higher]);
+    const r = route(env, req(env, "AAA", "BBB", 10_000000n))!;
+    expect(r.output).toBe(10_000000n);
+    expect(r.intermediate).toBe(lower);
+  });
+
   it("treats an inactive direct market as absent", () => {
     const env = setupDesk();
     expect(intermediates(env.registry, token(env, "EURC").address, token(env, "JPYS").address)).toEqual([token(env, "USDC").address]);
