@@ -334,7 +334,12 @@ export async function anvilDumpState(rpcUrl: string): Promise<string | undefined
   return out!.ok && typeof out!.result === "string" ? out!.result : undefined;
 }
 
-/** Load a bundle's chain dump into an Anvil node (anvil_loadState) before replaying against it. */
+/**
+ * Load a bundle's chain dump into an Anvil node (anvil_loadState) before replaying against it.
+ * False when Anvil refuses it: another Anvil version's dump, or one over Anvil's 2 MB limit on a
+ * request body (a chain of some thousands of blocks); start Anvil on the gunzipped dump
+ * (`anvil --load-state <file>`) instead.
+ */
 export async function anvilLoadState(rpcUrl: string, dump: string): Promise<boolean> {
   const [out] = await new JsonRpcClient(rpcUrl).batch([{ method: "anvil_loadState", params: [dump] }]);
   return out!.ok && out!.result === true;
