@@ -7,7 +7,7 @@
 // node:http's default agent forgets an origin once its sockets have closed.
 // Only what the JSON-RPC callers use is supported: a method, headers, a string
 // or byte body, an abort signal; the answer is read whole.
-import { request, type IncomingHttpHeaders } from "node:http";
+import { request } from "node:http";
 import { http, type HttpTransport } from "viem";
 
 export interface HttpAnswer {
@@ -20,7 +20,7 @@ export interface HttpAnswer {
 
 export interface HttpRequest {
   method?: string;
-  headers?: Record<string, string> | IncomingHttpHeaders;
+  headers?: Record<string, string>;
   body?: string | Uint8Array;
   signal?: AbortSignal;
 }

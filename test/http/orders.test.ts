@@ -223,10 +223,10 @@ describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
   it("400 when the signature is missing or not a string; 422 on malformed JSON", async () => {
     const ex = exchange();
     const body = orderBody(ex, alice);
-    for (const b of [body, { ...body, signature: 7 }]) {
+    for (const [b, detail] of [[body, "signature is required"], [{ ...body, signature: 7 }, "signature must be a hex string"]] as const) {
       const r = await rejected(ex, b);
       expect(r.status).toBe(400);
-      expect(r.body).toEqual(typed({ field: "signature" }, "TRANSIENT_SETTLEMENT_FAILURE"));
+      expect(r.body).toEqual({ detail: { detail, error_code: "TRANSIENT_SETTLEMENT_FAILURE", field: "signature" } });
     }
     const bad = await request(ex.app).post("/api/v1/orders").set("Content-Type", "application/json").send("{not json");
     expect(bad.status).toBe(422);

@@ -248,8 +248,8 @@ describe("POST /verify-signature: EIP-1271 wallets", () => {
 
 describe("POST /verify-signature: field errors are 400 {detail}, as on POST /orders", () => {
   const cases: [string, Record<string, unknown>, RegExp][] = [
-    ["signature missing", { signature: undefined }, /^body\.signature: signature must be a hex string$/],
-    ["signature not a string", { signature: 65 }, /^body\.signature: /],
+    ["signature missing", { signature: undefined }, /^body\.signature: is required$/],
+    ["signature not a string", { signature: 65 }, /^body\.signature: signature must be a hex string$/],
     ["amount not canonical", { amount: "1e3" }, /^amount must be a canonical positive decimal string/],
     ["price beyond the grid", { price: "152.3500001" }, /^price has non-zero digits beyond 6 decimal places/],
     ["inactive pair", { from_address: eurc, to_address: jpys }, /^pair is not an active market/],

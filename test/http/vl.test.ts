@@ -65,6 +65,18 @@ describe("POST /orders/vl/batch", () => {
     expect(ex.engine.listOrders(ALICE)).toEqual([]);
   });
 
+  it("400 typed for a leg without a signature or with one that is not a string, naming the leg", async () => {
+    const ex = exchange();
+    const legs = await vlLegs(ex, alice, twoAsks);
+    const { signature: _dropped, ...unsigned } = legs[1]!;
+    for (const [leg, detail] of [[unsigned, "orders[1].signature is required"], [{ ...legs[1], signature: 7 }, "orders[1].signature must be a hex string"]] as const) {
+      const r = await batch(ex, [legs[0], leg]);
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ detail: { detail, error_code: "TRANSIENT_SETTLEMENT_FAILURE", field: "signature" } });
+    }
+    expect(ex.engine.listOrders(ALICE)).toEqual([]);
+  });
+
   it("field rules per leg come before signatures: INVALID_DECIMAL_FORMAT, a uuid_int mismatch (leg id out of order)", async () => {
     const ex = exchange();
     const legs = await vlLegs(ex, alice, twoAsks);

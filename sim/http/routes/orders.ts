@@ -90,7 +90,6 @@ export function orderMessageOf(v: IntakeOrder, feeBps: number): Record<string, u
   };
 }
 
-/** A signature field of an order body: a string is all the shape step asks (the verifier judges the bytes). */
 /**
  * The shape step's refusal of `client_id` / `fee_bps` (spec: "not accepted"). The
  * shared validator has it too, but the engine's fast intake path does not look at
@@ -102,9 +101,10 @@ export function refuseUnacceptedFields(body: Record<string, unknown>): void {
   }
 }
 
+/** A signature field of an order body: a string is all the shape step asks (the verifier judges the bytes). */
 export function signatureField(body: Record<string, unknown>, where = "signature"): string {
   const s = body["signature"];
-  if (typeof s !== "string") throw new ExchangeError("VALIDATION", 400, `${where} must be a hex string`, { field: "signature" });
+  if (typeof s !== "string") throw new ExchangeError("VALIDATION", 400, `${where} ${s === undefined ? "is required" : "must be a hex string"}`, { field: "signature" });
   return s;
 }
 

@@ -32,7 +32,7 @@ const ORDER_TYPES = { Order: ORDER_TYPE } as const;
 
 // The order fields are validated by validateOrderFields (the rules POST /orders
 // uses); this schema adds what only this route has: the signature to check.
-const SignaturePart = z.object({ signature: z.string({ error: "signature must be a hex string" }) });
+const SignaturePart = z.object({ signature: z.string({ error: (iss) => (iss.input === undefined ? "is required" : "signature must be a hex string") }) });
 
 export interface VerifySignatureResponse {
   valid: boolean;
