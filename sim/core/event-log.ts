@@ -158,11 +158,35 @@ export class EventLog<RefType extends string = never> {
   restore(state: EventLogState): void {
     checkEventLogState(state);
     this.restoreCount++;
-    this.typeChunks = [];
-    this.atChunks = [];
-    this.dataChunks = [];
-    this.n = 0;
-    for (let i = 0; i < state.types.length; i++) this.push(state.types[i]!, state.ats[i]!, state.datas[i]);
+    // The chunks the restored events fill are reused (a fresh chunk is three 4,096-slot
+    // arrays, most of a small restore's cost); the slots past the restored end are
+    // cleared so the log holds no data it no longer shows, and spare chunks are dropped.
+    const n = state.types.length;
+    const keep = (n + CHUNK - 1) >>> CHUNK_BITS;
+    const old = this.n;
+    this.typeChunks.length = Math.min(this.typeChunks.length, keep);
+    this.atChunks.length = Math.min(this.atChunks.length, keep);
+    this.dataChunks.length = Math.min(this.dataChunks.length, keep);
+    if (old > n && this.typeChunks.length === keep && n & CHUNK_MASK) {
+      const c = keep - 1;
+      const end = Math.min(CHUNK, old - c * CHUNK);
+      this.typeChunks[c]!.fill(undefined as unknown as string, n & CHUNK_MASK, end);
+      this.atChunks[c]!.fill(0, n & CHUNK_MASK, end);
+      this.dataChunks[c]!.fill(undefined, n & CHUNK_MASK, end);
+    }
+    for (let i = 0; i < n; i++) {
+      const c = i >>> CHUNK_BITS;
+      const offset = i & CHUNK_MASK;
+      if (offset === 0 && c === this.typeChunks.length) {
+        this.typeChunks.push(new Array<string>(CHUNK));
+        this.atChunks.push(new Float64Array(CHUNK));
+        this.dataChunks.push(new Array<unknown>(CHUNK));
+      }
+      this.typeChunks[c]![offset] = state.types[i]!;
+      this.atChunks[c]![offset] = state.ats[i]!;
+      this.dataChunks[c]![offset] = state.datas[i];
+    }
+    this.n = n;
     this.hashedUpTo = state.hashedUpTo;
     this.chainHash = state.hash;
   }

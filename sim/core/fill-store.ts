@@ -37,6 +37,8 @@ const TAKER_GIVE = 3;
 /** Amounts at or above this do not fit a column word; such a fill keeps its amounts in `wide`. */
 const WORD_LIMIT = 1n << 64n;
 const INITIAL_CAPACITY = 64;
+/** A restore keeps columns up to this many fills (or four times what it restores) rather than allocating. */
+const REUSE_CAPACITY = 4096;
 
 const STATUS_CODE: Readonly<Record<FillStatus, number>> = Object.fromEntries(FILL_STATUSES.map((s, i) => [s, i])) as Record<FillStatus, number>;
 const PENDING = STATUS_CODE.pending;
@@ -294,9 +296,27 @@ export class FillStore {
 
   restore(s: FillStoreState): void {
     checkFillStoreState(s);
+    const old = this.n;
     this.n = s.count;
-    this.capacity = Math.max(INITIAL_CAPACITY, s.count);
-    this.cols = allocColumns(this.capacity, s);
+    if (s.count <= this.capacity && this.capacity <= Math.max(REUSE_CAPACITY, 4 * s.count)) {
+      // The columns have room for the restored fills (and are not much larger): copy them
+      // in and zero what lay past them, since a new fill writes every column but its
+      // settlement id, which must read 0. In a small restore, fresh typed arrays cost more.
+      for (const name of COLUMN_NAMES) {
+        const width = COLUMNS[name].width;
+        const column = this.cols[name];
+        if (column instanceof BigUint64Array) {
+          column.set(s[name] as BigUint64Array);
+          if (old > s.count) column.fill(0n, width * s.count, width * old);
+        } else {
+          (column as Int32Array).set(s[name] as Int32Array);
+          if (old > s.count) column.fill(0, width * s.count, width * old);
+        }
+      }
+    } else {
+      this.capacity = Math.max(INITIAL_CAPACITY, s.count);
+      this.cols = allocColumns(this.capacity, s);
+    }
     this.txHashes = s.txHashes.slice();
     this.revertReasons = new Map(s.revertReasons);
     this.wide = new Map(s.wide.map(([id, v]) => [id, v.slice()]));

@@ -1,4 +1,6 @@
 import fc from "fast-check";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { ExchangeError } from "../../sim/core/errors.ts";
 import { canonicalJson, EventLog, GENESIS_HASH } from "../../sim/core/event-log.ts";
@@ -114,6 +116,60 @@ describe("determinism, invariants, snapshots", () => {
     back.restore(snap);
     expect(back.hash()).toBe(log.hash());
     expect(back.since(9999)).toEqual([{ seq: 10_000, at: 9999, type: "odd", data: { i: 9999 } }]);
+  });
+
+  it("a restore reuses the log's chunks: shorter, longer and chunk-aligned states all read back whole", () => {
+    const log = new EventLog();
+    const fill = (from: number, to: number) => {
+      for (let i = from; i < to; i++) log.append("e", i, { i });
+    };
+    const reference = (n: number) => {
+      const fresh = new EventLog();
+      for (let i = 0; i < n; i++) fresh.append("e", i, { i });
+      return fresh;
+    };
+    fill(0, 10);
+    const at10 = log.snapshot();
+    fill(10, 5_000);
+    const at5000 = log.snapshot();
+    fill(5_000, 8_192);
+    const at8192 = log.snapshot();
+    for (const [snap, n] of [[at10, 10], [at5000, 5_000], [at10, 10], [at8192, 8_192], [at5000, 5_000], [at8192, 8_192]] as const) {
+      log.restore(snap);
+      expect(log.length).toBe(n);
+      expect(log.hash()).toBe(reference(n).hash());
+      expect(() => log.at(n)).toThrow(RangeError);
+      // Appends after the restore land where a log that never went further puts them.
+      log.append("after", -1, { n });
+      expect(log.at(n)).toEqual({ seq: n + 1, at: -1, type: "after", data: { n } });
+      expect(log.since(n - 1)).toHaveLength(2);
+      log.restore(snap);
+    }
+    log.restore(log.snapshot());
+    expect(log.since()).toEqual(reference(8_192).since());
+    log.restore(new EventLog().snapshot());
+    expect(log.length).toBe(0);
+    expect(log.hash()).toBe(GENESIS_HASH);
+    fill(0, 3);
+    expect(log.since()).toEqual(reference(3).since());
+  });
+
+  it("a restored log lets go of the events it no longer holds", async () => {
+    setFlagsFromString("--expose-gc");
+    const collect = runInNewContext("gc") as () => void;
+    const log = new EventLog();
+    log.append("kept", 1, { k: 1 });
+    const snap = log.snapshot();
+    let dropped: { [k: string]: string } | null = { big: "x".repeat(1_000) };
+    const ref = new WeakRef(dropped);
+    log.append("dropped", 2, dropped);
+    dropped = null;
+    log.restore(snap);
+    // A WeakRef is only cleared after the job that last read it, and then by a collection.
+    await new Promise((r) => setTimeout(r, 0));
+    collect();
+    expect(ref.deref()).toBeUndefined();
+    expect(log.since()).toEqual([{ seq: 1, at: 1, type: "kept", data: { k: 1 } }]);
   });
 
   it("same seed + same commands → same event-log hash; invariants hold throughout", async () => {

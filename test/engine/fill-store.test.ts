@@ -169,6 +169,38 @@ describe("fill store", () => {
     expect(snap.count).toBe(2);
   });
 
+  test("a fill appended after a restore starts clean where a discarded fill was broadcast (the columns are reused)", () => {
+    const maker = order("m2", "ask");
+    const taker = order("t2", "bid");
+    const s = storeOf(maker, taker);
+    add(s, maker, taker, amounts(1n), 0);
+    const snap = s.snapshot();
+    const links = [maker.lastFill, taker.lastFill];
+    add(s, maker, taker, amounts(2n), 1);
+    add(s, maker, taker, amounts(3n), 2);
+    s.setStatus(2, "confirming", 3);
+    s.setBroadcast(2, "0x2", 7);
+    s.setBroadcast(3, "0x3", 8);
+    s.restore(snap);
+    [maker.lastFill, taker.lastFill] = links as [number, number];
+    add(s, maker, taker, amounts(5n), 9);
+    const fresh = storeOf(maker, taker);
+    [maker.lastFill, taker.lastFill] = [0, 0];
+    add(fresh, maker, taker, amounts(1n), 0);
+    add(fresh, maker, taker, amounts(5n), 9);
+    expect(s.records()).toEqual(fresh.records());
+    expect(s.get(2)).toMatchObject({ lots: 5n, status: "pending", settlementId: null, txHash: null });
+    expect(() => s.get(3)).toThrow(RangeError);
+    // Restoring a larger state than the columns hold still reads back whole.
+    const big = storeOf(maker, taker);
+    for (let i = 1; i <= 300; i++) add(big, maker, taker, amounts(BigInt(i)), i);
+    const bigSnap = big.snapshot();
+    s.restore(bigSnap);
+    expect(s.records()).toEqual(big.records());
+    s.restore(snap);
+    expect(s.count).toBe(1);
+  });
+
   test("a maker's give must be its from-token's leg, and a spread cannot be negative", () => {
     const maker = order("m", "ask");
     const taker = order("t", "bid");
