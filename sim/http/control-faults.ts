@@ -220,7 +220,9 @@ export class RouteFaults {
       const act = () => {
         if (kind === null) return next();
         if (hooks.replay) {
-          // Applying a logged request again: the answer that was logged.
+          // Applying a logged request again: the answer that was logged goes to the replay;
+          // the journal still records the fault (the committed status is read as it ends).
+          noteFault({ kind: String(kind), after_commit: rule.after_commit === true, committed_status: null }, true);
           return rule.after_commit ? next() : answerWithFault(res, 503, null, edge);
         }
         if (!rule.after_commit) {

@@ -28,6 +28,11 @@ export interface FaultNote {
 export interface RequestNote {
   wallet?: string;
   fault?: FaultNote;
+  /**
+   * The fault was met again while a --state-dir log was replayed: the replay got the
+   * answer that was logged, and the journal shows the one the client got the first time.
+   */
+  faultReplayed?: boolean;
   error?: { code: string; detail: string };
   signature?: SignatureNearMiss;
 }
@@ -58,7 +63,9 @@ export function noteError(code: string, detail: string): void {
 }
 
 /** A route fault replaced (or, after commit, swallowed) this request's answer. */
-export function noteFault(fault: FaultNote): void {
+export function noteFault(fault: FaultNote, replayed = false): void {
   const n = store.getStore();
-  if (n) n.fault = fault;
+  if (!n) return;
+  n.fault = fault;
+  if (replayed) n.faultReplayed = true;
 }

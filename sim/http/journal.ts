@@ -16,6 +16,7 @@ import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
 import { withRequestNote, type FaultNote, type RequestNote, type SignatureNearMiss } from "./journal-notes.ts";
 import { unparsedBody } from "./body.ts";
+import { faultAnswerBody, faultAnswerStatus } from "./route-faults-outcome.ts";
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
 /** Bytes of each body kept in an entry. */
@@ -206,6 +207,16 @@ export class RequestJournal {
       const finish = () => {
         if (done) return;
         done = true;
+        const fault = note.fault;
+        const replayed = fault !== undefined && note.faultReplayed === true;
+        // A replayed after-commit fault: the replay got the committed answer, so that is its status.
+        if (replayed && fault.after_commit) fault.committed_status = res.statusCode;
+        const body = replayed ? replayedFaultBody(fault.kind, sent(), this.bodyBytes) : sent();
+        // What the client got: a reset or timed-out request no answer at all (0, never
+        // express's default 200), a replayed 503 fault the 503 rather than the logged answer.
+        const status = fault ? faultAnswerStatus(fault.kind, res.statusCode) : res.statusCode;
+        // Turned away: by the answer, or by the route whose answer a fault then lost.
+        const refused = status >= 400 || (fault?.after_commit === true && (fault.committed_status ?? 0) >= 400);
         const toEvent = this.source.log.length;
         const wallet = (res.locals["owner"] as string | undefined) ?? note.wallet ?? null;
         this.append({
@@ -218,15 +229,14 @@ export class RequestJournal {
           method: req.method,
           path,
           query: { ...(req.query as Record<string, string | string[]>) },
-          // A reset or timed-out request got no answer: 0, never express's default 200.
-          status: note.fault?.kind === "reset" || note.fault?.kind === "timeout" ? 0 : res.statusCode,
+          status,
           wallet,
           request_body: copyRequestBody(req, this.bodyBytes),
-          response_body: sent(),
+          response_body: body,
           events: { from: fromEvent, to: toEvent },
           links: this.linksIn(fromEvent, toEvent, wallet),
-          rejection: res.statusCode >= 400 ? rejectionOf(note, sent()) : null,
-          fault: note.fault ?? null,
+          rejection: refused ? rejectionOf(note, body) : null,
+          fault: fault ?? null,
         });
       };
       res.once("finish", finish);
@@ -538,6 +548,23 @@ function captureResponseBody(res: import("express").Response, max: number): () =
     return end(...a);
   }) as typeof res.end;
   return () => (total === 0 ? null : { text: Buffer.concat(chunks).toString("utf8"), bytes: total, truncated: total > kept });
+}
+
+/**
+ * The body a client got from a route fault, when the journal saw the request replayed
+ * (the replay's own answer was the logged one): none, the 503's, or half of the answer.
+ */
+function replayedFaultBody(kind: string, replayAnswer: BodyCopy | null, max: number): BodyCopy | null {
+  const routeBody = Buffer.from(replayAnswer?.text ?? "", "utf8");
+  const got = faultAnswerBody(kind, kind === "truncate" ? routeBody : Buffer.alloc(0));
+  if (got === null) return null;
+  if (kind === "truncate" && replayAnswer?.truncated) {
+    // Only the journal's first `max` bytes of the answer were kept: half of all of it, cut there.
+    const half = Math.floor(replayAnswer.bytes / 2);
+    return half === 0 ? null : { text: routeBody.subarray(0, Math.min(half, max)).toString("utf8"), bytes: half, truncated: half > max };
+  }
+  if (got.length === 0) return null;
+  return { text: got.subarray(0, max).toString("utf8"), bytes: got.length, truncated: got.length > max };
 }
 
 /** Why a request was turned away: the noted error, the fields it names, a signature's near miss. */

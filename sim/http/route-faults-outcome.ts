@@ -34,6 +34,23 @@ export interface CommittedResponse {
 
 const UNAVAILABLE_BODY = Buffer.from(JSON.stringify({ detail: SERVICE_UNAVAILABLE_DETAIL }));
 
+/**
+ * The bytes a client received from a fault of `kind` whose route answered `routeBody`
+ * (the committed answer after commit, the 503 before it): none after a reset or a hold,
+ * the 503's body, or the first half of the answer (truncate).
+ */
+export function faultAnswerBody(kind: string, routeBody: Buffer): Buffer | null {
+  if (kind === "reset" || kind === "timeout") return null;
+  if (kind === "truncate") return routeBody.subarray(0, Math.floor(routeBody.length / 2));
+  return UNAVAILABLE_BODY;
+}
+
+/** The status a client received from a fault of `kind` over a route that answered `routeStatus` (0: no answer). */
+export function faultAnswerStatus(kind: string, routeStatus: number): number {
+  if (kind === "reset" || kind === "timeout") return 0;
+  return kind === "truncate" ? routeStatus : 503;
+}
+
 /** Response headers as they stand (those the middleware in front set, e.g. CORS). */
 export type HeaderSnapshot = CommittedResponse["headers"];
 
@@ -63,8 +80,7 @@ export function answerWithFault(res: Response, kind: FailKind, committed: Commit
       resetHeaders(res, answer.headers);
       res.setHeader("Content-Length", String(answer.body.length));
       res.writeHead(answer.status);
-      const half = answer.body.subarray(0, Math.floor(answer.body.length / 2));
-      res.write(half, () => res.socket?.destroy());
+      res.write(faultAnswerBody("truncate", answer.body)!, () => res.socket?.destroy());
       return;
     }
   }

@@ -79,6 +79,36 @@ describe("write-ahead log: crashes", () => {
     expect(back.p.err()).not.toContain("answered differently");
   }, 60_000);
 
+  test("journal entries of requests a route fault hit read the same after kill -9 and the replay: status 0, the fault, the body the client got", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-wal-faults-"));
+    const { p, control, info } = await serve(dir);
+    const base = info.control_url.replace(/\/__fakex$/, "/api/v1");
+    const kinds = ["reset", "timeout", 503, "truncate"] as const;
+    const rules = kinds.flatMap((fail) => [true, false].map((after_commit) => ({ method: "POST", path: "/api-keys/verify", fail, after_commit, times: 1 })));
+    expect(await post(`${control}/routes`, { rules })).toBe(200);
+    const body = { api_key: "fkx_00000000000000000000000000000000", api_secret: "00" };
+    for (let i = 0; i < rules.length + 1; i++) {
+      // A held (timeout) request is given up by the client, as a real one would.
+      await fetch(`${base}/api-keys/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(1_500) })
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined);
+    }
+    // An acknowledged request after them, so the log holds them all when the process dies.
+    expect(await post(`${control}/clock/advance`, { seconds: 1 })).toBe(200);
+    const entriesOf = async (url: string) => {
+      const j = (await (await fetch(`${url}/requests?path=/api/v1/api-keys/verify&limit=50`)).json()) as { entries: Record<string, unknown>[] };
+      return j.entries.map((e) => ({ id: e["id"], status: e["status"], fault: e["fault"], response_body: e["response_body"], rejection: e["rejection"] }));
+    };
+    const before = await entriesOf(control);
+    expect(before).toHaveLength(rules.length + 1);
+    expect(before.filter((e) => e.status === 0)).toHaveLength(4);
+    p.child.kill("SIGKILL");
+    await p.exited;
+    const back = await serve(dir);
+    expect(await entriesOf(back.control)).toEqual(before);
+    expect(back.p.err()).not.toContain("answered differently");
+  }, 60_000);
+
   test("a torn last record (an interrupted write) is dropped; everything before it is back", async () => {
     const { dir, now, last } = await crashWithLog();
     const records = decodeSegment(readFileSync(last), last, true).records;
