@@ -1164,6 +1164,15 @@ export class Engine {
     throw new Error("settleAll: settlement did not finish");
   }
 
+  /**
+   * Run `fn` while no settlement step or vault sync is part way through its awaits (they
+   * queue behind it): an all-layer snapshot or restore must not land between a step's
+   * broadcast and its receipts. `fn` must not itself settle or sync (it would wait for itself).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.serialised(fn);
+  }
+
   private serialised<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
