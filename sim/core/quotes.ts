@@ -411,6 +411,9 @@ export class SwapDesk {
     const equity = this.o.vaultAvailable(req.owner, inTok.address);
     const initialDeposit = equity >= breakdown.maxInputAmount ? 0n : breakdown.maxInputAmount - equity;
     const pendingPermits = this.pendingPermitSwaps(req.owner, inTok.address);
+    // The wallet's swap state these reads belong to, read before the await below: a swap
+    // accepted meanwhile makes the quote stale (its permit nonce did not count that swap).
+    const swapSeq = this.swapSeq.get(req.owner) ?? 0;
     const tokenState = initialDeposit > 0n ? await this.permitReader(inTok, req.owner as Address, this.depositSpender(inTok)) : null;
 
     // Everything below is synchronous: ids are drawn only once the quote cannot fail.
@@ -449,7 +452,7 @@ export class SwapDesk {
       permit,
       createdMs,
       expiresAt,
-      swapSeq: this.swapSeq.get(req.owner) ?? 0,
+      swapSeq,
       executorId,
       informational: breakdown.minOutputAmount === 0n,
       consumed: false,

@@ -258,6 +258,22 @@ describe("permit object", () => {
     expect(q3.permit!.nonce).toBe(1);
   });
 
+  it("a quote whose permit read was in flight when another swap of the wallet was accepted is stale (409), not a permit with a spent nonce", async () => {
+    const env = setupDesk();
+    rest(env, "EURC/USDC", "ask", "200", "1.08");
+    const q1 = await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n));
+    // The second quote stops at its chain read of the permit nonce; the first swap is accepted meanwhile.
+    const pending = env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n));
+    env.desk.accept(validSwap(q1));
+    const q2 = await pending;
+    expect(q2.permit!.nonce).toBe(0);
+    expect(await caught(() => env.desk.accept(validSwap(q2)))).toMatchObject({ status: 409, code: "QUOTE_STALE" });
+    // A quote taken now counts the accepted swap.
+    const q3 = await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n));
+    expect(q3.permit!.nonce).toBe(1);
+    env.desk.accept(validSwap(q3));
+  });
+
   it("a swap funded from vault equity (no permit) does not count toward the next permit's nonce", async () => {
     const env = setupDesk();
     rest(env, "EURC/USDC", "ask", "100", "1.08");
