@@ -55,8 +55,11 @@ export class FundsReader {
     return node("block number", () => this.client.getBlockNumber({ cacheTime: 0 }));
   }
 
-  walletBalance(owner: Address, token: Address): Promise<bigint> {
-    return node("wallet balance", () => this.client.readContract({ address: token, abi: ERC20_READ_ABI, functionName: "balanceOf", args: [owner] }));
+  /** At `blockNumber` when given (a read that must agree with a ledger synced to it), else the latest block. */
+  walletBalance(owner: Address, token: Address, blockNumber?: bigint): Promise<bigint> {
+    return node("wallet balance", () =>
+      this.client.readContract({ address: token, abi: ERC20_READ_ABI, functionName: "balanceOf", args: [owner], ...(blockNumber === undefined ? {} : { blockNumber }) }),
+    );
   }
 
   vaultBalance(owner: Address, token: Address): Promise<bigint> {

@@ -106,6 +106,8 @@ export interface SwapResult {
 export interface VaultSyncReport {
   deposits: number;
   withdrawals: number;
+  /** The chain head the sync read: the ledger holds every vault event up to this block. */
+  block: bigint;
 }
 
 /** What a swap order's transaction needs beyond its fills (the signed Intent and permit). */
@@ -408,8 +410,8 @@ export class Engine {
    */
   syncVaultEvents(): Promise<VaultSyncReport> {
     return this.serialised(async () => {
-      const out: VaultSyncReport = { deposits: 0, withdrawals: 0 };
       const head = await this.chain.blockNumber();
+      const out: VaultSyncReport = { deposits: 0, withdrawals: 0, block: head };
       if (head <= this.depositCursor) {
         if (this.withdrawHolds.size > 0) this.expireWithdrawHolds();
         if (this.vaultDebt.size > 0) this.coverVaultDebts();

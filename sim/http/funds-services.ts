@@ -32,9 +32,10 @@ export interface FundsServices {
   /**
    * Bring the ledger up to date with the chain (the engine's syncVaultEvents:
    * deposits credited, withdrawals debited, in chain order). Called before every
-   * read of vault balances and after every relayed deposit or withdrawal.
+   * read of vault balances and after every relayed deposit or withdrawal. Resolves to
+   * the block the ledger now reflects (undefined where that is not known).
    */
-  sync(): Promise<void>;
+  sync(): Promise<bigint | undefined>;
   coSigner: WithdrawCoSigner;
   /** EIP-7702 delegates a relayed type-4 transaction may authorise (default: none). */
   delegateAllowlist?: readonly Address[];
@@ -46,7 +47,7 @@ export interface FundsEngine {
   available(owner: string, token: string): bigint;
   holdWithdrawal(owner: string, uuid: bigint, amounts: ReadonlyMap<string, bigint>, deadlineSec: number): void;
   hasWithdrawHold(owner: string, uuid: bigint): boolean;
-  syncVaultEvents(): Promise<unknown>;
+  syncVaultEvents(): Promise<{ block: bigint }>;
 }
 
 export interface CreateFundsOptions {
@@ -74,7 +75,7 @@ export function createFundsServices(o: CreateFundsOptions): FundsServices {
     holdWithdrawal: (owner, uuid, amounts, deadlineSec) => engine.holdWithdrawal(owner, uuid, amounts, deadlineSec),
     hasWithdrawHold: (owner, uuid) => engine.hasWithdrawHold(owner, uuid),
     async sync() {
-      await engine.syncVaultEvents();
+      return (await engine.syncVaultEvents()).block;
     },
     coSigner: o.coSigner,
     ...(o.delegateAllowlist ? { delegateAllowlist: o.delegateAllowlist } : {}),

@@ -31,18 +31,18 @@ describe("vault-event sync", () => {
   it("a withdrawal on the memory chain lowers vault_available after sync; deposits and withdrawals apply once", async () => {
     const env = setup();
     await depositOnChain(env, ALICE, 10_000_000n);
-    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 1, withdrawals: 0 });
+    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 1, withdrawals: 0, block: await env.chain.blockNumber() });
     expect(env.engine.available(ALICE, usdc(env))).toBe(10_000_000n);
 
     const ev = env.chain.withdraw(ALICE, usdc(env), 4_000_000n, BOB);
     expect(ev).toMatchObject({ owner: ALICE.toLowerCase(), recipient: BOB.toLowerCase(), amount: 4_000_000n });
     expect(await env.chain.walletBalance(BOB, usdc(env))).toBe(4_000_000n);
-    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 1 });
+    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 1, block: await env.chain.blockNumber() });
     const row = (await env.engine.balances(ALICE)).balances.find((b) => b.symbol === "USDC")!;
     expect(row.vault_available).toBe("6000000");
     expect(row.vault_total).toBe("6000000");
     // Nothing new: a second pass changes nothing.
-    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0 });
+    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0, block: await env.chain.blockNumber() });
     expect(env.engine.available(ALICE, usdc(env))).toBe(6_000_000n);
     expect(await env.chain.vaultBalance(ALICE, usdc(env))).toBe(6_000_000n);
   });
@@ -64,7 +64,7 @@ describe("vault-event sync", () => {
     const snap = env.engine.snapshot();
     // A snapshot taken after the sync keeps the seen set: restoring it and syncing again adds nothing.
     env.engine.restore({ ...snap, depositCursor: 0n });
-    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0 });
+    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0, block: await env.chain.blockNumber() });
     expect(env.engine.available(ALICE, usdc(env))).toBe(5_000_000n);
   });
 

@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import request from "supertest";
 import { parseSignature, serializeCompactSignature, signatureToCompactSignature, toFunctionSelector } from "viem";
 import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
+import { depositCalls } from "../../fixtures/chain-tx.ts";
 import type { Address, Hex } from "../../sim/core/typed-data.ts";
 import {
   allowance,
@@ -16,6 +17,7 @@ import {
   useFundsChain,
   TX_SHAPE,
   vaultBalance,
+  walletOf,
   type FundsApp,
   type FundsChain,
 } from "./harness.ts";
@@ -178,6 +180,33 @@ describe("POST /deposit and the engine credit", () => {
       vault_total: AMOUNT.toString(),
       total: walletBefore.toString(),
     });
+  });
+
+  it("GET /balances with a deposit mined and synced by another request while it reads the wallets: both columns as of its own sync, the total unchanged", async () => {
+    const walletBefore = await erc20Balance(c, EURC(), ALICE());
+    const reader = env.funds.reader;
+    const walletBalance = reader.walletBalance.bind(reader);
+    let deposited = false;
+    reader.walletBalance = async (owner, token, block) => {
+      if (!deposited) {
+        deposited = true;
+        const wallet = walletOf(c, alice());
+        for (const call of depositCalls({ exchange: c.exchange, vault: c.vault, token: EURC(), owner: ALICE(), amount: AMOUNT })) {
+          await c.pub.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: call.to, data: call.data }) });
+        }
+        // Another request's sync credits it meanwhile.
+        await env.engine.syncVaultEvents();
+      }
+      return walletBalance(owner, token, block);
+    };
+    const res = await request(env.app).get(`${V1}/balances?owner_address=${ALICE()}`).set("Authorization", env.bearer[0]!);
+    expect(res.status).toBe(200);
+    expect(deposited).toBe(true);
+    const eurc = (body: { balances: { symbol: string }[] }) => body.balances.find((r) => r.symbol === "EURC");
+    expect(eurc(res.body)).toMatchObject({ wallet_balance: walletBefore.toString(), vault_total: "0", total: walletBefore.toString() });
+    // The next read sees the deposit on both sides.
+    const next = await request(env.app).get(`${V1}/balances?owner_address=${ALICE()}`).set("Authorization", env.bearer[0]!);
+    expect(eurc(next.body)).toMatchObject({ wallet_balance: (walletBefore - AMOUNT).toString(), vault_total: AMOUNT.toString(), total: walletBefore.toString() });
   });
 
   it("a deposit relayed and mined is visible to an order placed right after (equity)", async () => {

@@ -33,7 +33,7 @@ import { Rng } from "../../sim/core/rng.ts";
 import { exchangeDomain, PERMIT_TYPE, WITHDRAW_INTENT_TYPE, type Address, type ExchangeDomain, type Hex } from "../../sim/core/typed-data.ts";
 import { WithdrawCoSigner } from "../../sim/core/withdraw.ts";
 import { createApp } from "../../sim/http/app.ts";
-import { createFundsServices } from "../../sim/http/funds-services.ts";
+import { createFundsServices, type FundsServices } from "../../sim/http/funds-services.ts";
 
 export interface FundsChain {
   running: RunningChain;
@@ -95,6 +95,8 @@ export interface AppOptions {
 export interface FundsApp {
   app: Application;
   engine: Engine;
+  /** The routes' funds services (a test may wrap a member to stage a race). */
+  funds: FundsServices;
   clock: VirtualClock;
   coSigner: WithdrawCoSigner;
   /** Bearer header per trader index. */
@@ -127,6 +129,13 @@ export async function buildApp(c: FundsChain, o: AppOptions = {}): Promise<Funds
   const bearer = c.traders.map((t) => keyFor(t.address));
   const coSigner = new WithdrawCoSigner({ executorPrivateKey: EXECUTOR_KEY, domain: c.domain });
   const logged: string[] = [];
+  const funds = createFundsServices({
+    client: c.pub,
+    deployment: { chainId: c.chainId, exchange: c.exchange, vault: c.vault, router: c.router },
+    engine,
+    coSigner,
+    ...(o.delegateAllowlist ? { delegateAllowlist: o.delegateAllowlist } : {}),
+  });
   const app = createApp({
     clock,
     registry: c.registry,
@@ -134,15 +143,9 @@ export async function buildApp(c: FundsChain, o: AppOptions = {}): Promise<Funds
     ...(o.rateLimited ? { rateLimits: new RateLimiter(clock) } : {}),
     config: () => ({ chainId: c.chainId, exchangeAddress: c.exchange, vaultAddress: c.vault, sorAddress: c.router, domainName: c.domain.name }),
     logger: { error: (m) => void logged.push(m) },
-    funds: createFundsServices({
-      client: c.pub,
-      deployment: { chainId: c.chainId, exchange: c.exchange, vault: c.vault, router: c.router },
-      engine,
-      coSigner,
-      ...(o.delegateAllowlist ? { delegateAllowlist: o.delegateAllowlist } : {}),
-    }),
+    funds,
   });
-  return { app, engine, clock, coSigner, bearer, keyFor, logged };
+  return { app, engine, funds, clock, coSigner, bearer, keyFor, logged };
 }
 
 /** The viem form of a Transaction object, for signing. */

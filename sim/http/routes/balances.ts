@@ -10,6 +10,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import { balanceRows } from "../../core/balance-rows.ts";
+import type { Account } from "../../core/ledger.ts";
 import { isoOf } from "../../core/clock.ts";
 import type { Registry } from "../../core/registry.ts";
 import { rateLimit, requireApiKey, requireOwner } from "../auth.ts";
@@ -30,16 +31,20 @@ export function balancesRouter(ctx: HttpContext, registry: Registry, funds: Fund
     .get(requireApiKey(ctx), rateLimit(ctx, "read"), async (req, res) => {
       const q = parseInput(BalancesQuery, req.query, "query");
       const owner = requireOwner(res, q.owner_address);
+      let synced: bigint | undefined;
       try {
-        await funds.sync();
+        synced = await funds.sync();
       } catch (err) {
         // Stale vault columns beat no answer; the wallet flag below tells the node is down.
         ctx.logger?.error("balances: ledger sync failed", { error: err instanceof Error ? err.message : String(err) });
       }
       const tokens = registry.tokens();
+      // The vault columns as synced, and the wallets at the block the sync read: a deposit
+      // mined in between moves funds from one to the other, and the two must not straddle it.
+      const vaults = new Map<string, Account>(tokens.map((t) => [t.address, funds.ledger.peek(owner, t.address)]));
       let wallets: Map<string, bigint> | null = new Map();
       try {
-        const values = await Promise.all(tokens.map((t) => funds.reader.walletBalance(owner, t.address)));
+        const values = await Promise.all(tokens.map((t) => funds.reader.walletBalance(owner, t.address, synced)));
         tokens.forEach((t, k) => wallets!.set(t.address, values[k]!));
       } catch {
         wallets = null;
@@ -48,7 +53,7 @@ export function balancesRouter(ctx: HttpContext, registry: Registry, funds: Fund
         balanceRows({
           owner,
           tokens,
-          vault: (t) => funds.ledger.peek(owner, t),
+          vault: (t) => vaults.get(t) ?? funds.ledger.peek(owner, t),
           wallets,
           includeZero: q.include_zero ?? false,
           updatedAt: isoOf(ctx.clock.nowMs()),
