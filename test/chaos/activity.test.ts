@@ -159,6 +159,24 @@ describe("market activity", () => {
     expect(hash()).toBe(after);
   });
 
+  test("two clock advances sent at once take turns: the clock moves by their sum, and steps and log are those of the two sent one after the other", async () => {
+    await run(0);
+    const mid = await ex.snapshot();
+    const at = ex.control.now().now;
+    for (const [a, b] of [[25, 50], [70, 5]] as const) {
+      await ctl("POST", "/clock/advance", { seconds: a });
+      await ctl("POST", "/clock/advance", { seconds: b });
+      const oneAfterTheOther = { hash: hash(), steps: (await view()).steps };
+      await ex.restore(mid);
+      const [first, second] = await Promise.all([ctl("POST", "/clock/advance", { seconds: a }), ctl("POST", "/clock/advance", { seconds: b })]);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect([first.body.now, second.body.now]).toEqual([at + a, at + a + b]);
+      expect(ex.control.now().now).toBe(at + a + b);
+      expect({ hash: hash(), steps: (await view()).steps }).toEqual(oneAfterTheOther);
+      await ex.restore(mid);
+    }
+  });
+
   test("a restore sent during a long clock advance waits for it and then wins: the rest of the advance does not move the restored clock and chain on", async () => {
     expect((await ctl("POST", "/activity", { markets: [SYMBOL], step_sec: 10 })).status).toBe(200);
     const snap = await ex.snapshot();
