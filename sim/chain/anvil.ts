@@ -1039,8 +1039,10 @@ function blockModeCalls(mode: BlockMode): RpcCall[] {
   if (mode.kind === "interval" && !(Number.isInteger(mode.seconds) && mode.seconds >= 1)) {
     throw new RangeError(`interval mining needs whole seconds >= 1, got ${mode.seconds}`);
   }
+  // Turning automine on replaces any mode, interval mining included (checked in
+  // test/fixtures/snapshot-gaps.test.ts); turning it off leaves an interval running.
   return mode.kind === "automine"
-    ? [{ method: "evm_setIntervalMining", params: [0] }, { method: "evm_setAutomine", params: [true] }]
+    ? [{ method: "evm_setAutomine", params: [true] }]
     : mode.kind === "interval"
       ? [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [mode.seconds] }]
       : [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [0] }];
