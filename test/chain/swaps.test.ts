@@ -95,7 +95,7 @@ describe("swaps on Anvil", () => {
     expect(pulls.map((p) => [p.owner, p.token, p.amount])).toEqual([[owner, tok("USDC"), dep]]);
     expect(await env.port.walletBalance(owner, tok("USDC"))).toBe(walletUsdc - dep);
     expect(await env.port.walletBalance(owner, tok("USDT")) > walletUsdt).toBe(true);
-    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0 });
+    expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0, block: await ctx.pub.getBlockNumber() });
     expect(await ledgerMismatches(env, [ctx.traders[0]!.address, owner])).toEqual([]);
   });
 

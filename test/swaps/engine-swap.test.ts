@@ -122,7 +122,7 @@ describe("engine swaps: a direct swap settles through the memory chain", () => {
       if (mode === "pay_more") expect(dep).toBe(5_400_000n + gasIn);
       expect(env.engine.desk.pendingPermitSwaps(TAKER, tok(env, "USDC"))).toBe(0);
       // The Router's IntentDeposit of our own swap is not credited a second time.
-      expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0 });
+      expect(await env.engine.syncVaultEvents()).toEqual({ deposits: 0, withdrawals: 0, block: await env.chain.blockNumber() });
       expect(await ownerMismatches(env)).toEqual([]);
     }
   });
