@@ -35,7 +35,7 @@ export interface FundsServices {
    * read of vault balances and after every relayed deposit or withdrawal. Resolves to
    * the block the ledger now reflects (undefined where that is not known).
    */
-  sync(): Promise<bigint | undefined>;
+  sync(): Promise<bigint | void>;
   coSigner: WithdrawCoSigner;
   /** EIP-7702 delegates a relayed type-4 transaction may authorise (default: none). */
   delegateAllowlist?: readonly Address[];
@@ -47,7 +47,8 @@ export interface FundsEngine {
   available(owner: string, token: string): bigint;
   holdWithdrawal(owner: string, uuid: bigint, amounts: ReadonlyMap<string, bigint>, deadlineSec: number): void;
   hasWithdrawHold(owner: string, uuid: bigint): boolean;
-  syncVaultEvents(): Promise<{ block: bigint }>;
+  /** Resolves to the engine's VaultSyncReport (its `block` is what sync() passes on). */
+  syncVaultEvents(): Promise<unknown>;
 }
 
 export interface CreateFundsOptions {
@@ -75,7 +76,8 @@ export function createFundsServices(o: CreateFundsOptions): FundsServices {
     holdWithdrawal: (owner, uuid, amounts, deadlineSec) => engine.holdWithdrawal(owner, uuid, amounts, deadlineSec),
     hasWithdrawHold: (owner, uuid) => engine.hasWithdrawHold(owner, uuid),
     async sync() {
-      return (await engine.syncVaultEvents()).block;
+      const block = ((await engine.syncVaultEvents()) as { block?: unknown } | undefined)?.block;
+      return typeof block === "bigint" ? block : undefined;
     },
     coSigner: o.coSigner,
     ...(o.delegateAllowlist ? { delegateAllowlist: o.delegateAllowlist } : {}),

@@ -209,6 +209,28 @@ describe("POST /deposit and the engine credit", () => {
     expect(eurc(next.body)).toMatchObject({ wallet_balance: (walletBefore - AMOUNT).toString(), vault_total: AMOUNT.toString(), total: walletBefore.toString() });
   });
 
+  it("GET /balances when the chain went back below its sync's block before the wallet reads: the latest block's wallets, not 'wallet unknown'", async () => {
+    const walletBefore = await erc20Balance(c, EURC(), ALICE());
+    const back = await c.testClient.snapshot();
+    await c.testClient.mine({ blocks: 5 });
+    const reader = env.funds.reader;
+    const walletBalance = reader.walletBalance.bind(reader);
+    let reverted = false;
+    reader.walletBalance = async (owner, token, block) => {
+      if (!reverted) {
+        reverted = true;
+        // A restore (or an evm_revert through rpc_url) between the sync and the wallet reads.
+        await c.testClient.revert({ id: back });
+      }
+      return walletBalance(owner, token, block);
+    };
+    const res = await request(env.app).get(`${V1}/balances?owner_address=${ALICE()}&include_zero=true`).set("Authorization", env.bearer[0]!);
+    expect(res.status).toBe(200);
+    expect(reverted).toBe(true);
+    expect(res.body.wallet_balance_available).toBe(true);
+    expect(res.body.balances.find((r: { symbol: string }) => r.symbol === "EURC")).toMatchObject({ wallet_balance: walletBefore.toString() });
+  });
+
   it("a deposit relayed and mined is visible to an order placed right after (equity)", async () => {
     const market = c.registry.market(EURC(), c.tokens.USDC!)!;
     // Spend EURC, which only the synced deposit provides: an ask when EURC is the base,

@@ -2,6 +2,9 @@
 // settlement (broadcast, then receipts) and a vault-event sync (read the chain, then move
 // the cursor). Each takes its turn: the state a restore brings back or a take keeps is
 // one whole state, so the ledger always equals what the vault contract holds.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 
@@ -91,6 +94,22 @@ describe("snapshots and restores racing settlement and vault syncs", () => {
     await ex.restore(clean);
   }, 120_000);
 
+  test("a fund() in flight and a restore: the restore waits for it, and the fund answers (its transaction is not dropped under it)", async () => {
+    const clean = await ex.snapshot();
+    const m = usdtMarket();
+    const who = ex.accounts[2]!;
+    const before = await ex.snapshot();
+    for (let i = 0; i < 6; i++) {
+      const funding = ex.control.fund({ address: who.address, token: m.quote, amount: 5_000_000n, vault: true });
+      await Promise.all([funding, ex.restore(before)]);
+      // The restore went after the fund: the deposit is taken back on both sides.
+      const acc = ex.parts.engine.vaultAccount(who.address, m.quote);
+      expect(acc.available + acc.frozen).toBe(0n);
+      expect(await ex.parts.port.vaultBalance(who.address, m.quote)).toBe(0n);
+    }
+    await ex.restore(clean);
+  }, 60_000);
+
   test("vault syncs racing a restore leave the cursor on the restored chain: a deposit after it is credited", async () => {
     const clean = await ex.snapshot();
     const m = usdtMarket();
@@ -113,4 +132,39 @@ describe("snapshots and restores racing settlement and vault syncs", () => {
     }
     await ex.restore(clean);
   }, 120_000);
+});
+
+describe("with --state-dir", () => {
+  let sx: FakeExchange;
+  beforeAll(async () => {
+    sx = await createFakeExchange({ seed: 6, clock: "virtual", liquidity: false, stateDir: mkdtempSync(path.join(tmpdir(), "fakex-races-")) });
+  }, 60_000);
+  afterAll(async () => {
+    await sx?.close();
+  });
+
+  test("a restore from code of a snapshot older than the last checkpoint, while a clock advance sent over HTTP waits for it: both finish", async () => {
+    const old = await sx.snapshot();
+    await sx.persistence!.persist();
+    // Hold the restore inside the clock gate until the HTTP advance (holding the durable
+    // log's lock) is waiting for the gate: then the restore's checkpoint needs that lock.
+    const port = sx.parts.port;
+    const revert = port.revertAndSnapshot.bind(port);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    port.revertAndSnapshot = async (id) => {
+      await held;
+      return revert(id);
+    };
+    try {
+      const restoring = sx.restore(old);
+      const advancing = fetch(`${sx.controlUrl}/clock/advance`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ seconds: 1 }) });
+      await new Promise((r) => setTimeout(r, 300));
+      release();
+      const [advanced] = await Promise.all([advancing, restoring]);
+      expect(advanced.status).toBe(200);
+    } finally {
+      port.revertAndSnapshot = revert;
+    }
+  }, 30_000);
 });

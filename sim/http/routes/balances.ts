@@ -33,7 +33,8 @@ export function balancesRouter(ctx: HttpContext, registry: Registry, funds: Fund
       const owner = requireOwner(res, q.owner_address);
       let synced: bigint | undefined;
       try {
-        synced = await funds.sync();
+        const block = await funds.sync();
+        if (typeof block === "bigint") synced = block;
       } catch (err) {
         // Stale vault columns beat no answer; the wallet flag below tells the node is down.
         ctx.logger?.error("balances: ledger sync failed", { error: err instanceof Error ? err.message : String(err) });
@@ -42,9 +43,12 @@ export function balancesRouter(ctx: HttpContext, registry: Registry, funds: Fund
       // The vault columns as synced, and the wallets at the block the sync read: a deposit
       // mined in between moves funds from one to the other, and the two must not straddle it.
       const vaults = new Map<string, Account>(tokens.map((t) => [t.address, funds.ledger.peek(owner, t.address)]));
+      const readWallets = (block?: bigint) => Promise.all(tokens.map((t) => funds.reader.walletBalance(owner, t.address, block)));
       let wallets: Map<string, bigint> | null = new Map();
       try {
-        const values = await Promise.all(tokens.map((t) => funds.reader.walletBalance(owner, t.address, synced)));
+        // That block may be gone by now (a restore took the chain back, or the node keeps no
+        // state that old): then the latest block, as before a sync could name one.
+        const values = await readWallets(synced).catch(() => readWallets());
         tokens.forEach((t, k) => wallets!.set(t.address, values[k]!));
       } catch {
         wallets = null;
