@@ -175,6 +175,15 @@ describe("market activity", () => {
       expect({ hash: hash(), steps: (await view()).steps }).toEqual(oneAfterTheOther);
       await ex.restore(mid);
     }
+    // Over HTTP, in whichever order the two requests arrive: both answered, the sum moved, each step once.
+    await ctl("POST", "/clock/advance", { seconds: 75 });
+    const steps = (await view()).steps;
+    await ex.restore(mid);
+    const answers = await Promise.all([ctl("POST", "/clock/advance", { seconds: 25 }), ctl("POST", "/clock/advance", { seconds: 50 })]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    expect(answers.map((a) => a.body.now as number).sort((x, y) => x - y)).toEqual(answers[0]!.body.now === at + 25 ? [at + 25, at + 75] : [at + 50, at + 75]);
+    expect(ex.control.now().now).toBe(at + 75);
+    expect((await view()).steps).toBe(steps);
   });
 
   test("a restore sent during a long clock advance waits for it and then wins: the rest of the advance does not move the restored clock and chain on", async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 
 let ex: FakeExchange;
+const erc20BalanceOf = [{ type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "a", type: "address" }], outputs: [{ name: "", type: "uint256" }] }] as const;
 
 async function call(base: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${base}${path}`, {
@@ -110,6 +111,41 @@ describe("snapshots and restores racing settlement and vault syncs", () => {
     await ex.restore(clean);
   }, 60_000);
 
+  test("GET /balances with a restore landing between its sync and its wallet reads: every column from one state, not vaults from before and wallets from after", async () => {
+    const clean = await ex.snapshot();
+    const m = usdtMarket();
+    const who = ex.accounts[2]!;
+    const signed = await ex.signManageApiKey(who, "create", ex.control.now().now);
+    const key = await api("POST", "/api-keys", { ...signed, label: "races" });
+    expect(key.status).toBe(200);
+    const before = await ex.snapshot();
+    expect((await ctl("POST", "/fund", { address: who.address, token: m.quote, amount: "3000000", vault: true })).status).toBe(200);
+    const reader = ex.parts.funds.reader;
+    const walletBalance = reader.walletBalance.bind(reader);
+    let restored = false;
+    reader.walletBalance = async (owner, token, block) => {
+      if (!restored) {
+        restored = true;
+        await ex.restore(before);
+      }
+      return walletBalance(owner, token, block);
+    };
+    try {
+      const res = await fetch(`${ex.baseUrl}/balances?owner_address=${who.address.toLowerCase()}&include_zero=true`, { headers: { authorization: `Bearer ${key.body.api_key}:${key.body.api_secret}` } });
+      const body = (await res.json()) as { wallet_balance_available: boolean; balances: { token: string; wallet_balance: string; vault_total: string }[] };
+      expect(res.status).toBe(200);
+      expect(restored).toBe(true);
+      expect(body.wallet_balance_available).toBe(true);
+      const row = body.balances.find((r) => r.token === m.quote)!;
+      // The state after the restore, whole: nothing in the vault, the wallet without the funding.
+      const onChain = await ex.clients.public.readContract({ address: m.quote as `0x${string}`, abi: erc20BalanceOf, functionName: "balanceOf", args: [who.address as `0x${string}`] });
+      expect({ wallet: row.wallet_balance, vault: row.vault_total }).toEqual({ wallet: onChain.toString(), vault: "0" });
+    } finally {
+      reader.walletBalance = walletBalance;
+      await ex.restore(clean);
+    }
+  }, 60_000);
+
   test("vault syncs racing a restore leave the cursor on the restored chain: a deposit after it is credited", async () => {
     const clean = await ex.snapshot();
     const m = usdtMarket();
@@ -163,6 +199,33 @@ describe("with --state-dir", () => {
       release();
       const [advanced] = await Promise.all([advancing, restoring]);
       expect(advanced.status).toBe(200);
+    } finally {
+      port.revertAndSnapshot = revert;
+    }
+  }, 30_000);
+
+  test.each(["snapshot", "restore"] as const)("a restore from code of a snapshot older than the last checkpoint, while a %s sent over HTTP waits its turn: both finish", async (kind) => {
+    const old = await sx.snapshot();
+    const recent = await sx.snapshot();
+    await sx.persistence!.persist();
+    const port = sx.parts.port;
+    const revert = port.revertAndSnapshot.bind(port);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    port.revertAndSnapshot = async (id) => {
+      await held;
+      return revert(id);
+    };
+    try {
+      const restoring = sx.restore(old);
+      // It holds the durable log's lock while it waits for the restore's turn to end.
+      const body = kind === "snapshot" ? {} : { id: recent };
+      const other = fetch(`${sx.controlUrl}/${kind}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      await new Promise((r) => setTimeout(r, 300));
+      release();
+      const [answered] = await Promise.all([other, restoring]);
+      // The restore of `old` discarded `recent` (taken after it): a 404 is its answer, not a hang.
+      expect(answered.status).toBe(kind === "snapshot" ? 200 : 404);
     } finally {
       port.revertAndSnapshot = revert;
     }

@@ -31,27 +31,30 @@ export function balancesRouter(ctx: HttpContext, registry: Registry, funds: Fund
     .get(requireApiKey(ctx), rateLimit(ctx, "read"), async (req, res) => {
       const q = parseInput(BalancesQuery, req.query, "query");
       const owner = requireOwner(res, q.owner_address);
-      let synced: bigint | undefined;
-      try {
-        const block = await funds.sync();
-        if (typeof block === "bigint") synced = block;
-      } catch (err) {
-        // Stale vault columns beat no answer; the wallet flag below tells the node is down.
-        ctx.logger?.error("balances: ledger sync failed", { error: err instanceof Error ? err.message : String(err) });
-      }
       const tokens = registry.tokens();
       // The vault columns as synced, and the wallets at the block the sync read: a deposit
       // mined in between moves funds from one to the other, and the two must not straddle it.
-      const vaults = new Map<string, Account>(tokens.map((t) => [t.address, funds.ledger.peek(owner, t.address)]));
-      const readWallets = (block?: bigint) => Promise.all(tokens.map((t) => funds.reader.walletBalance(owner, t.address, block)));
-      let wallets: Map<string, bigint> | null = new Map();
-      try {
-        // That block may be gone by now (a restore took the chain back, or the node keeps no
-        // state that old): then the latest block, as before a sync could name one.
-        const values = await readWallets(synced).catch(() => readWallets());
-        tokens.forEach((t, k) => wallets!.set(t.address, values[k]!));
-      } catch {
-        wallets = null;
+      // When that block is gone by the wallet reads (a restore took the chain back, or the
+      // node keeps no state that old), all of it is read again once, together.
+      let vaults = new Map<string, Account>();
+      let wallets: Map<string, bigint> | null = null;
+      for (let attempt = 0; attempt < 2 && wallets === null; attempt++) {
+        let synced: bigint | undefined;
+        try {
+          const block = await funds.sync();
+          if (typeof block === "bigint") synced = block;
+        } catch (err) {
+          // Stale vault columns beat no answer; the wallet flag below tells the node is down.
+          ctx.logger?.error("balances: ledger sync failed", { error: err instanceof Error ? err.message : String(err) });
+        }
+        vaults = new Map(tokens.map((t) => [t.address, funds.ledger.peek(owner, t.address)]));
+        try {
+          const values = await Promise.all(tokens.map((t) => funds.reader.walletBalance(owner, t.address, synced)));
+          wallets = new Map(tokens.map((t, k) => [t.address, values[k]!]));
+        } catch {
+          // At the latest block there is nothing to read again: the node is not answering.
+          if (synced === undefined) break;
+        }
       }
       res.json(
         balanceRows({
