@@ -179,35 +179,18 @@ describe("with --state-dir", () => {
     await sx?.close();
   });
 
-  test("a restore from code of a snapshot older than the last checkpoint, while a clock advance sent over HTTP waits for it: both finish", async () => {
-    const old = await sx.snapshot();
-    await sx.persistence!.persist();
-    // Hold the restore inside the clock gate until the HTTP advance (holding the durable
-    // log's lock) is waiting for the gate: then the restore's checkpoint needs that lock.
-    const port = sx.parts.port;
-    const revert = port.revertAndSnapshot.bind(port);
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    port.revertAndSnapshot = async (id) => {
-      await held;
-      return revert(id);
-    };
-    try {
-      const restoring = sx.restore(old);
-      const advancing = fetch(`${sx.controlUrl}/clock/advance`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ seconds: 1 }) });
-      await new Promise((r) => setTimeout(r, 300));
-      release();
-      const [advanced] = await Promise.all([advancing, restoring]);
-      expect(advanced.status).toBe(200);
-    } finally {
-      port.revertAndSnapshot = revert;
-    }
-  }, 30_000);
-
-  test.each(["snapshot", "restore"] as const)("a restore from code of a snapshot older than the last checkpoint, while a %s sent over HTTP waits its turn: both finish", async (kind) => {
+  // Each request holds the durable log's lock while it waits: an advance for the clock gate,
+  // a take or restore for the snapshot turn; the restore's checkpoint then needs that lock.
+  test.each([
+    ["clock advance", "/clock/advance", { seconds: 1 }, 200],
+    ["snapshot", "/snapshot", {}, 200],
+    // The restore of the older snapshot discards the one taken after it: a 404, not a hang.
+    ["restore", "/restore", "recent", 404],
+  ] as const)("a restore from code of a snapshot older than the last checkpoint, while a %s sent over HTTP waits for it: both finish", async (_kind, route, body, status) => {
     const old = await sx.snapshot();
     const recent = await sx.snapshot();
     await sx.persistence!.persist();
+    // Hold the restore (inside the gate and its turn) until the HTTP request waits for it.
     const port = sx.parts.port;
     const revert = port.revertAndSnapshot.bind(port);
     let release!: () => void;
@@ -218,14 +201,12 @@ describe("with --state-dir", () => {
     };
     try {
       const restoring = sx.restore(old);
-      // It holds the durable log's lock while it waits for the restore's turn to end.
-      const body = kind === "snapshot" ? {} : { id: recent };
-      const other = fetch(`${sx.controlUrl}/${kind}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const sent = body === "recent" ? { id: recent } : body;
+      const other = fetch(`${sx.controlUrl}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(sent) });
       await new Promise((r) => setTimeout(r, 300));
       release();
       const [answered] = await Promise.all([other, restoring]);
-      // The restore of `old` discarded `recent` (taken after it): a 404 is its answer, not a hang.
-      expect(answered.status).toBe(kind === "snapshot" ? 200 : 404);
+      expect(answered.status).toBe(status);
     } finally {
       port.revertAndSnapshot = revert;
     }
