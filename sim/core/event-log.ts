@@ -91,7 +91,8 @@ export class EventLog<RefType extends string = never> {
 
   private push(type: string, at: number, data: unknown): void {
     const offset = this.n & CHUNK_MASK;
-    if (offset === 0) {
+    // A new chunk unless a restore kept this one.
+    if (offset === 0 && this.n >>> CHUNK_BITS === this.typeChunks.length) {
       this.typeChunks.push(new Array<string>(CHUNK));
       this.atChunks.push(new Float64Array(CHUNK));
       this.dataChunks.push(new Array<unknown>(CHUNK));
@@ -167,26 +168,15 @@ export class EventLog<RefType extends string = never> {
     this.typeChunks.length = Math.min(this.typeChunks.length, keep);
     this.atChunks.length = Math.min(this.atChunks.length, keep);
     this.dataChunks.length = Math.min(this.dataChunks.length, keep);
-    if (old > n && this.typeChunks.length === keep && n & CHUNK_MASK) {
+    if (old > n && n & CHUNK_MASK) {
       const c = keep - 1;
       const end = Math.min(CHUNK, old - c * CHUNK);
       this.typeChunks[c]!.fill(undefined as unknown as string, n & CHUNK_MASK, end);
       this.atChunks[c]!.fill(0, n & CHUNK_MASK, end);
       this.dataChunks[c]!.fill(undefined, n & CHUNK_MASK, end);
     }
-    for (let i = 0; i < n; i++) {
-      const c = i >>> CHUNK_BITS;
-      const offset = i & CHUNK_MASK;
-      if (offset === 0 && c === this.typeChunks.length) {
-        this.typeChunks.push(new Array<string>(CHUNK));
-        this.atChunks.push(new Float64Array(CHUNK));
-        this.dataChunks.push(new Array<unknown>(CHUNK));
-      }
-      this.typeChunks[c]![offset] = state.types[i]!;
-      this.atChunks[c]![offset] = state.ats[i]!;
-      this.dataChunks[c]![offset] = state.datas[i];
-    }
-    this.n = n;
+    this.n = 0;
+    for (let i = 0; i < n; i++) this.push(state.types[i]!, state.ats[i]!, state.datas[i]);
     this.hashedUpTo = state.hashedUpTo;
     this.chainHash = state.hash;
   }

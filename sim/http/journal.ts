@@ -556,7 +556,7 @@ function captureResponseBody(res: import("express").Response, max: number): () =
  */
 function replayedFaultBody(kind: string, replayAnswer: BodyCopy | null, max: number): BodyCopy | null {
   const routeBody = Buffer.from(replayAnswer?.text ?? "", "utf8");
-  const got = faultAnswerBody(kind, kind === "truncate" ? routeBody : Buffer.alloc(0));
+  const got = faultAnswerBody(kind, routeBody);
   if (got === null) return null;
   if (kind === "truncate" && replayAnswer?.truncated) {
     // Only the journal's first `max` bytes of the answer were kept: half of all of it, cut there.

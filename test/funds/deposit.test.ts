@@ -7,6 +7,7 @@ import request from "supertest";
 import { parseSignature, serializeCompactSignature, signatureToCompactSignature, toFunctionSelector } from "viem";
 import { standaloneUuidInt } from "../../sim/core/uuid-int.ts";
 import { depositCalls } from "../../fixtures/chain-tx.ts";
+import { ExchangeError } from "../../sim/core/errors.ts";
 import type { Address, Hex } from "../../sim/core/typed-data.ts";
 import {
   allowance,
@@ -18,6 +19,7 @@ import {
   TX_SHAPE,
   vaultBalance,
   walletOf,
+  beforeFirstWalletRead,
   type FundsApp,
   type FundsChain,
 } from "./harness.ts";
@@ -184,21 +186,16 @@ describe("POST /deposit and the engine credit", () => {
 
   it("GET /balances with a deposit mined and synced by another request while it reads the wallets: both columns as of its own sync, the total unchanged", async () => {
     const walletBefore = await erc20Balance(c, EURC(), ALICE());
-    const reader = env.funds.reader;
-    const walletBalance = reader.walletBalance.bind(reader);
     let deposited = false;
-    reader.walletBalance = async (owner, token, block) => {
-      if (!deposited) {
-        deposited = true;
-        const wallet = walletOf(c, alice());
-        for (const call of depositCalls({ exchange: c.exchange, vault: c.vault, token: EURC(), owner: ALICE(), amount: AMOUNT })) {
-          await c.pub.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: call.to, data: call.data }) });
-        }
-        // Another request's sync credits it meanwhile.
-        await env.engine.syncVaultEvents();
+    beforeFirstWalletRead(env.funds.reader, async () => {
+      deposited = true;
+      const wallet = walletOf(c, alice());
+      for (const call of depositCalls({ exchange: c.exchange, vault: c.vault, token: EURC(), owner: ALICE(), amount: AMOUNT })) {
+        await c.pub.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: call.to, data: call.data }) });
       }
-      return walletBalance(owner, token, block);
-    };
+      // Another request's sync credits it meanwhile.
+      await env.engine.syncVaultEvents();
+    });
     const res = await request(env.app).get(`${V1}/balances?owner_address=${ALICE()}`).set("Authorization", env.bearer[0]!);
     expect(res.status).toBe(200);
     expect(deposited).toBe(true);
@@ -209,26 +206,41 @@ describe("POST /deposit and the engine credit", () => {
     expect(eurc(next.body)).toMatchObject({ wallet_balance: (walletBefore - AMOUNT).toString(), vault_total: AMOUNT.toString(), total: walletBefore.toString() });
   });
 
-  it("GET /balances when the chain went back below its sync's block before the wallet reads: the latest block's wallets, not 'wallet unknown'", async () => {
+  it("GET /balances when the chain went back below its sync's block before the wallet reads: it syncs and reads the wallets again, not 'wallet unknown'", async () => {
     const walletBefore = await erc20Balance(c, EURC(), ALICE());
     const back = await c.testClient.snapshot();
     await c.testClient.mine({ blocks: 5 });
-    const reader = env.funds.reader;
-    const walletBalance = reader.walletBalance.bind(reader);
     let reverted = false;
-    reader.walletBalance = async (owner, token, block) => {
-      if (!reverted) {
-        reverted = true;
-        // A restore (or an evm_revert through rpc_url) between the sync and the wallet reads.
-        await c.testClient.revert({ id: back });
-      }
-      return walletBalance(owner, token, block);
-    };
+    // A restore (or an evm_revert through rpc_url) between the sync and the wallet reads.
+    beforeFirstWalletRead(env.funds.reader, async () => {
+      reverted = true;
+      await c.testClient.revert({ id: back });
+    });
     const res = await request(env.app).get(`${V1}/balances?owner_address=${ALICE()}&include_zero=true`).set("Authorization", env.bearer[0]!);
     expect(res.status).toBe(200);
     expect(reverted).toBe(true);
     expect(res.body.wallet_balance_available).toBe(true);
     expect(res.body.balances.find((r: { symbol: string }) => r.symbol === "EURC")).toMatchObject({ wallet_balance: walletBefore.toString() });
+  });
+
+  it("GET /balances with the node not answering: 200, vault columns from the ledger, wallet_balance_available false; wallets read again only when a synced block named them", async () => {
+    await approveAndDeposit(EURC(), AMOUNT);
+    const down = () => Promise.reject(new ExchangeError("UNAVAILABLE", 503, "wallet balance: node down"));
+    const reads = (sync: "ok" | "down") => {
+      let n = 0;
+      env.funds.reader.walletBalance = () => (n++, down());
+      if (sync === "down") env.funds.sync = down;
+      return () => n;
+    };
+    const tokens = c.registry.tokens().length;
+    for (const [sync, attempts] of [["ok", 2], ["down", 1]] as const) {
+      const count = reads(sync);
+      const res = await request(env.app).get(`${V1}/balances?owner_address=${ALICE()}`).set("Authorization", env.bearer[0]!);
+      expect(res.status).toBe(200);
+      expect(res.body.wallet_balance_available).toBe(false);
+      expect(res.body.balances.find((r: { symbol: string }) => r.symbol === "EURC")).toMatchObject({ wallet_balance: "0", vault_available: AMOUNT.toString(), vault_total: AMOUNT.toString() });
+      expect(count()).toBe(attempts * tokens);
+    }
   });
 
   it("a deposit relayed and mined is visible to an order placed right after (equity)", async () => {

@@ -279,3 +279,22 @@ export const TX_SHAPE = {
   maxFeePerGas: expect.stringMatching(/^0x[0-9a-f]+$/),
   maxPriorityFeePerGas: expect.stringMatching(/^0x[0-9a-f]+$/),
 };
+
+/**
+ * Run `before` once, at the first wallet read of `reader` (GET /balances reads the wallets
+ * after its ledger sync: this stages what happens in between). Returns the undo.
+ */
+export function beforeFirstWalletRead(reader: FundsServices["reader"], before: () => Promise<unknown>): () => void {
+  const walletBalance = reader.walletBalance;
+  let ran = false;
+  reader.walletBalance = async (owner, token, block) => {
+    if (!ran) {
+      ran = true;
+      await before();
+    }
+    return walletBalance.call(reader, owner, token, block);
+  };
+  return () => {
+    reader.walletBalance = walletBalance;
+  };
+}

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import { beforeFirstWalletRead } from "../funds/harness.ts";
 
 let ex: FakeExchange;
 const erc20BalanceOf = [{ type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "a", type: "address" }], outputs: [{ name: "", type: "uint256" }] }] as const;
@@ -120,16 +121,11 @@ describe("snapshots and restores racing settlement and vault syncs", () => {
     expect(key.status).toBe(200);
     const before = await ex.snapshot();
     expect((await ctl("POST", "/fund", { address: who.address, token: m.quote, amount: "3000000", vault: true })).status).toBe(200);
-    const reader = ex.parts.funds.reader;
-    const walletBalance = reader.walletBalance.bind(reader);
     let restored = false;
-    reader.walletBalance = async (owner, token, block) => {
-      if (!restored) {
-        restored = true;
-        await ex.restore(before);
-      }
-      return walletBalance(owner, token, block);
-    };
+    const undo = beforeFirstWalletRead(ex.parts.funds.reader, async () => {
+      restored = true;
+      await ex.restore(before);
+    });
     try {
       const res = await fetch(`${ex.baseUrl}/balances?owner_address=${who.address.toLowerCase()}&include_zero=true`, { headers: { authorization: `Bearer ${key.body.api_key}:${key.body.api_secret}` } });
       const body = (await res.json()) as { wallet_balance_available: boolean; balances: { token: string; wallet_balance: string; vault_total: string }[] };
@@ -141,7 +137,7 @@ describe("snapshots and restores racing settlement and vault syncs", () => {
       const onChain = await ex.clients.public.readContract({ address: m.quote as `0x${string}`, abi: erc20BalanceOf, functionName: "balanceOf", args: [who.address as `0x${string}`] });
       expect({ wallet: row.wallet_balance, vault: row.vault_total }).toEqual({ wallet: onChain.toString(), vault: "0" });
     } finally {
-      reader.walletBalance = walletBalance;
+      undo();
       await ex.restore(clean);
     }
   }, 60_000);

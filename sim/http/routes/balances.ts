@@ -60,7 +60,7 @@ export function balancesRouter(ctx: HttpContext, registry: Registry, funds: Fund
         balanceRows({
           owner,
           tokens,
-          vault: (t) => vaults.get(t) ?? funds.ledger.peek(owner, t),
+          vault: (t) => vaults.get(t)!,
           wallets,
           includeZero: q.include_zero ?? false,
           updatedAt: isoOf(ctx.clock.nowMs()),
