@@ -10,12 +10,12 @@ import { OrderBook, Side, type LimitOrderOptions } from "nodejs-order-book";
 import { VirtualClock } from "../sim/core/clock.ts";
 import { Engine, type OrderBody, type ParsedOrder } from "../sim/core/engine.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../sim/core/registry.ts";
-import { Rng } from "../sim/core/rng.ts";
 import { limitOrderBody } from "../sim/core/order-body.ts";
 import { formatUnits } from "../sim/core/amounts.ts";
 import { MemoryChain } from "../sim/chain/memory.ts";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { makeStream, ownerAddress, OWNERS_PER_SIDE, SYMBOL, type StreamOrder } from "./engine-stream.ts";
 
 // A full collection before each timed run, so no run pays for the garbage the
 // previous one (of either library) left behind.
@@ -30,38 +30,6 @@ function arg(name: string, fallback: number | string): string {
 const N = Number(arg("orders", 200_000));
 const SEED = arg("seed", 42);
 const EXECUTOR_ID = 1;
-const OWNERS_PER_SIDE = 64;
-const SYMBOL = "EURC/USDC";
-
-interface StreamOrder {
-  side: "bid" | "ask";
-  /** Price in ticks and size in lots (integers on the market grid). */
-  ticks: number;
-  lots: number;
-  owner: number;
-  id: string;
-}
-
-/** Seeded stream: even positions cross the mid (they take), odd ones rest away from it. */
-function makeStream(n: number, seed: string): StreamOrder[] {
-  const rng = new Rng(`bench-stream:${seed}`);
-  const mid = 110_000; // 1.10000 at tick precision 5
-  const out: StreamOrder[] = [];
-  for (let i = 0; i < n; i++) {
-    const side = rng.chance(0.5) ? "bid" : "ask";
-    const off = 1 + rng.int(50);
-    const crossing = i % 2 === 0;
-    const ticks = side === "bid" ? (crossing ? mid + off : mid - off) : crossing ? mid - off : mid + off;
-    const lots = 1000 + rng.int(99_000); // 10.00 .. 999.99 units at quantity precision 2
-    out.push({ side, ticks, lots, owner: rng.int(OWNERS_PER_SIDE), id: rng.uuid4() });
-  }
-  return out;
-}
-
-function ownerAddress(side: "bid" | "ask", k: number): string {
-  // Bids and asks come from disjoint owner sets, so STP never rejects a stream order.
-  return `0x${(side === "bid" ? "b" : "a").repeat(2)}${k.toString(16).padStart(38, "0")}`;
-}
 
 function buildEngine(): Engine {
   const clock = new VirtualClock();
