@@ -9,22 +9,83 @@
 // (entity.parse.failed, request.aborted) that errors.ts turns into the same answers.
 
 import { AsyncResource } from "node:async_hooks";
-import type { IncomingMessage } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";
 
 export const DEFAULT_BODY_LIMIT = "1mb";
 
 const UNPARSED = Symbol("fakex.unparsedBody");
-type WithUnparsed = { [UNPARSED]?: string | Buffer };
+const LOGGED_TEXT = Symbol("fakex.loggedBodyText");
+type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_TEXT]?: string };
 
 /**
- * The text of a body that was read but did not parse as JSON, for the request journal: a
- * client debugging its 400 sees what it sent. Undefined for a body that parsed or was not read.
+ * The text of a body that was read but did not parse as JSON, or that a route fault kept
+ * from its route (readUnroutedBody), for the request journal: a client debugging its 400
+ * or its lost request sees what it sent. Undefined for a body that parsed or was not read.
  */
 export function unparsedBody(req: object): string | undefined {
+  const logged = (req as WithUnparsed)[LOGGED_TEXT];
+  if (logged !== undefined) return logged;
   const raw = (req as WithUnparsed)[UNPARSED];
   return typeof raw === "string" ? raw : raw?.toString("utf8");
 }
+
+/**
+ * A replayed request stands for one logged earlier, whose body it may not carry (a body
+ * that did not parse is replayed as one that does not either): the journal shows `text`,
+ * the body the logged request had.
+ */
+export function setLoggedBodyText(req: object, text: string): void {
+  (req as WithUnparsed)[LOGGED_TEXT] = text;
+}
+
+/**
+ * Read a body that no route will parse (a route fault answers before the route runs),
+ * so the journal can show it: up to `maxBytes` kept as UTF-8 text, then `done` (in the
+ * request's async context). A compressed body, or one past `maxBytes`, is not kept; a
+ * client that hangs up mid-body ends the read too. Never fails.
+ */
+export function readUnroutedBody(req: IncomingMessage, maxBytes: number, done: () => void): void {
+  const h = req.headers;
+  if (!hasRequestBody(h) || req.readableEnded || req.readableDidRead) {
+    done();
+    return;
+  }
+  let finished = false;
+  const finish = AsyncResource.bind(() => {
+    if (finished) return;
+    finished = true;
+    req.removeListener("data", onChunk);
+    req.removeListener("end", onEnd);
+    req.removeListener("aborted", onEnd);
+    req.removeListener("error", onEnd);
+    if (keep && chunks.length > 0) (req as WithUnparsed)[UNPARSED] = Buffer.concat(chunks);
+    done();
+  });
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let keep = h["content-encoding"] === undefined || h["content-encoding"] === "identity";
+  const onChunk = (chunk: Buffer) => {
+    kept += chunk.length;
+    if (kept > maxBytes) {
+      // Past the limit a route would refuse it unread (413): stop here.
+      keep = false;
+      req.pause();
+      finish();
+      return;
+    }
+    if (keep) chunks.push(chunk);
+  };
+  const onEnd = () => finish();
+  req.on("data", onChunk);
+  req.once("end", onEnd);
+  req.once("aborted", onEnd);
+  req.once("error", onEnd);
+  // Stays after the read, so a late error on the stream is never unhandled.
+  req.on("error", ignoreError);
+}
+
+function ignoreError(): void {}
 
 /**
  * JSON parser for one app. A body without Content-Type is read as JSON too (FastAPI
@@ -39,14 +100,13 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
     verify: (req, _res, buf) => {
       (req as WithUnparsed)[UNPARSED] = buf;
     },
-    type: (req) => {
-      const ct = req.headers["content-type"];
-      return !ct || /(^|[/+])json\b/i.test(ct);
-    },
+    type: isJsonRequest,
   });
   const maxBytes = limitBytes(limit);
   if (maxBytes === null) return general;
   return (req, res, next) => {
+    // Another content type: no route parses it (its schema refuses the missing body), but the journal shows what was sent.
+    if (!isJsonRequest(req)) return readUnroutedBody(req, maxBytes, () => next());
     const length = directLength(req, maxBytes);
     if (length < 0) {
       general(req, res, next);
@@ -54,6 +114,17 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
     }
     readJson(req, next);
   };
+}
+
+/** Whether the request came with a body (as body parsers tell it: a length above 0, or chunked). */
+export function hasRequestBody(h: IncomingHttpHeaders): boolean {
+  return h["transfer-encoding"] !== undefined || (h["content-length"] !== undefined && h["content-length"] !== "0");
+}
+
+/** A body read as JSON: no Content-Type, or a JSON one (application/json, application/vnd.api+json, ...). */
+export function isJsonRequest(req: IncomingMessage): boolean {
+  const ct = req.headers["content-type"];
+  return !ct || /(^|[/+])json\b/i.test(ct);
 }
 
 /** A plain JSON content type: absent, or application/json with at most a UTF-8 charset. */

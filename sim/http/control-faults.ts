@@ -21,6 +21,10 @@ import { Rng, type RngState } from "../core/rng.ts";
 import { drawLatency, isZeroLatency, parseLatency, type LatencySpec } from "./route-faults-latency.ts";
 import { FAIL_KINDS, answerWithFault, faultHooks, swallowResponse, type CommittedResponse, type FailKind, type HeaderSnapshot } from "./route-faults-outcome.ts";
 import { noteFault } from "./journal-notes.ts";
+import { readUnroutedBody } from "./body.ts";
+
+/** Bytes of a body a before-commit fault reads for the journal: the default body limit (a route takes no more). */
+const UNROUTED_BODY_BYTES = 1024 * 1024;
 
 export { MAX_FAULT_LATENCY_MS } from "./route-faults-latency.ts";
 
@@ -227,10 +231,14 @@ export class RouteFaults {
         }
         if (!rule.after_commit) {
           noteFault({ kind: String(kind), after_commit: false, committed_status: null });
-          // Logged as a 503: nothing took effect.
-          const lose = () => this.answer(res, kind, null, edge);
-          if (hooks.committed) hooks.committed(503).then(lose, lose);
-          else lose();
+          // The route never reads the body: read it here, so the journal (and a durable log's
+          // record) show what the client sent.
+          readUnroutedBody(req, UNROUTED_BODY_BYTES, () => {
+            // Logged as a 503: nothing took effect.
+            const lose = () => this.answer(res, kind, null, edge);
+            if (hooks.committed) hooks.committed(503).then(lose, lose);
+            else lose();
+          });
           return;
         }
         swallowResponse(res, (committed) => {

@@ -8,6 +8,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { ExchangeError, isExchangeError } from "../core/errors.ts";
 import { TYPED_QUOTE_CODES } from "../core/quotes.ts";
 import { noteError } from "./journal-notes.ts";
+import { hasRequestBody, isJsonRequest } from "./body.ts";
 import { requiredWireCode, wireCodeOf } from "./wire-codes.ts";
 
 /**
@@ -200,12 +201,22 @@ function send(res: Response, r: ErrorResponse): void {
   res.status(r.status).json(r.body);
 }
 
+/**
+ * A validation error of a request whose body went unread because its Content-Type is not
+ * JSON says so: the client sent an object (as `text/plain`, say) and is told it sent none.
+ */
+function withContentTypeHint(err: ExchangeError, req: Request): ExchangeError {
+  if (err.code !== "VALIDATION" || req.body !== undefined || isJsonRequest(req) || !hasRequestBody(req.headers)) return err;
+  return new ExchangeError(err.code, err.status, `${err.detail} (the body was sent as Content-Type ${req.headers["content-type"]}, which is not read: send JSON as application/json)`, { ...err.extra });
+}
+
 /** Final express error handler: ExchangeError → envelope; anything else → logged 503. */
 export function errorHandler(logger: HttpLogger = stderrLogger): ErrorRequestHandler {
   return (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
-    const known = requestError(err);
-    if (known) {
+    const found = requestError(err);
+    if (found) {
+      const known = withContentTypeHint(found, req);
       noteError(known.code, known.detail);
       if (known.status >= 500) logger.error("service unavailable", { method: req.method, path: req.originalUrl, code: known.code, detail: known.detail });
       send(res, errorResponse(known, envelopeOf(req, res), routeKeyOf(req)));

@@ -306,7 +306,11 @@ describe("POST /orders/preview: failures are {ok: false, error_code, detail} at 
     expect(array.body).toEqual({ ok: false, error_code: "TRANSIENT_SETTLEMENT_FAILURE", detail: "request body must be a JSON object" });
     const text = await request(app).post("/api/v1/orders/preview").set("Content-Type", "text/plain").send("hello");
     expect(text.status).toBe(400);
-    expect(text.body).toEqual({ ok: false, error_code: "TRANSIENT_SETTLEMENT_FAILURE", detail: "request body must be a JSON object" });
+    expect(text.body).toEqual({
+      ok: false,
+      error_code: "TRANSIENT_SETTLEMENT_FAILURE",
+      detail: "request body must be a JSON object (the body was sent as Content-Type text/plain, which is not read: send JSON as application/json)",
+    });
     const broken = await request(app).post("/api/v1/orders/preview").set("Content-Type", "application/json").send('{"side": ');
     expect(broken.status).toBe(422);
     expect(broken.body).toEqual({ ok: false, error_code: "TRANSIENT_SETTLEMENT_FAILURE", detail: "Request body is not valid JSON" });

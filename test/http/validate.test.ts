@@ -96,10 +96,16 @@ describe("validate middleware", () => {
     expect(twice.body.detail).toMatch(/^query\.base: /);
   });
 
-  it("rejects a non-JSON content type as a missing body (422)", async () => {
+  it("rejects a non-JSON content type as a missing body (422), naming the content type", async () => {
     const res = await request(app).post("/api/v1/thing").set("Content-Type", "text/plain").send("side=bid");
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ detail: "body: request body must be a JSON object" });
+    expect(res.body).toEqual({
+      detail: "body: request body must be a JSON object (the body was sent as Content-Type text/plain, which is not read: send JSON as application/json)",
+    });
+    // With no body at all there is nothing to hint at.
+    const empty = await request(app).post("/api/v1/thing").set("Content-Type", "text/plain");
+    expect(empty.status).toBe(422);
+    expect(empty.body).toEqual({ detail: "body: request body must be a JSON object" });
   });
 
   it("reads a body sent without Content-Type as JSON", async () => {

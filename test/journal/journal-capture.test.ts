@@ -84,12 +84,13 @@ describe("journal request copy of a body that does not parse", () => {
     expect(entry(long).request_body).toEqual({ text: '{"price": 1.0.0,', bytes: 31, truncated: true });
   });
 
-  test("a body that parses is still recorded as its JSON; an unread one as null", async () => {
+  test("a body that parses is still recorded as its JSON; one of another content type (which no route parses) as its text", async () => {
     const ok = await send("application/vnd.api+json", '{ "a" : 1 }');
     expect(ok.status).toBe(200);
     expect(entry(ok).request_body).toEqual({ text: '{"a":1}', bytes: 7, truncated: false });
-    const text = await send("text/plain", "hello");
+    const text = await send("text/plain", '{"price": "1"}');
     expect(text.status).toBe(200);
-    expect(entry(text).request_body).toBeNull();
+    expect(text.body).toEqual({});
+    expect(entry(text).request_body).toEqual({ text: '{"price": "1"}', bytes: 14, truncated: false });
   });
 });

@@ -103,6 +103,30 @@ describe("request journal", () => {
     expect((await control("GET", "/requests/count?status=503")).body).toEqual({ count: 1 });
   });
 
+  test("a fault before commit keeps the route from the body, but the journal still shows the body as sent (503, reset, timeout, truncate)", async () => {
+    const kinds = [503, "reset", "timeout", "truncate"] as const;
+    const rules = kinds.map((fail) => ({ method: "POST", path: "/orders/preview", fail, times: 1 }));
+    // One more 503: a body past the body limit (1 MiB) is not kept.
+    rules.push({ method: "POST", path: "/orders/preview", fail: 503, times: 1 });
+    expect((await control("POST", "/routes", { rules })).status).toBe(200);
+    const sent = kinds.map((kind, i) => JSON.stringify({ probe: i, kind, pad: "x".repeat(100 * i) }));
+    sent.push(JSON.stringify({ pad: "y".repeat(1024 * 1024 + 1) }));
+    for (const text of sent) {
+      // A held (timeout) request is given up by its client, as a real one would.
+      await fetch(`${ex.baseUrl}/orders/preview`, { method: "POST", headers: { "content-type": "application/json" }, body: text, signal: AbortSignal.timeout(1_000) })
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined);
+    }
+    const { entries } = (await control("GET", "/requests?path=/api/v1/orders/preview&limit=10")).body;
+    const bySeq = [...entries].sort((x: { seq: number }, y: { seq: number }) => x.seq - y.seq);
+    expect(bySeq.map((e: { fault: { kind: string } }) => e.fault.kind)).toEqual(["503", "reset", "timeout", "truncate", "503"]);
+    for (let i = 0; i < kinds.length; i++) {
+      expect(bySeq[i].request_body).toEqual({ text: sent[i]!.slice(0, 4096), bytes: Buffer.byteLength(sent[i]!), truncated: Buffer.byteLength(sent[i]!) > 4096 });
+    }
+    expect(bySeq[4].status).toBe(503);
+    expect(bySeq[4].request_body).toBeNull();
+  });
+
   test("crossing orders: each POST /orders links its order; the taker's its fill; after settle both lead to the batch and its tx hash", async () => {
     const [a, b] = await fundBoth();
     const ask = await place(a, "ask");

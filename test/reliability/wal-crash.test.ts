@@ -79,7 +79,7 @@ describe("write-ahead log: crashes", () => {
     expect(back.p.err()).not.toContain("answered differently");
   }, 60_000);
 
-  test("journal entries of requests a route fault hit read the same after kill -9 and the replay: status 0, the fault, the body the client got", async () => {
+  test("journal entries of requests a route fault hit read the same after kill -9 and the replay: status 0, the fault, the bodies sent and got", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-wal-faults-"));
     const { p, control, info } = await serve(dir);
     const base = info.control_url.replace(/\/__fakex$/, "/api/v1");
@@ -101,6 +101,9 @@ describe("write-ahead log: crashes", () => {
         .then((r) => r.arrayBuffer())
         .catch(() => undefined);
     }
+    // A body that does not parse: its replay sends a stand-in that does not either, and its entry still shows this one.
+    const broken = await fetch(`${base}/api-keys/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"api_key": nope' });
+    expect(broken.status).toBe(422);
     // An acknowledged request after them, so the log holds them all when the process dies.
     expect(await post(`${control}/clock/advance`, { seconds: 1 })).toBe(200);
     const entriesOf = async (url: string) => {
@@ -108,11 +111,14 @@ describe("write-ahead log: crashes", () => {
       return j.entries
         .filter((e) => e["path"] !== "/__fakex/clock/advance")
         // Ids are left out: a replayed request is journaled under a new one (README, Known gaps).
-        .map((e) => ({ path: e["path"], status: e["status"], fault: e["fault"], response_body: e["response_body"], rejection: e["rejection"] }));
+        .map((e) => ({ path: e["path"], status: e["status"], fault: e["fault"], request_body: e["request_body"], response_body: e["response_body"], rejection: e["rejection"] }));
     };
     const before = await entriesOf(control);
-    expect(before).toHaveLength(rules.length + 1);
+    expect(before).toHaveLength(rules.length + 2);
     expect(before.filter((e) => e.status === 0)).toHaveLength(4);
+    // Every verify request shows the body its client sent, a fault before commit or not.
+    const verifies = before.filter((e) => e.path === "/api/v1/api-keys/verify");
+    expect(verifies.map((e) => (e.request_body as { text: string } | null)?.text).sort()).toEqual([...Array(rules.length).fill(JSON.stringify(body)), '{"api_key": nope'].sort());
     const batch = before.find((e) => e.path === "/api/v1/swap/quote/batch")!;
     expect(batch.fault).toMatchObject({ kind: "truncate", after_commit: true, committed_status: 200 });
     expect(batch.response_body).toMatchObject({ truncated: true });
