@@ -160,6 +160,23 @@ export interface RequestJournalOptions {
   bodyBytes?: number;
 }
 
+const LOGGED_SEQ = Symbol("fakex.journalSeq");
+type WithLoggedSeq = { [LOGGED_SEQ]?: number };
+
+/**
+ * A request replayed from the --state-dir log is journaled under the id (`r<seq>`) it had
+ * when it was served, so ids a client printed before a crash still name the same request.
+ */
+export function keepJournalSeq(req: object, seq: number): void {
+  (req as WithLoggedSeq)[LOGGED_SEQ] = seq;
+}
+
+/** The sequence number of a request id the journal handed out (`r12` → 12), or undefined. */
+export function journalSeqOf(id: unknown): number | undefined {
+  if (typeof id !== "string" || !/^r[1-9][0-9]{0,14}$/.test(id)) return undefined;
+  return Number(id.slice(1));
+}
+
 export class RequestJournal {
   readonly size: number;
   readonly bodyBytes: number;
@@ -189,7 +206,10 @@ export class RequestJournal {
   /** Mount on /api/v1 ahead of everything else, so every answer carries its id. */
   middleware(): RequestHandler {
     return (req, res, next) => {
-      const seq = ++this.seq;
+      // A request replayed from a durable log keeps the id its client was given.
+      const logged = (req as WithLoggedSeq)[LOGGED_SEQ];
+      const seq = logged ?? ++this.seq;
+      if (logged !== undefined && logged > this.seq) this.seq = logged;
       const id = `r${seq}`;
       res.setHeader("X-Request-Id", id);
       // Size 0 (load tests): numbered, nothing recorded, nothing captured.
