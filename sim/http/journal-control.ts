@@ -1,6 +1,6 @@
 // The request journal over HTTP, mounted under /__fakex next to the control router:
 //
-//   GET    /requests?method=&path=&status=&owner=&since=&before=&limit=&offset=   newest first
+//   GET    /requests?method=&path=&status=&owner=&since=&before=&limit=&offset=&bodies=   newest first
 //   GET    /requests/count?method=&path=&status=&owner=&since=&before=            {"count"}
 //   GET    /requests/{id}                                                 one entry, links resolved
 //   DELETE /requests                                                      {"cleared"}
@@ -8,6 +8,8 @@
 // `path` is exact or a pattern with * ("/api/v1/orders*"); `status` a code or a class
 // ("4xx"); `since` virtual time as unix seconds or ISO-8601; `before` a request id (only
 // requests received before it: pages that stay put while requests keep arriving).
+// `bodies=0` leaves out each entry's request_body and response_body (up to 4 KiB each by
+// default): what a list that shows neither, such as the viewer's once-a-second poll, needs.
 import { Router, type Request } from "express";
 import { z } from "zod";
 import { ControlInputError, checkQueryKeysOnce } from "./control.ts";
@@ -24,6 +26,8 @@ const filterQuery = z
     before: z.string().max(40).optional(),
     limit: z.string().regex(/^\d{1,6}$/).optional(),
     offset: z.string().regex(/^\d{1,9}$/).optional(),
+    // Not a filter: how the list shows each entry (read by the list route only).
+    bodies: z.enum(["0", "1"], { message: "0 (entries without their bodies) or 1" }).optional(),
   })
   .strict();
 
@@ -63,7 +67,9 @@ export function journalRouter(journal: RequestJournal): Router {
   };
   r.route("/requests")
     .get((req, res) => {
-      res.json(journal.list(journalFilterOf(req.query)));
+      const page = journal.list(journalFilterOf(req.query));
+      if ((req.query as Record<string, unknown>)["bodies"] !== "0") return void res.json(page);
+      res.json({ ...page, entries: page.entries.map(({ request_body: _sent, response_body: _got, ...rest }) => rest) });
     })
     .delete((_req, res) => {
       res.json({ cleared: journal.clear() });
@@ -72,7 +78,9 @@ export function journalRouter(journal: RequestJournal): Router {
   r.route("/requests/count")
     .get((req, res) => {
       const f = journalFilterOf(req.query);
-      if (f.limit !== undefined || f.offset !== undefined) throw new ControlInputError("count takes no limit or offset");
+      if (f.limit !== undefined || f.offset !== undefined || (req.query as Record<string, unknown>)["bodies"] !== undefined) {
+        throw new ControlInputError("count takes no limit, offset or bodies");
+      }
       res.json({ count: journal.count(f) });
     })
     .all(methodNotAllowed("GET"));

@@ -309,6 +309,14 @@ describe("request journal", () => {
     const full = (await control("GET", "/requests?limit=5")).body;
     expect([full.entries.length, full.next_offset]).toEqual([5, null]);
     expect((await control("GET", "/requests?limit=4&offset=1")).body.next_offset).toBeNull();
+    // bodies=0: the same page without each entry's two bodies (the viewer's list poll); bodies=1 is the default.
+    const lean = (await control("GET", "/requests?limit=5&bodies=0")).body;
+    expect(lean.entries).toEqual(full.entries.map(({ request_body: _q, response_body: _r, ...rest }: any) => rest));
+    expect(lean.entries.every((e: any) => !("request_body" in e) && !("response_body" in e))).toBe(true);
+    expect(lean.total).toBe(full.total);
+    expect((await control("GET", "/requests?limit=5&bodies=1")).body).toEqual(full);
+    expect((await control("GET", "/requests?bodies=no")).status).toBe(400);
+    expect((await control("GET", "/requests/count?bodies=0")).status).toBe(400);
     // In process, the same entries.
     expect(ex.control.requests({ method: "POST", status: "2xx" }).entries.map((e) => e.id)).toEqual(
       all.entries.filter((e: any) => e.method === "POST" && e.status < 300).map((e: any) => e.id),

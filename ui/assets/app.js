@@ -414,7 +414,8 @@ function RequestsView({ tick }) {
     userMove.current = false;
   }, [q, offset, before]);
   const held = REPORT || !before ? "" : `&before=${before}`;
-  const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${held}${q ? `&${q}` : ""}`, tick);
+  // The list shows no bodies: leave them out of its once-a-second poll.
+  const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${held}&bodies=0${q ? `&${q}` : ""}`, tick);
   const field = (k, placeholder) =>
     html`<input placeholder=${placeholder} value=${draft[k]} onInput=${(e) => {
       const typed = e.target.value;
