@@ -16,71 +16,82 @@ export const DEFAULT_BODY_LIMIT = "1mb";
 
 const UNPARSED = Symbol("fakex.unparsedBody");
 const LOGGED_TEXT = Symbol("fakex.loggedBodyText");
-type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_TEXT]?: string };
+const OTHER_TYPE = Symbol("fakex.bodyOfOtherType");
+type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_TEXT]?: string | null; [OTHER_TYPE]?: true };
 
 /**
- * The text of a body that was read but did not parse as JSON, or that a route fault kept
- * from its route (readUnroutedBody), for the request journal: a client debugging its 400
- * or its lost request sees what it sent. Undefined for a body that parsed or was not read.
+ * The text of a body that was read but did not parse as JSON, or that no route read
+ * (readUnroutedBody), for the request journal: a client debugging its 400 or its lost
+ * request sees what it sent. Undefined for a body that parsed or was not kept.
  */
 export function unparsedBody(req: object): string | undefined {
-  const logged = (req as WithUnparsed)[LOGGED_TEXT];
-  if (logged !== undefined) return logged;
-  const raw = (req as WithUnparsed)[UNPARSED];
+  const r = req as WithUnparsed;
+  if (LOGGED_TEXT in r) return r[LOGGED_TEXT] ?? undefined;
+  const raw = r[UNPARSED];
   return typeof raw === "string" ? raw : raw?.toString("utf8");
 }
 
 /**
  * A replayed request stands for one logged earlier, whose body it may not carry (a body
  * that did not parse is replayed as one that does not either): the journal shows `text`,
- * the body the logged request had.
+ * the body the logged request had, or none (null) when that one's was not kept.
  */
-export function setLoggedBodyText(req: object, text: string): void {
+export function setLoggedBodyText(req: object, text: string | null): void {
   (req as WithUnparsed)[LOGGED_TEXT] = text;
 }
 
+/** True when the request's body was not read as JSON because its Content-Type is another (jsonBody). */
+export function sentAsOtherType(req: object): boolean {
+  return (req as WithUnparsed)[OTHER_TYPE] === true;
+}
+
+/** How long a body no route reads may take to arrive before the request goes on without it. */
+export const UNROUTED_BODY_WAIT_MS = 100;
+
 /**
- * Read a body that no route will parse (a route fault answers before the route runs),
- * so the journal can show it: up to `maxBytes` kept as UTF-8 text, then `done` (in the
- * request's async context). A compressed body, or one past `maxBytes`, is not kept; a
- * client that hangs up mid-body ends the read too. Never fails.
+ * Read a body that no route will parse (a route fault answers before the route runs, or
+ * its Content-Type is not JSON), so the journal can show it, then `done` (in the
+ * request's async context). The body is kept (as UTF-8 text) only when all of it arrives
+ * within `waitMs`, uncompressed and within `maxBytes`; a client that is slower, sends more,
+ * or hangs up is not waited for. What is left of the body is then read and dropped, so a
+ * kept-alive connection can take its next request. Never fails.
  */
-export function readUnroutedBody(req: IncomingMessage, maxBytes: number, done: () => void): void {
+export function readUnroutedBody(req: IncomingMessage, maxBytes: number, done: () => void, waitMs = UNROUTED_BODY_WAIT_MS): void {
   const h = req.headers;
   if (!hasRequestBody(h) || req.readableEnded || req.readableDidRead) {
     done();
     return;
   }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let keep = h["content-encoding"] === undefined || h["content-encoding"] === "identity";
   let finished = false;
-  const finish = AsyncResource.bind(() => {
+  const finish = AsyncResource.bind((complete: boolean) => {
     if (finished) return;
     finished = true;
+    clearTimeout(timer);
     req.removeListener("data", onChunk);
     req.removeListener("end", onEnd);
-    req.removeListener("aborted", onEnd);
-    req.removeListener("error", onEnd);
-    if (keep && chunks.length > 0) (req as WithUnparsed)[UNPARSED] = Buffer.concat(chunks);
+    req.removeListener("aborted", onStop);
+    req.removeListener("error", onStop);
+    if (complete && keep && chunks.length > 0) (req as WithUnparsed)[UNPARSED] = Buffer.concat(chunks);
+    // The rest, if any, flows on unread.
+    if (!complete) req.resume();
     done();
   });
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  let keep = h["content-encoding"] === undefined || h["content-encoding"] === "identity";
   const onChunk = (chunk: Buffer) => {
-    kept += chunk.length;
-    if (kept > maxBytes) {
-      // Past the limit a route would refuse it unread (413): stop here.
-      keep = false;
-      req.pause();
-      finish();
-      return;
-    }
+    bytes += chunk.length;
+    if (bytes > maxBytes) return finish(false);
     if (keep) chunks.push(chunk);
   };
-  const onEnd = () => finish();
+  const onEnd = () => finish(true);
+  const onStop = () => finish(false);
+  const timer = setTimeout(onStop, waitMs);
+  timer.unref();
   req.on("data", onChunk);
   req.once("end", onEnd);
-  req.once("aborted", onEnd);
-  req.once("error", onEnd);
+  req.once("aborted", onStop);
+  req.once("error", onStop);
   // Stays after the read, so a late error on the stream is never unhandled.
   req.on("error", ignoreError);
 }
@@ -106,7 +117,10 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
   if (maxBytes === null) return general;
   return (req, res, next) => {
     // Another content type: no route parses it (its schema refuses the missing body), but the journal shows what was sent.
-    if (!isJsonRequest(req)) return readUnroutedBody(req, maxBytes, () => next());
+    if (!isJsonRequest(req)) {
+      if (hasRequestBody(req.headers)) (req as WithUnparsed)[OTHER_TYPE] = true;
+      return readUnroutedBody(req, maxBytes, () => next());
+    }
     const length = directLength(req, maxBytes);
     if (length < 0) {
       general(req, res, next);

@@ -177,12 +177,20 @@ export class RouteFaults {
 
   /** Requests a "timeout" rule holds right now (until their client gives up). */
   private readonly held = new Set<Response>();
+  /** Set by dropHeld: the exchange is going, so a timeout answered later is not held either. */
+  private released = false;
   /** Requests waiting out a rule's latency, by their timer. */
   private readonly delayed = new Map<NodeJS.Timeout, Response>();
 
   private answer(res: Response, kind: FailKind, committed: CommittedResponse | null, edge: HeaderSnapshot): void {
     answerWithFault(res, kind, committed, edge);
     if (kind !== "timeout") return;
+    // A client gone already (it gave up while its body was read), or an exchange released
+    // meanwhile: nothing to hold.
+    if (res.closed || res.destroyed || this.released) {
+      res.socket?.destroy();
+      return;
+    }
     this.held.add(res);
     res.on("close", () => this.held.delete(res));
   }
@@ -193,6 +201,7 @@ export class RouteFaults {
    * releasing it calls this, or its held requests would outlive it.
    */
   dropHeld(): void {
+    this.released = true;
     for (const res of this.held) res.socket?.destroy();
     this.held.clear();
     // Requests still in their latency delay are never served: a closed exchange neither

@@ -8,7 +8,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { ExchangeError, isExchangeError } from "../core/errors.ts";
 import { TYPED_QUOTE_CODES } from "../core/quotes.ts";
 import { noteError } from "./journal-notes.ts";
-import { hasRequestBody, isJsonRequest } from "./body.ts";
+import { sentAsOtherType } from "./body.ts";
 import { requiredWireCode, wireCodeOf } from "./wire-codes.ts";
 
 /**
@@ -202,11 +202,12 @@ function send(res: Response, r: ErrorResponse): void {
 }
 
 /**
- * A validation error of a request whose body went unread because its Content-Type is not
- * JSON says so: the client sent an object (as `text/plain`, say) and is told it sent none.
+ * A validation error of a route that reads a body, on a request whose body went unread
+ * because its Content-Type is not JSON, says so: the client sent an object (as
+ * `text/plain`, say) and is told it sent none.
  */
 function withContentTypeHint(err: ExchangeError, req: Request): ExchangeError {
-  if (err.code !== "VALIDATION" || req.body !== undefined || isJsonRequest(req) || !hasRequestBody(req.headers)) return err;
+  if (err.code !== "VALIDATION" || req.body !== undefined || !sentAsOtherType(req)) return err;
   return new ExchangeError(err.code, err.status, `${err.detail} (the body was sent as Content-Type ${req.headers["content-type"]}, which is not read: send JSON as application/json)`, { ...err.extra });
 }
 

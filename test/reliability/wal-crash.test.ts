@@ -104,6 +104,9 @@ describe("write-ahead log: crashes", () => {
     // A body that does not parse: its replay sends a stand-in that does not either, and its entry still shows this one.
     const broken = await fetch(`${base}/api-keys/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"api_key": nope' });
     expect(broken.status).toBe(422);
+    // A compressed text/plain body is not kept: no body shown, before the crash and after the replay (not its stand-in).
+    const packed = await fetch(`${base}/api-keys/verify`, { method: "POST", headers: { "content-type": "text/plain", "content-encoding": "gzip" }, body: "not really gzip" });
+    expect(packed.status).toBe(422);
     // An acknowledged request after them, so the log holds them all when the process dies.
     expect(await post(`${control}/clock/advance`, { seconds: 1 })).toBe(200);
     const entriesOf = async (url: string) => {
@@ -114,11 +117,11 @@ describe("write-ahead log: crashes", () => {
         .map((e) => ({ id: e["id"], path: e["path"], status: e["status"], fault: e["fault"], request_body: e["request_body"], response_body: e["response_body"], rejection: e["rejection"] }));
     };
     const before = await entriesOf(control);
-    expect(before).toHaveLength(rules.length + 2);
+    expect(before).toHaveLength(rules.length + 3);
     expect(before.filter((e) => e.status === 0)).toHaveLength(4);
     // Every verify request shows the body its client sent, a fault before commit or not.
     const verifies = before.filter((e) => e.path === "/api/v1/api-keys/verify");
-    expect(verifies.map((e) => (e.request_body as { text: string } | null)?.text).sort()).toEqual([...Array(rules.length).fill(JSON.stringify(body)), '{"api_key": nope'].sort());
+    expect(verifies.map((e) => (e.request_body as { text: string } | null)?.text ?? null).sort()).toEqual([...Array(rules.length).fill(JSON.stringify(body)), '{"api_key": nope', null].sort());
     const batch = before.find((e) => e.path === "/api/v1/swap/quote/batch")!;
     expect(batch.fault).toMatchObject({ kind: "truncate", after_commit: true, committed_status: 200 });
     expect(batch.response_body).toMatchObject({ truncated: true });
