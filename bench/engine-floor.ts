@@ -21,62 +21,22 @@
 // `floor_ratio:` (the floor ÷ nodejs-order-book), about the most any
 // representation of this work could give `ratio:` on this machine.
 // Usage: npm run bench:engine-floor [-- --orders 200000 --seed 42 --rounds 3]
-import { OrderBook, Side, type LimitOrderOptions } from "nodejs-order-book";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { OrderBook, type LimitOrderOptions } from "nodejs-order-book";
 import { VirtualClock } from "../sim/core/clock.ts";
-import { Engine, type ParsedOrder } from "../sim/core/engine.ts";
+import type { Engine, ParsedOrder } from "../sim/core/engine.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../sim/core/registry.ts";
-import { MemoryChain } from "../sim/chain/memory.ts";
-import { limitOrderBody } from "../sim/core/order-body.ts";
-import { formatUnits } from "../sim/core/amounts.ts";
 import { orderIdHash } from "../sim/core/order-index.ts";
-import { makeStream, ownerAddress, OWNERS_PER_SIDE, SYMBOL, type StreamOrder } from "./engine-stream.ts";
-
-setFlagsFromString("--expose-gc");
-const collect = runInNewContext("gc") as () => void;
-
-function arg(name: string, fallback: number | string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : String(fallback);
-}
+import { arg, bookInput, buildEngine, collect, engineInput, makeStream, SYMBOL } from "./engine-stream.ts";
 
 const N = Number(arg("orders", 200_000));
 const SEED = arg("seed", 42);
 const ROUNDS = Number(arg("rounds", 3));
-const EXECUTOR_ID = 1;
-const CREDIT = 10n ** 30n;
-
-function buildEngine(): Engine {
-  const clock = new VirtualClock();
-  const registry = new Registry(DEFAULT_REGISTRY_CONFIG);
-  const engine = new Engine({ seed: SEED, clock, registry, executorId: EXECUTOR_ID, chain: new MemoryChain({ clock }) });
-  const m = registry.marketBySymbol(SYMBOL)!;
-  for (const side of ["bid", "ask"] as const) {
-    for (let k = 0; k < OWNERS_PER_SIDE; k++) engine.creditDeposit(ownerAddress(side, k), side === "bid" ? m.quote : m.base, CREDIT);
-  }
-  return engine;
-}
 
 /** The stream through the real intake (untimed): what placeParsed is handed. */
-function parsedInput(stream: StreamOrder[]): { parsed: ParsedOrder[]; baseUnit: number } {
-  const engine = buildEngine();
+function parsedInput(stream: ReturnType<typeof makeStream>): { parsed: ParsedOrder[]; baseUnit: number } {
+  const engine = buildEngine(SEED);
   const m = new Registry(DEFAULT_REGISTRY_CONFIG).marketBySymbol(SYMBOL)!;
-  const expiration = new VirtualClock().nowSec() + 86_400;
-  const parsed = stream.map((o) =>
-    engine.validateOrder(
-      limitOrderBody({
-        owner: ownerAddress(o.side, o.owner),
-        side: o.side,
-        amount: formatUnits(BigInt(o.lots), m.quantityPrecision),
-        price: formatUnits(BigInt(o.ticks), m.tickPrecision),
-        market: m,
-        orderId: o.id,
-        executorId: EXECUTOR_ID,
-        expiration,
-      }),
-    ),
-  );
+  const parsed = engineInput(stream).map((body) => engine.validateOrder(body));
   return { parsed, baseUnit: 10 ** (m.baseDecimals - m.quantityPrecision) };
 }
 
@@ -433,7 +393,7 @@ class FloorEngine {
 const stream = makeStream(N, SEED);
 const { parsed, baseUnit } = parsedInput(stream);
 const input = floorInput(parsed);
-const bookIn: LimitOrderOptions[] = stream.map((o) => ({ id: o.id, side: o.side === "bid" ? Side.BUY : Side.SELL, size: o.lots, price: o.ticks }));
+const bookIn: LimitOrderOptions[] = bookInput(stream);
 const clock = new VirtualClock();
 // The credit must stay exact in doubles: 2^52 raw is far above what the stream spends.
 const FLOOR_CREDIT = 2 ** 52;
@@ -446,7 +406,7 @@ function runFloor(count: number): { perSec: number; floor: FloorEngine } {
 }
 
 function runEngine(count: number): { perSec: number; engine: Engine } {
-  const engine = buildEngine();
+  const engine = buildEngine(SEED);
   const t0 = performance.now();
   for (let i = 0; i < count; i++) engine.placeParsed(parsed[i]!);
   return { perSec: (count / (performance.now() - t0)) * 1000, engine };

@@ -6,69 +6,15 @@
 // placeParsed against nodejs-order-book; `end_to_end_ratio:` (placeOrder against
 // nodejs-order-book) comes just before it. Settlement is not part of the timed loops.
 // Usage: npm run bench:engine [-- --orders 200000 --seed 42]
-import { OrderBook, Side, type LimitOrderOptions } from "nodejs-order-book";
-import { VirtualClock } from "../sim/core/clock.ts";
-import { Engine, type OrderBody, type ParsedOrder } from "../sim/core/engine.ts";
-import { DEFAULT_REGISTRY_CONFIG, Registry } from "../sim/core/registry.ts";
-import { limitOrderBody } from "../sim/core/order-body.ts";
-import { formatUnits } from "../sim/core/amounts.ts";
-import { MemoryChain } from "../sim/chain/memory.ts";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
-import { makeStream, ownerAddress, OWNERS_PER_SIDE, SYMBOL, type StreamOrder } from "./engine-stream.ts";
-
-// A full collection before each timed run, so no run pays for the garbage the
-// previous one (of either library) left behind.
-setFlagsFromString("--expose-gc");
-const collect = runInNewContext("gc") as () => void;
-
-function arg(name: string, fallback: number | string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : String(fallback);
-}
+import { OrderBook, type LimitOrderOptions } from "nodejs-order-book";
+import type { Engine, OrderBody, ParsedOrder } from "../sim/core/engine.ts";
+import { arg, bookInput, buildEngine as buildFundedEngine, collect, engineInput, makeStream, SYMBOL } from "./engine-stream.ts";
 
 const N = Number(arg("orders", 200_000));
 const SEED = arg("seed", 42);
-const EXECUTOR_ID = 1;
-
-function buildEngine(): Engine {
-  const clock = new VirtualClock();
-  const registry = new Registry(DEFAULT_REGISTRY_CONFIG);
-  const chain = new MemoryChain({ clock });
-  const engine = new Engine({ seed: SEED, clock, registry, executorId: EXECUTOR_ID, chain });
-  const m = registry.marketBySymbol(SYMBOL)!;
-  for (const side of ["bid", "ask"] as const) {
-    for (let k = 0; k < OWNERS_PER_SIDE; k++) {
-      engine.creditDeposit(ownerAddress(side, k), side === "bid" ? m.quote : m.base, 10n ** 30n);
-    }
-  }
-  return engine;
-}
-
-/** POST /orders bodies as the HTTP layer hands them over (built before timing). */
-function engineInput(stream: StreamOrder[]): OrderBody[] {
-  const registry = new Registry(DEFAULT_REGISTRY_CONFIG);
-  const m = registry.marketBySymbol(SYMBOL)!;
-  const expiration = new VirtualClock().nowSec() + 86_400;
-  return stream.map((o) =>
-    limitOrderBody({
-      owner: ownerAddress(o.side, o.owner),
-      side: o.side,
-      amount: formatUnits(BigInt(o.lots), m.quantityPrecision),
-      price: formatUnits(BigInt(o.ticks), m.tickPrecision),
-      market: m,
-      orderId: o.id,
-      executorId: EXECUTOR_ID,
-      expiration,
-    }),
-  );
-}
+const buildEngine = (): Engine => buildFundedEngine(SEED);
 
 type BookInput = LimitOrderOptions[];
-
-function bookInput(stream: StreamOrder[]): BookInput {
-  return stream.map((o) => ({ id: o.id, side: o.side === "bid" ? Side.BUY : Side.SELL, size: o.lots, price: o.ticks }));
-}
 
 /** End to end: Engine.placeOrder on each body (validation + matching). */
 function runEngine(input: OrderBody[]): { perSec: number; fills: number; engine: Engine } {
