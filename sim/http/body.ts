@@ -15,9 +15,15 @@ import express, { type RequestHandler } from "express";
 export const DEFAULT_BODY_LIMIT = "1mb";
 
 const UNPARSED = Symbol("fakex.unparsedBody");
-const LOGGED_TEXT = Symbol("fakex.loggedBodyText");
+const LOGGED_BODY = Symbol("fakex.loggedBody");
 const OTHER_TYPE = Symbol("fakex.bodyOfOtherType");
-type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_TEXT]?: string | null; [OTHER_TYPE]?: true };
+type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_BODY]?: LoggedBody | null; [OTHER_TYPE]?: true };
+
+/** A logged body as the journal shows it: its text (perhaps only the start) and its full size in bytes. */
+export interface LoggedBody {
+  text: string;
+  bytes: number;
+}
 
 /**
  * The text of a body that was read but did not parse as JSON, or that no route read
@@ -25,19 +31,22 @@ type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_TEXT]?: string | nul
  * request sees what it sent. Undefined for a body that parsed or was not kept.
  */
 export function unparsedBody(req: object): string | undefined {
-  const r = req as WithUnparsed;
-  if (LOGGED_TEXT in r) return r[LOGGED_TEXT] ?? undefined;
-  const raw = r[UNPARSED];
+  const raw = (req as WithUnparsed)[UNPARSED];
   return typeof raw === "string" ? raw : raw?.toString("utf8");
 }
 
 /**
  * A replayed request stands for one logged earlier, whose body it may not carry (a body
- * that did not parse is replayed as one that does not either): the journal shows `text`,
- * the body the logged request had, or none (null) when that one's was not kept.
+ * that did not parse is replayed as one that does not either): the journal shows `body`,
+ * the one the logged request had, or none (null) when that one's was not kept.
  */
-export function setLoggedBodyText(req: object, text: string | null): void {
-  (req as WithUnparsed)[LOGGED_TEXT] = text;
+export function setLoggedBody(req: object, body: LoggedBody | null): void {
+  (req as WithUnparsed)[LOGGED_BODY] = body;
+}
+
+/** What setLoggedBody gave the request (undefined: it is not a replay of such a body). */
+export function loggedBody(req: object): LoggedBody | null | undefined {
+  return (req as WithUnparsed)[LOGGED_BODY];
 }
 
 /** True when the request's body was not read as JSON because its Content-Type is another (jsonBody). */
@@ -50,16 +59,17 @@ export const UNROUTED_BODY_WAIT_MS = 100;
 
 /**
  * Read a body that no route will parse (a route fault answers before the route runs, or
- * its Content-Type is not JSON), so the journal can show it, then `done` (in the
- * request's async context). The body is kept (as UTF-8 text) only when all of it arrives
- * within `waitMs`, uncompressed and within `maxBytes`; a client that is slower, sends more,
- * or hangs up is not waited for. What is left of the body is then read and dropped, so a
- * kept-alive connection can take its next request. Never fails.
+ * its Content-Type is not JSON), so the journal can show it, then call `done` (in the
+ * request's async context) with the bytes that arrived. The body is kept (as UTF-8 text)
+ * only when all of it arrives within `waitMs`, uncompressed and within `maxBytes`; a
+ * client that is slower, sends more, or hangs up is not waited for. What is left of the
+ * body is then read and dropped, so a kept-alive connection can take its next request.
+ * Never fails.
  */
-export function readUnroutedBody(req: IncomingMessage, maxBytes: number, done: () => void, waitMs = UNROUTED_BODY_WAIT_MS): void {
+export function readUnroutedBody(req: IncomingMessage, maxBytes: number, done: (bytesSeen: number) => void, waitMs = UNROUTED_BODY_WAIT_MS): void {
   const h = req.headers;
   if (!hasRequestBody(h) || req.readableEnded || req.readableDidRead) {
-    done();
+    done(0);
     return;
   }
   const chunks: Buffer[] = [];
@@ -77,7 +87,7 @@ export function readUnroutedBody(req: IncomingMessage, maxBytes: number, done: (
     if (complete && keep && chunks.length > 0) (req as WithUnparsed)[UNPARSED] = Buffer.concat(chunks);
     // The rest, if any, flows on unread.
     if (!complete) req.resume();
-    done();
+    done(bytes);
   });
   const onChunk = (chunk: Buffer) => {
     bytes += chunk.length;
@@ -118,8 +128,10 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
   return (req, res, next) => {
     // Another content type: no route parses it (its schema refuses the missing body), but the journal shows what was sent.
     if (!isJsonRequest(req)) {
-      if (hasRequestBody(req.headers)) (req as WithUnparsed)[OTHER_TYPE] = true;
-      return readUnroutedBody(req, maxBytes, () => next());
+      return readUnroutedBody(req, maxBytes, (bytesSeen) => {
+        if (bytesSeen > 0) (req as WithUnparsed)[OTHER_TYPE] = true;
+        next();
+      });
     }
     const length = directLength(req, maxBytes);
     if (length < 0) {

@@ -15,7 +15,7 @@ import type { Request, RequestHandler } from "express";
 import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
 import { withRequestNote, type FaultNote, type RequestNote, type SignatureNearMiss } from "./journal-notes.ts";
-import { unparsedBody } from "./body.ts";
+import { loggedBody, unparsedBody } from "./body.ts";
 import { faultAnswerBody, faultAnswerStatus } from "./route-faults-outcome.ts";
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
@@ -522,6 +522,9 @@ function copyRequestBody(req: Request, max: number): BodyCopy | null {
     if (text === null) return { text: NOT_COPIED, bytes: Number(req.headers["content-length"]) || Buffer.byteLength(NOT_COPIED), truncated: true };
     return cut(text, max);
   }
+  // A replayed request: the body of the request that was logged, whose text may be only its start.
+  const logged = loggedBody(req);
+  if (logged !== undefined) return logged === null ? null : { text: cut(logged.text, max).text, bytes: logged.bytes, truncated: logged.bytes > max };
   const raw = unparsedBody(req);
   return raw === undefined ? null : cut(raw, max);
 }

@@ -114,6 +114,9 @@ describe("bodies no route reads", () => {
   test("only a body-reading route's error names the Content-Type; a query error of a request with a text/plain body does not", async () => {
     const refused = await request(mem.app).post("/api/v1/orders/preview").set("content-type", "text/plain").send('{"side":"bid"}');
     expect(refused.body.detail).toMatch(/\(the body was sent as Content-Type text\/plain, which is not read: send JSON as application\/json\)$/);
+    // A text/plain request whose chunked body turns out empty sent nothing to hint at.
+    const empty = await request(mem.app).post("/api/v1/orders/preview").set("content-type", "text/plain").set("transfer-encoding", "chunked").send("");
+    expect(empty.body.detail).toBe("request body must be a JSON object");
     const query = await request(mem.app).get("/api/v1/fx/rate?base=1").set("content-type", "text/plain").send("x");
     expect(query.status).toBe(400);
     expect(JSON.stringify(query.body)).not.toContain("Content-Type");

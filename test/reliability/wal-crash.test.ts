@@ -87,6 +87,9 @@ describe("write-ahead log: crashes", () => {
     const rules = kinds.flatMap((fail) => [true, false].map((after_commit) => ({ method: "POST", path: "/api-keys/verify", fail, after_commit, times: 1 })));
     // An answer longer than the journal keeps (4 KiB), cut in half by a truncate after commit.
     rules.push({ method: "POST", path: "/swap/quote/batch", fail: "truncate", after_commit: true, times: 1 });
+    // A 200 kB body a fault kept from its route: the journal shows its first 4 KiB (cut inside a
+    // two-byte character) and its size, before and after the replay, and the log keeps no more.
+    rules.push({ method: "POST", path: "/orders/preview", fail: 503, after_commit: false, times: 1 });
     expect(await post(`${control}/routes`, { rules })).toBe(200);
     const tokens = ((await (await fetch(`${base}/tokens`)).json()) as { tokens: { address: string }[] }).tokens.map((t) => t.address);
     const wallet = "0x00000000000000000000000000000000000000a1";
@@ -94,8 +97,10 @@ describe("write-ahead log: crashes", () => {
     await fetch(`${base}/swap/quote/batch`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ quotes: Array.from({ length: 50 }, () => quote) }) })
       .then((r) => r.arrayBuffer())
       .catch(() => undefined);
+    const big = JSON.stringify({ pad: `x${"é".repeat(100_000)}` });
+    expect((await fetch(`${base}/orders/preview`, { method: "POST", headers: { "content-type": "application/json" }, body: big })).status).toBe(503);
     const body = { api_key: "fkx_00000000000000000000000000000000", api_secret: "00" };
-    for (let i = 0; i < rules.length; i++) {
+    for (let i = 0; i < rules.length - 1; i++) {
       // A held (timeout) request is given up by the client, as a real one would.
       await fetch(`${base}/api-keys/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(1_500) })
         .then((r) => r.arrayBuffer())
@@ -118,10 +123,14 @@ describe("write-ahead log: crashes", () => {
     };
     const before = await entriesOf(control);
     expect(before).toHaveLength(rules.length + 3);
+    const preview = before.find((e) => e.path === "/api/v1/orders/preview")!;
+    expect(preview.request_body).toEqual({ text: Buffer.from(big).subarray(0, 4096).toString("utf8"), bytes: Buffer.byteLength(big), truncated: true });
+    const logged = (await listGenerations(dir)).reduce((n, g) => n + readFileSync(segmentPath(dir, g)).length, 0);
+    expect(logged).toBeLessThan(Buffer.byteLength(big) / 4);
     expect(before.filter((e) => e.status === 0)).toHaveLength(4);
     // Every verify request shows the body its client sent, a fault before commit or not.
     const verifies = before.filter((e) => e.path === "/api/v1/api-keys/verify");
-    expect(verifies.map((e) => (e.request_body as { text: string } | null)?.text ?? null).sort()).toEqual([...Array(rules.length).fill(JSON.stringify(body)), '{"api_key": nope', null].sort());
+    expect(verifies.map((e) => (e.request_body as { text: string } | null)?.text ?? null).sort()).toEqual([...Array(rules.length - 1).fill(JSON.stringify(body)), '{"api_key": nope', null].sort());
     const batch = before.find((e) => e.path === "/api/v1/swap/quote/batch")!;
     expect(batch.fault).toMatchObject({ kind: "truncate", after_commit: true, committed_status: 200 });
     expect(batch.response_body).toMatchObject({ truncated: true });
