@@ -66,11 +66,21 @@ export function useTestChain(users: number, use: (ctx: ChainCtx) => void): void 
     snap = (await chainRpc(ctx!, "evm_snapshot")) as Hex;
   });
   afterEach(async () => {
+    // A port may still hold a transaction it queued and did not wait for (the fault clear
+    // after a receipt): sent after the revert, it would land in the next test's chain (as a
+    // port's own revertTo prevents with the same two steps: sync first, empty the pool after).
+    const ports = portsOf.get(ctx!) ?? [];
+    portsOf.delete(ctx!);
+    for (const port of ports) await port.sync().catch(() => undefined);
     await chainRpc(ctx!, "evm_setIntervalMining", [0]);
     await chainRpc(ctx!, "evm_setAutomine", [true]);
     await chainRpc(ctx!, "evm_revert", [snap]);
+    await chainRpc(ctx!, "anvil_dropAllTransactions");
   });
 }
+
+/** The ports anvilEngine made during the current test, per chain (useTestChain settles them before reverting). */
+const portsOf = new Map<ChainCtx, AnvilChainPort[]>();
 
 export interface Env {
   ctx: ChainCtx;
@@ -89,6 +99,7 @@ export async function anvilEngine(ctx: ChainCtx, over: Partial<EngineOptions> = 
     executorKey: EXECUTOR_KEY,
     blockMode,
   });
+  portsOf.set(ctx, [...(portsOf.get(ctx) ?? []), port]);
   const clock = new VirtualClock(Number(await port.latestTimestamp()) * 1000);
   const swaps = { vaultAddress: ctx.chain.info.deployment.vault, chainId: ctx.chain.info.chainId, permitReader: port.permitReader() };
   const engine = new Engine({ seed: 7, clock, registry: ctx.registry, executorId: EXECUTOR_ID, chain: port, swaps, ...over });
