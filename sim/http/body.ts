@@ -17,7 +17,21 @@ export const DEFAULT_BODY_LIMIT = "1mb";
 const UNPARSED = Symbol("fakex.unparsedBody");
 const LOGGED_BODY = Symbol("fakex.loggedBody");
 const OTHER_TYPE = Symbol("fakex.bodyOfOtherType");
-type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_BODY]?: LoggedBody | null; [OTHER_TYPE]?: true };
+const CUT_SHORT = Symbol("fakex.bodyCutShort");
+type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_BODY]?: LoggedBody | null; [OTHER_TYPE]?: true; [CUT_SHORT]?: true };
+
+/**
+ * The client hung up before its body was whole (body-parser's request.aborted). Set on the
+ * request by the error handler, or by a replay of such a request (jsonBody then answers as
+ * it did, without reading the stand-in body the replay sends).
+ */
+export function markBodyCutShort(req: object): void {
+  (req as WithUnparsed)[CUT_SHORT] = true;
+}
+
+export function bodyCutShort(req: object): boolean {
+  return (req as WithUnparsed)[CUT_SHORT] === true;
+}
 
 /** A logged body as the journal shows it: its text (perhaps only the start) and its full size in bytes. */
 export interface LoggedBody {
@@ -126,6 +140,12 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
   const maxBytes = limitBytes(limit);
   if (maxBytes === null) return general;
   return (req, res, next) => {
+    if (bodyCutShort(req)) {
+      // A replayed request whose client hung up mid-body: the same 400 as then.
+      req.resume();
+      next(bodyError(400, "request.aborted"));
+      return;
+    }
     // Another content type: no route parses it (its schema refuses the missing body), but the journal shows what was sent.
     if (!isJsonRequest(req)) {
       return readUnroutedBody(req, maxBytes, (bytesSeen) => {

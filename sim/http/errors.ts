@@ -8,7 +8,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { ExchangeError, isExchangeError } from "../core/errors.ts";
 import { TYPED_QUOTE_CODES } from "../core/quotes.ts";
 import { noteError } from "./journal-notes.ts";
-import { sentAsOtherType } from "./body.ts";
+import { markBodyCutShort, sentAsOtherType } from "./body.ts";
 import { requiredWireCode, wireCodeOf } from "./wire-codes.ts";
 
 /**
@@ -216,6 +216,8 @@ export function errorHandler(logger: HttpLogger = stderrLogger): ErrorRequestHan
   return (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const found = requestError(err);
+    // A body its client stopped sending: a durable log records that, so a replay answers the same.
+    if (isBodyParserError(err) && err.type === "request.aborted") markBodyCutShort(req);
     if (found) {
       const known = withContentTypeHint(found, req);
       noteError(known.code, known.detail);

@@ -5,6 +5,7 @@
 // after it refuses to start (exit 2) and leaves the directory as it was.
 import { describe, expect, test } from "vitest";
 import { appendFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runCrashTest } from "../../bench/crash-test.ts";
@@ -112,6 +113,14 @@ describe("write-ahead log: crashes", () => {
     // A compressed text/plain body is not kept: no body shown, before the crash and after the replay (not its stand-in).
     const packed = await fetch(`${base}/api-keys/verify`, { method: "POST", headers: { "content-type": "text/plain", "content-encoding": "gzip" }, body: "not really gzip" });
     expect(packed.status).toBe(422);
+    // A client that hangs up mid-body: answered 400 (into the closed socket), and so is its replay.
+    const cut = httpRequest(`${base}/api-keys/verify`, { method: "POST", headers: { "content-type": "application/json", "content-length": "100" } });
+    cut.on("error", () => undefined);
+    cut.write('{"api_key": "fkx_');
+    const journaled = async () => ((await (await fetch(`${control}/requests/count?path=/api/v1/api-keys/verify&status=400`)).json()) as { count: number }).count;
+    const before400 = await journaled();
+    setTimeout(() => cut.destroy(), 50);
+    await expect.poll(journaled, { timeout: 10_000 }).toBe(before400 + 1);
     // An acknowledged request after them, so the log holds them all when the process dies.
     expect(await post(`${control}/clock/advance`, { seconds: 1 })).toBe(200);
     const entriesOf = async (url: string) => {
@@ -122,7 +131,7 @@ describe("write-ahead log: crashes", () => {
         .map((e) => ({ id: e["id"], path: e["path"], status: e["status"], fault: e["fault"], request_body: e["request_body"], response_body: e["response_body"], rejection: e["rejection"] }));
     };
     const before = await entriesOf(control);
-    expect(before).toHaveLength(rules.length + 3);
+    expect(before).toHaveLength(rules.length + 4);
     const preview = before.find((e) => e.path === "/api/v1/orders/preview")!;
     expect(preview.request_body).toEqual({ text: Buffer.from(big).subarray(0, 4096).toString("utf8"), bytes: Buffer.byteLength(big), truncated: true });
     const logged = (await listGenerations(dir)).reduce((n, g) => n + readFileSync(segmentPath(dir, g)).length, 0);
@@ -130,7 +139,7 @@ describe("write-ahead log: crashes", () => {
     expect(before.filter((e) => e.status === 0)).toHaveLength(4);
     // Every verify request shows the body its client sent, a fault before commit or not.
     const verifies = before.filter((e) => e.path === "/api/v1/api-keys/verify");
-    expect(verifies.map((e) => (e.request_body as { text: string } | null)?.text ?? null).sort()).toEqual([...Array(rules.length - 1).fill(JSON.stringify(body)), '{"api_key": nope', null].sort());
+    expect(verifies.map((e) => (e.request_body as { text: string } | null)?.text ?? null).sort()).toEqual([...Array(rules.length - 1).fill(JSON.stringify(body)), '{"api_key": nope', null, null].sort());
     const batch = before.find((e) => e.path === "/api/v1/swap/quote/batch")!;
     expect(batch.fault).toMatchObject({ kind: "truncate", after_commit: true, committed_status: 200 });
     expect(batch.response_body).toMatchObject({ truncated: true });
