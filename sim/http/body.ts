@@ -13,6 +13,8 @@ import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";
 
 export const DEFAULT_BODY_LIMIT = "1mb";
+/** DEFAULT_BODY_LIMIT in bytes. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 const UNPARSED = Symbol("fakex.unparsedBody");
 const LOGGED_BODY = Symbol("fakex.loggedBody");
@@ -29,6 +31,7 @@ export function markBodyCutShort(req: object): void {
   (req as WithUnparsed)[CUT_SHORT] = true;
 }
 
+/** Whether markBodyCutShort was called on the request. */
 export function bodyCutShort(req: object): boolean {
   return (req as WithUnparsed)[CUT_SHORT] === true;
 }

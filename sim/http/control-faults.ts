@@ -21,10 +21,7 @@ import { Rng, type RngState } from "../core/rng.ts";
 import { drawLatency, isZeroLatency, parseLatency, type LatencySpec } from "./route-faults-latency.ts";
 import { FAIL_KINDS, answerWithFault, faultHooks, swallowResponse, type CommittedResponse, type FailKind, type HeaderSnapshot } from "./route-faults-outcome.ts";
 import { noteFault } from "./journal-notes.ts";
-import { readUnroutedBody } from "./body.ts";
-
-/** Bytes of a body a before-commit fault reads for the journal: the default body limit (a route takes no more). */
-const UNROUTED_BODY_BYTES = 1024 * 1024;
+import { DEFAULT_BODY_LIMIT_BYTES, readUnroutedBody } from "./body.ts";
 
 export { MAX_FAULT_LATENCY_MS } from "./route-faults-latency.ts";
 
@@ -242,7 +239,8 @@ export class RouteFaults {
           noteFault({ kind: String(kind), after_commit: false, committed_status: null });
           // The route never reads the body: read it here, so the journal (and a durable log's
           // record) show what the client sent.
-          readUnroutedBody(req, UNROUTED_BODY_BYTES, () => {
+          // At most the default body limit: a route would take no more.
+          readUnroutedBody(req, DEFAULT_BODY_LIMIT_BYTES, () => {
             // Logged as a 503: nothing took effect.
             const lose = () => this.answer(res, kind, null, edge);
             if (hooks.committed) hooks.committed(503).then(lose, lose);
