@@ -11,6 +11,8 @@
 import { AsyncResource } from "node:async_hooks";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";
+import { aheadError, bodyAhead, parseAhead } from "./body-ahead.ts";
+import { bodyRefusal, refusalError } from "./body-refusal.ts";
 
 export const DEFAULT_BODY_LIMIT = "1mb";
 /** DEFAULT_BODY_LIMIT in bytes. */
@@ -19,22 +21,7 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 const UNPARSED = Symbol("fakex.unparsedBody");
 const LOGGED_BODY = Symbol("fakex.loggedBody");
 const OTHER_TYPE = Symbol("fakex.bodyOfOtherType");
-const CUT_SHORT = Symbol("fakex.bodyCutShort");
-type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_BODY]?: LoggedBody | null; [OTHER_TYPE]?: true; [CUT_SHORT]?: true };
-
-/**
- * The client hung up before its body was whole (body-parser's request.aborted). Set on the
- * request by the error handler, or by a replay of such a request (jsonBody then answers as
- * it did, without reading the stand-in body the replay sends).
- */
-export function markBodyCutShort(req: object): void {
-  (req as WithUnparsed)[CUT_SHORT] = true;
-}
-
-/** Whether markBodyCutShort was called on the request. */
-export function bodyCutShort(req: object): boolean {
-  return (req as WithUnparsed)[CUT_SHORT] === true;
-}
+type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_BODY]?: LoggedBody | null; [OTHER_TYPE]?: true };
 
 /** A logged body as the journal shows it: its text (perhaps only the start) and its full size in bytes. */
 export interface LoggedBody {
@@ -85,13 +72,20 @@ export const UNROUTED_BODY_WAIT_MS = 100;
  */
 export function readUnroutedBody(req: IncomingMessage, maxBytes: number, done: (bytesSeen: number) => void, waitMs = UNROUTED_BODY_WAIT_MS): void {
   const h = req.headers;
+  let keep = h["content-encoding"] === undefined || h["content-encoding"] === "identity";
+  // Read already (with --state-dir, before the log's lock): kept when all of it came, however slowly.
+  const ahead = bodyAhead(req);
+  if (ahead !== undefined) {
+    if (ahead.outcome === "whole" && keep && ahead.bytes > 0 && ahead.bytes <= maxBytes) (req as WithUnparsed)[UNPARSED] = ahead.raw;
+    done(ahead.bytes);
+    return;
+  }
   if (!hasRequestBody(h) || req.readableEnded || req.readableDidRead) {
     done(0);
     return;
   }
   const chunks: Buffer[] = [];
   let bytes = 0;
-  let keep = h["content-encoding"] === undefined || h["content-encoding"] === "identity";
   let finished = false;
   const finish = AsyncResource.bind((complete: boolean) => {
     if (finished) return;
@@ -142,11 +136,13 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
   });
   const maxBytes = limitBytes(limit);
   if (maxBytes === null) return general;
+  const generalAhead = parseAhead(general, keepUnparsed);
   return (req, res, next) => {
-    if (bodyCutShort(req)) {
-      // A replayed request whose client hung up mid-body: the same 400 as then.
+    const refused = bodyRefusal(req);
+    if (refused !== undefined) {
+      // A replayed request whose body was refused (cut short, too large...): the same answer as then.
       req.resume();
-      next(bodyError(400, "request.aborted"));
+      next(refusalError(refused));
       return;
     }
     // Another content type: no route parses it (its schema refuses the missing body), but the journal shows what was sent.
@@ -155,6 +151,14 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
         if (bytesSeen > 0) (req as WithUnparsed)[OTHER_TYPE] = true;
         next();
       });
+    }
+    const ahead = bodyAhead(req);
+    if (ahead !== undefined) {
+      const failure = aheadError(ahead);
+      if (failure !== null) return next(failure);
+      // The common body, read directly as below; anything else through express.json.
+      if (ahead.bytes <= maxBytes && plainJson(req.headers)) return parseJsonText(req, ahead.raw.toString("utf8"), next);
+      return generalAhead(req, res, next);
     }
     const length = directLength(req, maxBytes);
     if (length < 0) {
@@ -180,12 +184,16 @@ export function isJsonRequest(req: IncomingMessage): boolean {
 const PLAIN_JSON = /^application\/json\s*(?:;\s*charset=(?:utf-8|"utf-8")\s*)?$/i;
 const DECIMAL = /^[0-9]{1,15}$/;
 
+/** Uncompressed JSON in UTF-8: what the direct read parses. */
+function plainJson(h: IncomingHttpHeaders): boolean {
+  const ct = h["content-type"];
+  return h["content-encoding"] === undefined && (ct === undefined || PLAIN_JSON.test(ct));
+}
+
 /** The body's length when the direct read applies to `req`, else -1. */
 function directLength(req: IncomingMessage, maxBytes: number): number {
   const h = req.headers;
-  if (h["content-encoding"] !== undefined || h["transfer-encoding"] !== undefined) return -1;
-  const ct = h["content-type"];
-  if (ct !== undefined && !PLAIN_JSON.test(ct)) return -1;
+  if (!plainJson(h) || h["transfer-encoding"] !== undefined) return -1;
   const cl = h["content-length"];
   if (cl === undefined || !DECIMAL.test(cl)) return -1;
   const length = Number(cl);
@@ -218,17 +226,27 @@ class BodyRead extends AsyncResource {
       return;
     }
     const chunks = this.chunks;
-    const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
-    try {
-      this.req.body = parseStrict(text);
-    } catch {
-      (this.req as WithUnparsed)[UNPARSED] = text;
-      // The text rides along as on body-parser's error, so the answer can tell a bare value from broken JSON.
-      this.next(Object.assign(bodyError(400, "entity.parse.failed"), { body: text }));
-      return;
-    }
-    this.next();
+    parseJsonText(this.req, chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"), this.next);
   }
+}
+
+/** req.body from the body's text, or body-parser's parse error (the text kept for the journal). */
+function parseJsonText(req: BodyRequest, text: string, next: (err?: unknown) => void): void {
+  try {
+    req.body = parseStrict(text);
+  } catch {
+    (req as WithUnparsed)[UNPARSED] = text;
+    // The text rides along as on body-parser's error, so the answer can tell a bare value from broken JSON.
+    next(Object.assign(bodyError(400, "entity.parse.failed"), { body: text }));
+    return;
+  }
+  next();
+}
+
+/** What express.json's verify kept on the stand-in stream of a body read ahead goes to the request. */
+function keepUnparsed(from: object, to: object): void {
+  const raw = (from as WithUnparsed)[UNPARSED];
+  if (raw !== undefined) (to as WithUnparsed)[UNPARSED] = raw;
 }
 
 /** The request body as JSON (body-parser's strict mode), then next(). */

@@ -27,7 +27,8 @@ import type { FillStatus } from "../core/fills.ts";
 import type { OrderStatus } from "../core/orders.ts";
 import type { RouteFaultRule } from "./control-faults.ts";
 import { zAddress, zUint256 } from "./fields.ts";
-import { requestError } from "./errors.ts";
+import { noteBodyRefusal, requestError } from "./errors.ts";
+import { parseAhead } from "./body-ahead.ts";
 
 export const CONTROL_PREFIX = "/__fakex";
 
@@ -171,10 +172,14 @@ function notAllowed(...methods: string[]): RequestHandler {
   };
 }
 
+/** The largest control request body (a scenario or a state file can be large). */
+export const CONTROL_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
 /** The /__fakex router (mount with `app.use(CONTROL_PREFIX, controlRouter(handle))`). */
 export function controlRouter(c: ControlHandle): Router {
   const r = Router({ caseSensitive: true });
-  r.use(express.json({ limit: "5mb" }));
+  // parseAhead: with --state-dir the body was read before the log's lock (body-ahead.ts).
+  r.use(parseAhead(express.json({ limit: CONTROL_BODY_LIMIT_BYTES })));
 
   r.route("/clock/advance")
     .post(h(async (req, res) => res.json(await c.advanceClock(parse(schemas.advance, req.body).seconds))))
@@ -290,8 +295,9 @@ function jsonWithBigints(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
 }
 
-const controlErrors: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+const controlErrors: ErrorRequestHandler = (err: unknown, req, res, next) => {
   if (res.headersSent) return next(err);
+  noteBodyRefusal(req, err);
   const e = err as { type?: string; status?: number; message?: string };
   if (err instanceof ControlInputError || err instanceof RangeError) {
     res.status(400).json({ detail: (err as Error).message });

@@ -8,7 +8,8 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { ExchangeError, isExchangeError } from "../core/errors.ts";
 import { TYPED_QUOTE_CODES } from "../core/quotes.ts";
 import { noteError } from "./journal-notes.ts";
-import { markBodyCutShort, sentAsOtherType } from "./body.ts";
+import { sentAsOtherType } from "./body.ts";
+import { markBodyRefused } from "./body-refusal.ts";
 import { requiredWireCode, wireCodeOf } from "./wire-codes.ts";
 
 /**
@@ -143,6 +144,17 @@ function isDecompressionError(e: BodyParserError): boolean {
 }
 
 /**
+ * A body the reader refused before any route ran (anything but JSON that does not parse,
+ * whose text a durable log keeps instead): marked on the request, so such a log records
+ * the refusal and its replay answers the same (body-refusal.ts).
+ */
+export function noteBodyRefusal(req: object, err: unknown): void {
+  if (!isBodyParserError(err) || err.type === "entity.parse.failed") return;
+  const { status, type, code, errno } = err;
+  markBodyRefused(req, { status, ...(type === undefined ? {} : { type }), ...(typeof code === "string" ? { code } : {}), ...(typeof errno === "number" ? { errno } : {}) });
+}
+
+/**
  * Request-level failures as ExchangeErrors, so they get the route's envelope.
  * Malformed JSON is 422: the live service is FastAPI-shaped ({"detail"} bodies,
  * 422 for validation), and FastAPI answers an unparseable body with 422; it is a
@@ -216,8 +228,7 @@ export function errorHandler(logger: HttpLogger = stderrLogger): ErrorRequestHan
   return (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const found = requestError(err);
-    // A body its client stopped sending: a durable log records that, so a replay answers the same.
-    if (isBodyParserError(err) && err.type === "request.aborted") markBodyCutShort(req);
+    noteBodyRefusal(req, err);
     if (found) {
       const known = withContentTypeHint(found, req);
       noteError(known.code, known.detail);

@@ -222,7 +222,9 @@ export class RequestJournal {
       // already moved baseUrl back out of /api/v1 (a pool instance's path would keep its /<id>).
       const path = apiPath(req.baseUrl, req.path);
       const note: RequestNote = {};
-      const sent = captureResponseBody(res, this.bodyBytes);
+      // The client can be gone already (it hung up during a body read ahead of the routes,
+      // body-ahead.ts): no close or finish comes, so the answer written into nothing ends the entry.
+      const sent = captureResponseBody(res, this.bodyBytes, res.closed ? () => finish() : undefined);
       let done = false;
       const finish = () => {
         if (done) return;
@@ -544,8 +546,8 @@ function jsonTextOf(body: unknown): string | null {
 
 const NOT_COPIED = "[not recorded: nested too deeply to copy]";
 
-/** Keep the first `max` bytes of what the response writes; read them back when it is done. */
-function captureResponseBody(res: import("express").Response, max: number): () => BodyCopy | null {
+/** Keep the first `max` bytes of what the response writes; read them back when it is done. `onEnd` runs after each end(). */
+function captureResponseBody(res: import("express").Response, max: number, onEnd?: () => void): () => BodyCopy | null {
   const chunks: Buffer[] = [];
   let kept = 0;
   let total = 0;
@@ -568,7 +570,9 @@ function captureResponseBody(res: import("express").Response, max: number): () =
   }) as typeof res.write;
   res.end = ((...a: unknown[]) => {
     take(a[0], a[1]);
-    return end(...a);
+    const out = end(...a);
+    onEnd?.();
+    return out;
   }) as typeof res.end;
   return () => (total === 0 ? null : { text: Buffer.concat(chunks).toString("utf8"), bytes: total, truncated: total > kept });
 }

@@ -11,8 +11,11 @@ import request from "supertest";
 import { encodeLossless } from "../../fixtures/lossless-json.ts";
 import { StateFileError, readStateFile, type CapturedState } from "../../fixtures/state-dir.ts";
 import { WalWriter, checkNoLogWithoutCheckpoint, decodeSegment, dropTornTail, encodeFrame, listGenerations, readWal, segmentPath, walDir } from "../../fixtures/wal.ts";
-import { WalPersistence, type WalRecord } from "../../fixtures/wal-persistence.ts";
+import { UNPARSED_BODY, WalPersistence, type WalRecord } from "../../fixtures/wal-persistence.ts";
 import { RouteFaults } from "../../sim/http/control-faults.ts";
+import { parseAhead } from "../../sim/http/body-ahead.ts";
+import { jsonBody } from "../../sim/http/body.ts";
+import { errorHandler } from "../../sim/http/errors.ts";
 import { Rng } from "../../sim/core/rng.ts";
 
 function tmp(): string {
@@ -172,8 +175,8 @@ function toy(dir: string, generation = 0, thresholds?: { bytes?: number; ageMs?:
     },
   });
   const app = express();
-  app.use("/api/v1", p.middleware());
-  app.post("/api/v1/add", express.json(), async (req, res) => {
+  app.use("/api/v1", p.middleware(1024 * 1024));
+  app.post("/api/v1/add", parseAhead(express.json()), async (req, res) => {
     const n = Number(req.query["n"]);
     if (!Number.isInteger(n)) return res.status(422).json({ detail: "n" });
     // Without the lock, a later request could finish first and be logged first.
@@ -316,7 +319,7 @@ describe("WalPersistence", () => {
     const faults = new RouteFaults(new Rng("latency-clock"));
     faults.set([{ method: "POST", path: "/add", latency_ms: 20, times: 1 }]);
     const app = express();
-    app.use("/api/v1", p.middleware());
+    app.use("/api/v1", p.middleware(1024 * 1024));
     app.use("/api/v1", faults.middleware());
     app.post("/api/v1/add", (_req, res) => {
       servedAt.push(clock);
@@ -347,7 +350,7 @@ describe("WalPersistence", () => {
         capture: async () => ({ ...capturedBase, savedAtMs: 1_000, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } }, list: [...list] }) }),
       });
       const a = express();
-      a.use("/api/v1", p.middleware());
+      a.use("/api/v1", p.middleware(1024 * 1024));
       a.use("/api/v1", faults.middleware());
       a.get("/api/v1/list", (_req, res) => void res.json(list));
       a.post("/api/v1/add", (req, res) => {
@@ -379,6 +382,39 @@ describe("WalPersistence", () => {
     server.close();
     expect(first.list).toEqual([1]);
     expect(first.p.stats.replayMismatches).toBe(0);
+  });
+
+  test("a record of a body its client cut short, as logs before `xe` wrote it (`xc`), replays as the same refusal", async () => {
+    // The exchange's own body reader and error answers: the stand-in alone would get a 422.
+    const p = new WalPersistence({ dir: tmp(), generation: 0, clockMs: () => 1_000, stateVersion: () => 0, capture: async () => ({ ...capturedBase, savedAtMs: 1_000, layersJson: encodeLossless({}) }) });
+    const applied: unknown[] = [];
+    const app = express();
+    app.use("/api/v1", p.middleware(1024 * 1024));
+    app.post("/api/v1/add", jsonBody(), (req, res) => {
+      applied.push(req.body);
+      res.status(201).json({});
+    });
+    app.use(errorHandler({ error: () => undefined }));
+    const server = app.listen(0);
+    const port = (server.address() as { port: number }).port;
+    const cut: WalRecord = { k: "http", m: "POST", u: "/api/v1/add?n=9", h: { "content-type": "application/json" }, x: true, xc: true, s: 400, t: 1_000, w: 0 };
+    try {
+      await p.recover(
+        [cut],
+        {
+          clockTo: async () => undefined,
+          // The stand-in recovery sends for a body it does not have (fixtures/boot/recovery.ts).
+          http: async (rec, headers) => (await fetch(`http://127.0.0.1:${port}${rec.u}`, { method: rec.m, headers: { ...rec.h, ...headers }, body: UNPARSED_BODY })).status,
+          rpc: async () => undefined,
+          settle: async () => undefined,
+        },
+        async () => undefined,
+      );
+    } finally {
+      server.close();
+    }
+    expect(applied).toEqual([]);
+    expect(p.stats.replayMismatches).toBe(0);
   });
 
   test("a compressed body, or one in another charset, is logged as its JSON with headers that describe that: the replay applies it", async () => {
