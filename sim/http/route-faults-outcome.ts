@@ -17,8 +17,9 @@ export type FailKind = 503 | "timeout" | "reset" | "truncate";
 export const FAIL_KINDS: readonly FailKind[] = [503, "timeout", "reset", "truncate"];
 
 /**
- * Emitted on a response when a route fault gives its last answer (a 503, a reset, a hold,
- * half a body): the route is done with it, though no end() may ever be called.
+ * Emitted on a response when a route fault has given its last answer (a 503, a reset, half
+ * a body, or the end of a hold: its client gave up or it was dropped): the route is done
+ * with it, though no end() may ever be called.
  */
 export const FAULT_ANSWERED = "fakex:fault-answered";
 
@@ -59,8 +60,9 @@ export type HeaderSnapshot = CommittedResponse["headers"];
  * `edge` the headers set before the route ran (kept on a 503 that replaces its answer).
  */
 export function answerWithFault(res: Response, kind: FailKind, committed: CommittedResponse | null, edge: HeaderSnapshot = {}): void {
-  // The route is done with the request, whatever reaches the client (fixtures/pool/router.ts).
-  res.emit(FAULT_ANSWERED);
+  // The route is done with the request, whatever reaches the client (fixtures/pool/router.ts);
+  // a held one only once the hold ends, so a pool does not take its instance meanwhile.
+  if (kind !== "timeout" || res.closed) res.emit(FAULT_ANSWERED);
   switch (kind) {
     case 503:
       if (committed) resetHeaders(res, edge);
@@ -72,7 +74,10 @@ export function answerWithFault(res: Response, kind: FailKind, committed: Commit
     case "timeout": {
       const drop = setTimeout(() => res.socket?.destroy(), MAX_HOLD_MS);
       drop.unref();
-      res.on("close", () => clearTimeout(drop));
+      res.on("close", () => {
+        clearTimeout(drop);
+        res.emit(FAULT_ANSWERED);
+      });
       return;
     }
     case "truncate": {
