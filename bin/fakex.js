@@ -2,7 +2,25 @@
 // The fakex command. An installed package runs the compiled CLI (dist/, built by
 // `npm run build` at pack time); a checkout, which has the TypeScript sources and
 // tsx among its devDependencies, runs the sources so that it never needs a build.
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
+
+// `fakex serve --info-file PATH`: a script that waits for PATH must never read a previous
+// run's. It goes here, before the CLI loads (a second or more under tsx) and before the
+// flags are checked, so a run that refuses them leaves none either; the CLI removes it
+// again and reports a path it cannot remove.
+const args = process.argv.slice(2);
+if (args[0] === "serve") {
+  for (let i = 1; i < args.length && args[i] !== "--"; i++) {
+    const a = args[i];
+    const infoFile = a === "--info-file" ? args[i + 1] : a.startsWith("--info-file=") ? a.slice("--info-file=".length) : undefined;
+    if (!infoFile) continue;
+    try {
+      rmSync(infoFile, { force: true });
+    } catch {
+      // A directory, say: the CLI says so.
+    }
+  }
+}
 
 // A stop signal that arrives while the CLI loads (a second or more under tsx) is held for
 // the command, which releases these listeners once it has its own: `fakex serve` then
@@ -29,4 +47,4 @@ if (existsSync(source)) {
 } else {
   cli = await import("../dist/esm/fixtures/cli.js");
 }
-process.exitCode = await cli.main(process.argv.slice(2), early);
+process.exitCode = await cli.main(args, early);
