@@ -101,6 +101,20 @@ const CONTROL_GAS = 200_000n;
 /** executeIntent: signature check, optional permit and wallet pull, one settleRouterLeg per leg, then the gas charge. */
 const INTENT_GAS = { base: 360_000n, perLeg: 250_000n };
 const AUTOMINE_WAIT_MS = 30_000;
+/**
+ * evm_revert refused a snapshot id the port took: Anvil no longer has it. An evm_revert sent
+ * to Anvil directly (through rpc_url) spends the snapshot it goes back to and every one
+ * taken after it, the port's included.
+ */
+export class ChainSnapshotGoneError extends Error {
+  constructor(
+    readonly snapshotId: Hex,
+    cause: unknown,
+  ) {
+    super(`Anvil no longer has chain snapshot ${snapshotId}`, cause === null ? undefined : { cause });
+  }
+}
+
 /** No block for this long while our transactions wait under automine: they are stranded (see awaitMined). */
 const AUTOMINE_STALL_MS = 2_000;
 const RECEIPT_CACHE_MAX = 100_000;
@@ -626,8 +640,8 @@ export class AnvilChainPort implements ChainPort {
     const [reverted] = outs;
     const snapshot = snapshotAfter ? outs.at(-1) : undefined;
     const [nonce, head] = known === null ? outs.slice(calls.length - (snapshotAfter ? 3 : 2)) : [{ ok: true as const, result: known.nonce }, { ok: true as const, result: known.head }];
-    if (!reverted!.ok) throw reverted!.error;
-    if (reverted!.result !== true) throw new Error(`evm_revert ${id} failed`);
+    // Anvil refuses a snapshot it no longer has: one an evm_revert sent to it directly spent.
+    if (!reverted!.ok || reverted!.result !== true) throw new ChainSnapshotGoneError(id, reverted!.ok ? null : reverted!.error);
     // evm_revert spent `id` and every later snapshot; the fresh one stands for the same state.
     for (const [snap] of this.poolAtSnapshot) if (BigInt(snap) >= BigInt(id)) this.poolAtSnapshot.delete(snap);
     for (const [snap] of this.settingsAtSnapshot) if (BigInt(snap) >= BigInt(id)) this.settingsAtSnapshot.delete(snap);

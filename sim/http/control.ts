@@ -304,9 +304,9 @@ const controlErrors: ErrorRequestHandler = (err: unknown, req, res, next) => {
   } else if (isExchangeError(err)) {
     // Core validation (fault plans, unknown tokens, FX quotes) is the caller's input: 400.
     res.status(err.status >= 500 ? err.status : 400).json({ detail: err.detail });
-  } else if (e?.status === 404 && err instanceof Error) {
-    // An unknown snapshot id and the like.
-    res.status(404).json({ detail: err.message });
+  } else if ((e?.status === 404 || e?.status === 410) && err instanceof Error) {
+    // An unknown snapshot id and the like; a snapshot that can no longer be restored (410).
+    res.status(e.status).json({ detail: err.message });
   } else if (e?.type === "entity.parse.failed") {
     res.status(400).json({ detail: "Request body is not valid JSON" });
   } else {
