@@ -7,15 +7,18 @@
 // The bytes are kept as they came (still compressed, if they were): the parsers decode
 // and check them exactly as they would the stream, so every answer stays the same.
 import { AsyncResource } from "node:async_hooks";
-import type { IncomingMessage } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import type { RequestHandler } from "express";
 import { bodyRefusal, refusalError } from "./body-refusal.ts";
 
-/** A body read ahead: all of it ("whole"), more than the cap ("over": the rest was read and dropped), or cut short by the client. */
+/**
+ * A body read ahead: all of it ("whole"), more than the parsers could take ("over": the
+ * rest was read and dropped), or cut short by its client ("cut").
+ */
 export interface BodyAhead {
   readonly outcome: "whole" | "over" | "cut";
-  /** The bytes as sent, when whole. */
+  /** The bytes as sent: all of them when whole, else the first ones that arrived (at most the keep limit). */
   readonly raw: Buffer;
   /** How many bytes arrived. */
   readonly bytes: number;
@@ -29,11 +32,18 @@ export function bodyAhead(req: object): BodyAhead | undefined {
   return (req as WithAhead)[AHEAD];
 }
 
+function identityEncoded(h: IncomingHttpHeaders): boolean {
+  const e = h["content-encoding"];
+  return e === undefined || e.toLowerCase() === "identity";
+}
+
 /**
- * Read the request's whole body now, keeping up to `capBytes`, then call `done` (in the
- * request's async context). Waits as long as the client takes: the caller holds nothing
- * meanwhile. A body past the cap is read to its end and dropped, as body-parser reads it
- * before its 413.
+ * Read the request's whole body now, then call `done` (in the request's async context).
+ * Waits as long as the client takes: the caller holds nothing meanwhile. `capBytes` is
+ * the parsers' limit, which they apply to the decoded body: of a body past it, enough is
+ * kept for them to refuse it as they would (cap + 1 bytes, or twice the cap when it is
+ * compressed: stored blocks make a compressed body only slightly larger than its content),
+ * and the rest is read and dropped, as body-parser reads it before its 413.
  */
 export function readBodyAhead(req: IncomingMessage, capBytes: number, done: () => void): void {
   const h = req.headers;
@@ -42,23 +52,26 @@ export function readBodyAhead(req: IncomingMessage, capBytes: number, done: () =
     done();
     return;
   }
+  const keepBytes = (identityEncoded(h) ? capBytes : 2 * capBytes) + 1;
   const chunks: Buffer[] = [];
+  let kept = 0;
   let bytes = 0;
   const finish = AsyncResource.bind((outcome: BodyAhead["outcome"]) => {
     req.removeListener("data", onChunk);
     req.removeListener("end", onEnd);
     req.removeListener("aborted", onCut);
     req.removeListener("error", onCut);
-    (req as WithAhead)[AHEAD] = { outcome, raw: outcome === "whole" ? Buffer.concat(chunks) : EMPTY, bytes };
+    (req as WithAhead)[AHEAD] = { outcome, raw: Buffer.concat(chunks), bytes };
     done();
   });
   const onChunk = (chunk: Buffer) => {
     bytes += chunk.length;
-    // Past the cap: drop what was kept and read the rest without keeping it (body-parser does the same before its 413).
-    if (bytes > capBytes) chunks.length = 0;
-    else chunks.push(chunk);
+    if (kept >= keepBytes) return;
+    const part = kept + chunk.length <= keepBytes ? chunk : chunk.subarray(0, keepBytes - kept);
+    chunks.push(part);
+    kept += part.length;
   };
-  const onEnd = () => finish(bytes > capBytes ? "over" : "whole");
+  const onEnd = () => finish(bytes > kept ? "over" : "whole");
   const onCut = () => finish("cut");
   req.on("data", onChunk);
   req.once("end", onEnd);
@@ -68,23 +81,20 @@ export function readBodyAhead(req: IncomingMessage, capBytes: number, done: () =
   req.on("error", ignoreError);
 }
 
-const EMPTY = Buffer.alloc(0);
-
 function ignoreError(): void {}
 
-/** body-parser's error for a body the client cut short, or one past the limit. */
-export function aheadError(ahead: BodyAhead): (Error & { status: number; type: string }) | null {
-  if (ahead.outcome === "cut") return Object.assign(new Error("request.aborted"), { status: 400, type: "request.aborted" });
-  if (ahead.outcome === "over") return Object.assign(new Error("request entity too large"), { status: 413, type: "entity.too.large" });
-  return null;
+/** body-parser's error for a body its client stopped sending. */
+export function abortedError(): Error & { status: number; type: string } {
+  return Object.assign(new Error("request aborted"), { status: 400, type: "request.aborted" });
 }
 
 /**
  * Run a body-parser middleware (express.json and the like) on a body read ahead: it is
- * handed a stream of the kept bytes with the request's headers, so it decodes, limits
- * and parses them as it would the request itself; its result (and what its `verify`
- * kept) goes back on the request. Requests with no body read ahead go straight to it.
- * Mount it where the parser would be.
+ * handed a stand-in stream with the request's headers that replays what arrived (and ends,
+ * or fails as the client's hang-up did), so it checks, decodes, limits and parses it as it
+ * would the request itself; its result (and what its `verify` kept) goes back on the
+ * request. Requests with no body read ahead go straight to it. Mount it where the parser
+ * would be.
  */
 export function parseAhead(parser: RequestHandler, keep: (from: object, to: object) => void = () => undefined): RequestHandler {
   return (req, res, next) => {
@@ -96,9 +106,15 @@ export function parseAhead(parser: RequestHandler, keep: (from: object, to: obje
     }
     const ahead = bodyAhead(req);
     if (ahead === undefined) return parser(req, res, next);
-    const failure = aheadError(ahead);
-    if (failure !== null) return next(failure);
-    const stand = Object.assign(Readable.from([ahead.raw], { objectMode: false }), { headers: req.headers, method: req.method, url: req.url });
+    // A decoder is piped from the stream and never hears of its failure: it would wait for
+    // the rest of a compressed body for good. So that refusal is made here.
+    if (ahead.outcome === "cut" && !identityEncoded(req.headers)) return next(abortedError());
+    const stand = Object.assign(new Readable({ read() {} }), { headers: req.headers, method: req.method, url: req.url });
+    stand.push(ahead.raw);
+    // Heard by the parser when it reads the body; a parser that skips it (another content type) must not leave it unhandled.
+    stand.on("error", ignoreError);
+    if (ahead.outcome === "cut") setImmediate(() => stand.destroy(abortedError()));
+    else stand.push(null);
     parser(stand as unknown as typeof req, res, (err?: unknown) => {
       req.body = (stand as { body?: unknown }).body;
       keep(stand, req);

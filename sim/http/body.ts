@@ -11,7 +11,7 @@
 import { AsyncResource } from "node:async_hooks";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";
-import { aheadError, bodyAhead, parseAhead } from "./body-ahead.ts";
+import { bodyAhead, parseAhead } from "./body-ahead.ts";
 import { bodyRefusal, refusalError } from "./body-refusal.ts";
 
 export const DEFAULT_BODY_LIMIT = "1mb";
@@ -154,10 +154,8 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
     }
     const ahead = bodyAhead(req);
     if (ahead !== undefined) {
-      const failure = aheadError(ahead);
-      if (failure !== null) return next(failure);
-      // The common body, read directly as below; anything else through express.json.
-      if (ahead.bytes <= maxBytes && plainJson(req.headers)) return parseJsonText(req, ahead.raw.toString("utf8"), next);
+      // The common body, read directly as below; anything else (cut short, too large, other encodings) through express.json.
+      if (ahead.outcome === "whole" && ahead.bytes <= maxBytes && plainJson(req.headers)) return parseJsonText(req, ahead.raw.toString("utf8"), next);
       return generalAhead(req, res, next);
     }
     const length = directLength(req, maxBytes);

@@ -16,7 +16,7 @@ import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
 import { withRequestNote, type FaultNote, type RequestNote, type SignatureNearMiss } from "./journal-notes.ts";
 import { loggedBody, unparsedBody } from "./body.ts";
-import { faultAnswerBody, faultAnswerStatus } from "./route-faults-outcome.ts";
+import { FAULT_ANSWERED, faultAnswerBody, faultAnswerStatus } from "./route-faults-outcome.ts";
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
 /** Bytes of each body kept in an entry. */
@@ -263,6 +263,9 @@ export class RequestJournal {
       };
       res.once("finish", finish);
       res.once("close", finish);
+      // ...or a route fault's last answer, which may never end() it (a hold, a reset); a
+      // truncate writes its status just after it tells, so the entry waits a microtask.
+      if (res.closed) res.once(FAULT_ANSWERED, () => queueMicrotask(finish));
       withRequestNote(note, next);
     };
   }

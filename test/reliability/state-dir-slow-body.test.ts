@@ -14,16 +14,19 @@ import { STATE_FILE } from "../../fixtures/state-dir.ts";
 import { walDir } from "../../fixtures/wal.ts";
 
 let ex: FakeExchange;
+/** The same exchange without --state-dir: every answer must be the same on both. */
+let plain: FakeExchange;
 let dir: string;
 const errors: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-slow-"));
   ex = await createFakeExchange({ liquidity: false, users: 2, stateDir: dir, clock: "virtual", logger: { error: (m) => errors.push(m) } });
+  plain = await createFakeExchange({ liquidity: false, users: 2, clock: "virtual" });
 }, 60_000);
 
 afterAll(async () => {
-  await ex?.close();
+  await Promise.all([ex?.close(), plain?.close()]);
 });
 
 /** A request that fails the test if it is held up (the bug: it waited behind a stalled upload). */
@@ -35,9 +38,9 @@ async function call(url: string, init: RequestInit = {}): Promise<{ status: numb
 
 const postJson = (url: string, body: unknown) => call(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
-/** A POST whose body the test sends in parts, when it chooses. */
-function upload(url: string, headers: Record<string, string>) {
-  const req = httpRequest(url, { method: "POST", headers });
+/** A request whose body the test sends in parts, when it chooses. */
+function upload(url: string, headers: Record<string, string>, method = "POST") {
+  const req = httpRequest(url, { method, headers });
   req.on("error", () => undefined);
   const answered = once(req, "response").then(async ([res]) => {
     if (!(res instanceof IncomingMessage)) throw new Error("no response");
@@ -50,8 +53,14 @@ function upload(url: string, headers: Record<string, string>) {
   return { req, answered };
 }
 
-const journaled = async (p: string, status: number) =>
-  ((await (await fetch(`${ex.controlUrl}/requests/count?path=${encodeURIComponent(p)}&status=${status}`)).json()) as { count: number }).count;
+const journaled = async (p: string, status: number, on = ex) =>
+  ((await (await fetch(`${on.controlUrl}/requests/count?path=${encodeURIComponent(p)}&status=${status}`)).json()) as { count: number }).count;
+
+/** Sent to a path under `/api/v1` (api) or `/__fakex` (control) of both exchanges: their answers. */
+async function onBoth(where: "api" | "control", p: string, init: RequestInit): Promise<[{ status: number; body: unknown }, { status: number; body: unknown }]> {
+  const url = (e: FakeExchange) => `${where === "api" ? e.baseUrl : e.controlUrl}${p}`;
+  return [await call(url(ex), init), await call(url(plain), init)];
+}
 
 describe("--state-dir: request bodies are read before the log's lock", () => {
   let slowOrderId = "";
@@ -121,6 +130,53 @@ describe("--state-dir: request bodies are read before the log's lock", () => {
     expect(ex.control.now().now).toBe(nowBefore + 5);
   }, 30_000);
 
+  test("a GET with a stalled body holds up no other request either (the control API reads GET bodies)", async () => {
+    const stalled = upload(`${ex.controlUrl}/clock`, { "content-type": "application/json", "content-length": "50" }, "GET");
+    stalled.req.write('{"x":');
+    // Time for it to reach the server (a setup wait; nothing is timed).
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await postJson(`${ex.controlUrl}/clock/advance`, { seconds: 1 })).status).toBe(200);
+    stalled.req.destroy();
+  }, 30_000);
+
+  test("bodies the reader refuses or takes get the same answers as without --state-dir", async () => {
+    const cap = 1024 * 1024;
+    const pad = (n: number) => JSON.stringify({ pad: "x".repeat(n) });
+    const cases: [string, Record<string, string>, Buffer | string][] = [
+      // Compressed past the limit, its content within it (stored blocks): read and refused by its fields, not its size.
+      ["stored gzip", { "content-type": "application/json", "content-encoding": "gzip" }, gzipSync(pad(cap - 100), { level: 0 })],
+      // Past the limit and in a charset or encoding the reader does not take: that is what is said.
+      ["latin1", { "content-type": "application/json; charset=latin1" }, pad(cap + 10)],
+      ["zstd", { "content-type": "application/json", "content-encoding": "zstd" }, pad(cap + 10)],
+      ["not gzip", { "content-type": "application/json", "content-encoding": "gzip" }, "y".repeat(cap + 10)],
+      ["bare value", { "content-type": "application/json" }, '"abc"'],
+    ];
+    for (const [name, headers, body] of cases) {
+      const [withDir, without] = await onBoth("api", "/orders/preview", { method: "POST", headers, body });
+      expect({ name, ...withDir }).toEqual({ name, ...without });
+    }
+    expect((await onBoth("api", "/orders/preview", { method: "POST", headers: cases[0]![1], body: cases[0]![2] }))[0].status).not.toBe(413);
+    // A control route with a body it does not read (another content type) runs, however large that body.
+    const blocks = async (e: FakeExchange) => (await e.clients.public.getBlockNumber());
+    const before = [await blocks(ex), await blocks(plain)];
+    const [mineDir, minePlain] = await onBoth("control", "/mine", { method: "POST", headers: { "content-type": "text/plain" }, body: "z".repeat(5 * cap + 10) });
+    expect([mineDir.status, minePlain.status]).toEqual([200, 200]);
+    expect([await blocks(ex), await blocks(plain)]).toEqual([before[0]! + 1n, before[1]! + 1n]);
+  }, 60_000);
+
+  test("a client that hangs up mid-body on a route a timeout or reset fault holds is journaled too", async () => {
+    expect((await postJson(`${ex.controlUrl}/routes`, { rules: [{ method: "POST", path: "/api-keys/verify", fail: "timeout", times: 1 }, { method: "POST", path: "/orders/preview", fail: "reset", times: 1 }] })).status).toBe(200);
+    for (const p of ["/api-keys/verify", "/orders/preview"]) {
+      const before = await journaled(`/api/v1${p}`, 0);
+      const cut = upload(`${ex.baseUrl}${p}`, { "content-type": "application/json", "content-length": "300" });
+      cut.req.write('{"a": ');
+      await new Promise((r) => setTimeout(r, 100));
+      cut.req.destroy();
+      await expect.poll(() => journaled(`/api/v1${p}`, 0), { timeout: 10_000 }).toBe(before + 1);
+    }
+    expect((await call(`${ex.controlUrl}/routes`)).body).toEqual({ rules: [] });
+  }, 30_000);
+
   test("after kill -9 the slowly uploaded order is back, and every logged request replays as answered", async () => {
     // An acknowledged request last, so the log holds everything above when the copy is taken.
     expect((await postJson(`${ex.controlUrl}/clock/advance`, { seconds: 1 })).status).toBe(200);
@@ -134,6 +190,9 @@ describe("--state-dir: request bodies are read before the log's lock", () => {
       expect(back.parts.engine.getOrder(slowOrderId).status).toBe("pending");
       expect(replayErrors).toEqual([]);
       expect(back.control.now().now).toBe(ex.control.now().now);
+      // The journal reads the same, answers included (a bare JSON value is refused in its own words again).
+      const entries = async (e: FakeExchange) => ((await (await fetch(`${e.controlUrl}/requests?path=/api/v1/orders/preview&limit=50`)).json()) as { entries: { id: string; status: number; response_body: unknown }[] }).entries.map((x) => [x.id, x.status, x.response_body]);
+      expect(await entries(back)).toEqual(await entries(ex));
     } finally {
       await back.close();
     }
