@@ -98,7 +98,7 @@ afterAll(async () => {
 // Each case runs whole processes (an exchange start, a tsc run) on a shared machine.
 describe("the packed tarball, installed into a fresh project", { timeout: 300_000 }, () => {
   test("holds the build, the bin, README and the interface reference, and no tests, benches, tools or sources", () => {
-    expect(packed).toEqual(expect.arrayContaining(["dist/esm/index.js", "dist/cjs/index.js", "dist/types/index.d.ts", "dist/cjs/package.json", "bin/fakex.js", "README.md", "docs/interface.md", "ui/index.html", "ui/assets/app.js"]));
+    expect(packed).toEqual(expect.arrayContaining(["dist/esm/index.js", "dist/cjs/index.js", "dist/types/index.d.ts", "dist/cjs/package.json", "bin/fakex.js", "README.md", "docs/interface.md", "docs/viewer.png", "docs/viewer-near-miss.png", "ui/index.html", "ui/assets/app.js"]));
     const unwanted = packed.filter((f) => /(^|\/)(test|tests|bench|tools|examples)\//.test(f) || /\.test\.|\.spec\./.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)));
     expect(unwanted).toEqual([]);
   });
