@@ -1,7 +1,9 @@
-// Resting orders of one market, price-time priority. Levels are kept in a
-// sorted array with the best level LAST, so the hot path (peek / drop the best
-// level) is O(1); finding an order's level is a binary search over the levels
-// (cheaper than hashing a bigint price), and a new level costs one splice.
+// Resting orders of one market, price-time priority. Levels are kept sorted with
+// the best level LAST, so the hot path (peek / drop the best level) is O(1);
+// finding an order's level is a binary search (cheaper than hashing a bigint
+// price). The sorted levels are held in blocks of at most 2 x LEVELS_PER_BLOCK, so
+// a new level costs a splice inside one block: with one array a book thousands of
+// levels deep moved every level for each new worst price (~20 µs per order at 20,000).
 // Removal is lazy: a cancelled or filled order clears `inBook` and is skipped.
 import type { OrderRecord } from "./orders.ts";
 
@@ -35,9 +37,17 @@ export class PriceLevel {
   }
 }
 
+/** A block splits in two once it holds twice this many levels. */
+const LEVELS_PER_BLOCK = 128;
+
 export class BookSide {
-  /** Sorted so the best price is last: bids ascending, asks descending. */
-  private readonly levels: PriceLevel[] = [];
+  /**
+   * The levels sorted so the best price is last (bids ascending, asks descending), cut
+   * into blocks in that order. No block is empty; only the last one ever shrinks (best()
+   * drops exhausted best levels), so none needs merging.
+   */
+  private readonly blocks: PriceLevel[][] = [];
+  private count = 0;
   readonly isBid: boolean;
 
   constructor(isBid: boolean) {
@@ -45,22 +55,44 @@ export class BookSide {
   }
 
   add(order: OrderRecord): void {
-    const levels = this.levels;
+    const blocks = this.blocks;
     const t = order.priceTicks;
-    // The first level that does not sort before the price (worse prices come first): its level, or where it goes.
-    let lo = 0;
-    let hi = levels.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const m = levels[mid]!.ticks;
-      if (this.isBid ? m < t : m > t) lo = mid + 1;
+    const isBid = this.isBid;
+    // The first block whose best level does not sort before the price (worse prices come
+    // first); past them all, the last block, where a new best price goes at the end.
+    let b = 0;
+    let hi = blocks.length;
+    while (b < hi) {
+      const mid = (b + hi) >>> 1;
+      const block = blocks[mid]!;
+      const m = block[block.length - 1]!.ticks;
+      if (isBid ? m < t : m > t) b = mid + 1;
       else hi = mid;
     }
-    let level = levels[lo];
+    if (b === blocks.length) {
+      if (b === 0) {
+        blocks.push([]);
+      } else {
+        b--;
+      }
+    }
+    const block = blocks[b]!;
+    // Inside it: the price's level, or where it goes.
+    let lo = 0;
+    hi = block.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const m = block[mid]!.ticks;
+      if (isBid ? m < t : m > t) lo = mid + 1;
+      else hi = mid;
+    }
+    let level = block[lo];
     if (level === undefined || level.ticks !== t) {
       level = new PriceLevel(t);
-      if (lo === levels.length) levels.push(level);
-      else levels.splice(lo, 0, level);
+      if (lo === block.length) block.push(level);
+      else block.splice(lo, 0, level);
+      this.count++;
+      if (block.length > 2 * LEVELS_PER_BLOCK) blocks.splice(b + 1, 0, block.splice(LEVELS_PER_BLOCK));
     }
     level.orders.push(order);
     order.inBook = true;
@@ -68,11 +100,14 @@ export class BookSide {
 
   /** The best level with at least one live order, dropping exhausted levels on the way. */
   best(): PriceLevel | undefined {
-    const levels = this.levels;
-    while (levels.length > 0) {
-      const top = levels[levels.length - 1]!;
+    const blocks = this.blocks;
+    while (blocks.length > 0) {
+      const block = blocks[blocks.length - 1]!;
+      const top = block[block.length - 1]!;
       if (top.settleHead()) return top;
-      levels.pop();
+      block.pop();
+      this.count--;
+      if (block.length === 0) blocks.pop();
     }
     return undefined;
   }
@@ -80,21 +115,29 @@ export class BookSide {
   /** Levels best-first (live orders only); for depth views and tests, not the hot path. */
   depth(): { ticks: bigint; orders: OrderRecord[] }[] {
     const out: { ticks: bigint; orders: OrderRecord[] }[] = [];
-    for (let i = this.levels.length - 1; i >= 0; i--) {
-      const lvl = this.levels[i]!;
-      const live = lvl.liveOrders();
-      if (live.length > 0) out.push({ ticks: lvl.ticks, orders: live });
+    for (let b = this.blocks.length - 1; b >= 0; b--) {
+      const block = this.blocks[b]!;
+      for (let i = block.length - 1; i >= 0; i--) {
+        const live = block[i]!.liveOrders();
+        if (live.length > 0) out.push({ ticks: block[i]!.ticks, orders: live });
+      }
     }
     return out;
   }
 
-  /** Levels best-first including ones that only hold dead entries (walked by the matcher). */
+  /** Levels best-first including ones that only hold dead entries (walked by the matcher, from 0 up: near the last block). */
   levelAt(indexFromBest: number): PriceLevel | undefined {
-    return this.levels[this.levels.length - 1 - indexFromBest];
+    let i = indexFromBest;
+    for (let b = this.blocks.length - 1; b >= 0; b--) {
+      const block = this.blocks[b]!;
+      if (i < block.length) return block[block.length - 1 - i];
+      i -= block.length;
+    }
+    return undefined;
   }
 
   get levelCount(): number {
-    return this.levels.length;
+    return this.count;
   }
 }
 
