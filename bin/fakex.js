@@ -48,3 +48,6 @@ if (existsSync(source)) {
   cli = await import("../dist/esm/fixtures/cli.js");
 }
 process.exitCode = await cli.main(args, early);
+// `fakex replay` ends with its verdict: a property that left an exchange (or any handle) open
+// must not keep it running. Exiting takes such an exchange's Anvil down with the process.
+if (args[0] === "replay") process.stdout.write("", () => process.exit());

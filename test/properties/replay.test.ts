@@ -97,6 +97,22 @@ describe("replay bundles", () => {
     expect(stdout).toMatch(/^FAIL property sumStaysSmall .*\n  error: sum 100 >= 100/);
   }, 30_000);
 
+  it("the bin exits with its verdict even when the property left handles open (a timer here; an unclosed exchange in practice)", async () => {
+    const { file, bundle } = await failingBundle("sumStaysSmall");
+    const leaky = join(dir, "leaky.json");
+    writeFileSync(leaky, JSON.stringify({ ...bundle, export: "sumStaysSmallLeavingATimer" }));
+    const bin = new URL("../../bin/fakex.js", import.meta.url).pathname;
+    // The timeout only keeps a regression from hanging the suite: it is a failure, not a measurement.
+    let result: { status: number | null; signal: string | null; stdout: string } = { status: 0, signal: null, stdout: "" };
+    try {
+      execFileSync(process.execPath, [bin, "replay", leaky], { encoding: "utf8", stdio: "pipe", timeout: 20_000 });
+    } catch (e) {
+      result = e as typeof result;
+    }
+    expect({ status: result.status, signal: result.signal }).toEqual({ status: 1, signal: null });
+    expect(result.stdout).toMatch(/^FAIL property sumStaysSmall .*\n  error: sum 100 >= 100/);
+  }, 30_000);
+
   it("the bin replays the HTTP model suite's property outside vitest (a bundle for a run that holds: exit 0)", async () => {
     const bundle: ReplayBundle = {
       version: 1,

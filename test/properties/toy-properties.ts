@@ -9,6 +9,13 @@ export const sumStaysSmall: PropertyFactory = () =>
     if (xs.reduce((a, b) => a + b, 0) >= 100) throw new Error(`sum ${xs.reduce((a, b) => a + b, 0)} >= 100`);
   });
 
+/** sumStaysSmall that also leaves a timer running (as a property that never closes its exchange leaves Anvil and sockets). */
+export const sumStaysSmallLeavingATimer: PropertyFactory = () =>
+  fc.property(fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 1 }), (xs) => {
+    setInterval(() => undefined, 60_000);
+    if (xs.reduce((a, b) => a + b, 0) >= 100) throw new Error(`sum ${xs.reduce((a, b) => a + b, 0)} >= 100`);
+  });
+
 /** sumStaysSmall after the "fix": same arbitrary (so the recorded path still walks), holds always. */
 export const alwaysHolds: PropertyFactory = () => fc.property(fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 1 }), (xs) => xs.every((x) => x >= 0));
 
