@@ -107,10 +107,7 @@ const AUTOMINE_WAIT_MS = 30_000;
  * taken after it, the port's included.
  */
 export class ChainSnapshotGoneError extends Error {
-  constructor(
-    readonly snapshotId: Hex,
-    cause: unknown,
-  ) {
+  constructor(snapshotId: Hex, cause: unknown) {
     super(`Anvil no longer has chain snapshot ${snapshotId}`, cause === null ? undefined : { cause });
   }
 }

@@ -10,7 +10,7 @@ import { AsyncResource } from "node:async_hooks";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import type { RequestHandler } from "express";
-import { bodyRefusal, refusalError } from "./body-refusal.ts";
+import { bodyRefusal, CUT_SHORT, refusalError } from "./body-refusal.ts";
 
 /**
  * A body read ahead: all of it ("whole"), more than the parsers could take ("over": the
@@ -32,7 +32,13 @@ export function bodyAhead(req: object): BodyAhead | undefined {
   return (req as WithAhead)[AHEAD];
 }
 
-function identityEncoded(h: IncomingHttpHeaders): boolean {
+/** Whether the request came with a body (as body parsers tell it: a length above 0, or chunked). */
+export function hasRequestBody(h: IncomingHttpHeaders): boolean {
+  return h["transfer-encoding"] !== undefined || (h["content-length"] !== undefined && h["content-length"] !== "0");
+}
+
+/** A body sent as is (no Content-Encoding, or identity). */
+export function identityEncoded(h: IncomingHttpHeaders): boolean {
   const e = h["content-encoding"];
   return e === undefined || e.toLowerCase() === "identity";
 }
@@ -47,8 +53,7 @@ function identityEncoded(h: IncomingHttpHeaders): boolean {
  */
 export function readBodyAhead(req: IncomingMessage, capBytes: number, done: () => void): void {
   const h = req.headers;
-  const hasBody = h["transfer-encoding"] !== undefined || (h["content-length"] !== undefined && h["content-length"] !== "0");
-  if (!hasBody || req.readableEnded || req.readableDidRead) {
+  if (!hasRequestBody(h) || req.readableEnded || req.readableDidRead) {
     done();
     return;
   }
@@ -83,11 +88,6 @@ export function readBodyAhead(req: IncomingMessage, capBytes: number, done: () =
 
 function ignoreError(): void {}
 
-/** body-parser's error for a body its client stopped sending. */
-export function abortedError(): Error & { status: number; type: string } {
-  return Object.assign(new Error("request aborted"), { status: 400, type: "request.aborted" });
-}
-
 /**
  * Run a body-parser middleware (express.json and the like) on a body read ahead: it is
  * handed a stand-in stream with the request's headers that replays what arrived (and ends,
@@ -108,12 +108,12 @@ export function parseAhead(parser: RequestHandler, keep: (from: object, to: obje
     if (ahead === undefined) return parser(req, res, next);
     // A decoder is piped from the stream and never hears of its failure: it would wait for
     // the rest of a compressed body for good. So that refusal is made here.
-    if (ahead.outcome === "cut" && !identityEncoded(req.headers)) return next(abortedError());
+    if (ahead.outcome === "cut" && !identityEncoded(req.headers)) return next(refusalError(CUT_SHORT));
     const stand = Object.assign(new Readable({ read() {} }), { headers: req.headers, method: req.method, url: req.url });
     stand.push(ahead.raw);
     // Heard by the parser when it reads the body; a parser that skips it (another content type) must not leave it unhandled.
     stand.on("error", ignoreError);
-    if (ahead.outcome === "cut") setImmediate(() => stand.destroy(abortedError()));
+    if (ahead.outcome === "cut") setImmediate(() => stand.destroy(refusalError(CUT_SHORT)));
     else stand.push(null);
     parser(stand as unknown as typeof req, res, (err?: unknown) => {
       req.body = (stand as { body?: unknown }).body;

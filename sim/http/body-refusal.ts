@@ -12,6 +12,9 @@ export interface BodyRefusal {
   errno?: number;
 }
 
+/** body-parser's refusal of a body its client stopped sending. */
+export const CUT_SHORT: BodyRefusal = { status: 400, type: "request.aborted" };
+
 const REFUSED = Symbol("fakex.bodyRefused");
 type WithRefusal = { [REFUSED]?: BodyRefusal };
 

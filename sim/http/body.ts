@@ -11,8 +11,10 @@
 import { AsyncResource } from "node:async_hooks";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";
-import { bodyAhead, parseAhead } from "./body-ahead.ts";
-import { bodyRefusal, refusalError } from "./body-refusal.ts";
+import { bodyAhead, hasRequestBody, identityEncoded, parseAhead } from "./body-ahead.ts";
+import { bodyRefusal, CUT_SHORT, refusalError } from "./body-refusal.ts";
+
+export { hasRequestBody };
 
 export const DEFAULT_BODY_LIMIT = "1mb";
 /** DEFAULT_BODY_LIMIT in bytes. */
@@ -72,7 +74,7 @@ export const UNROUTED_BODY_WAIT_MS = 100;
  */
 export function readUnroutedBody(req: IncomingMessage, maxBytes: number, done: (bytesSeen: number) => void, waitMs = UNROUTED_BODY_WAIT_MS): void {
   const h = req.headers;
-  let keep = h["content-encoding"] === undefined || h["content-encoding"] === "identity";
+  let keep = identityEncoded(h);
   // Read already (with --state-dir, before the log's lock): kept when all of it came, however slowly.
   const ahead = bodyAhead(req);
   if (ahead !== undefined) {
@@ -165,11 +167,6 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
     }
     readJson(req, next);
   };
-}
-
-/** Whether the request came with a body (as body parsers tell it: a length above 0, or chunked). */
-export function hasRequestBody(h: IncomingHttpHeaders): boolean {
-  return h["transfer-encoding"] !== undefined || (h["content-length"] !== undefined && h["content-length"] !== "0");
 }
 
 /** A body read as JSON: no Content-Type, or a JSON one (application/json, application/vnd.api+json, ...). */
@@ -268,7 +265,7 @@ function onEnd(this: BodyRequest): void {
 }
 
 function onAborted(this: BodyRequest): void {
-  settle(this, bodyError(400, "request.aborted"));
+  settle(this, refusalError(CUT_SHORT));
 }
 
 function settle(req: BodyRequest, err: unknown): void {
