@@ -20,7 +20,7 @@
 // floor; `floor_speedup:` (how much faster the floor is than placeParsed) and
 // `floor_ratio:` (the floor ÷ nodejs-order-book), about the most any
 // representation of this work could give `ratio:` on this machine.
-// Usage: npm run bench:engine-floor [-- --orders 200000 --seed 42 --rounds 3]
+// Usage: npm run bench:engine-floor [-- --orders 200000 --seed 42 --rounds 3 --planned [views,ledger,results]]
 import { OrderBook, type LimitOrderOptions } from "nodejs-order-book";
 import { VirtualClock } from "../sim/core/clock.ts";
 import type { Engine, ParsedOrder } from "../sim/core/engine.ts";
@@ -31,6 +31,22 @@ import { arg, bookInput, buildEngine, collect, engineInput, makeStream, SYMBOL }
 const N = Number(arg("orders", 200_000));
 const SEED = arg("seed", 42);
 const ROUNDS = Number(arg("rounds", 3));
+/**
+ * `--planned [views,ledger,results]`: the floor plus what a column engine would still
+ * do per order if it kept these parts of today's engine (all three without a list):
+ * `views`, a small object per order (the view through which the rest of the engine
+ * reads a record); `ledger`, the exact bigint freeze and release on an account object
+ * (the stream's owners hold 10^30 raw, beyond a double); `results`, the result object
+ * placeParsed returns. An estimate of where such a design would land, part by part.
+ */
+const PLANNED_PARTS = ["views", "ledger", "results"] as const;
+const plannedAt = process.argv.indexOf("--planned");
+const plannedList = plannedAt < 0 ? [] : process.argv[plannedAt + 1]?.startsWith("--") === false ? process.argv[plannedAt + 1]!.split(",") : [...PLANNED_PARTS];
+for (const part of plannedList) if (!(PLANNED_PARTS as readonly string[]).includes(part)) throw new Error(`--planned takes a list of ${PLANNED_PARTS.join(", ")}; got ${part}`);
+const PLANNED = plannedList.length > 0;
+const WITH_VIEWS = plannedList.includes("views");
+const WITH_LEDGER = plannedList.includes("ledger");
+const WITH_RESULTS = plannedList.includes("results");
 
 /** The stream through the real intake (untimed): what placeParsed is handed. */
 function parsedInput(stream: ReturnType<typeof makeStream>): { parsed: ParsedOrder[]; baseUnit: number } {
@@ -52,6 +68,8 @@ interface FloorInput {
   ids: string[];
   owners: string[];
   uuidInts: bigint[];
+  /** The signed from-amounts as the intake hands them over (what the ledger freezes). */
+  fromAmountBig: bigint[];
 }
 
 function floorInput(parsed: ParsedOrder[]): FloorInput {
@@ -71,6 +89,7 @@ function floorInput(parsed: ParsedOrder[]): FloorInput {
     ids: [],
     owners: [],
     uuidInts: [],
+    fromAmountBig: [],
   };
   parsed.forEach((p, i) => {
     input.bid[i] = p.side === "bid" ? 1 : 0;
@@ -82,6 +101,7 @@ function floorInput(parsed: ParsedOrder[]): FloorInput {
     input.ids.push(p.orderId);
     input.owners.push(p.owner);
     input.uuidInts.push(p.uuidInt);
+    input.fromAmountBig.push(p.fromAmount);
   });
   return input;
 }
@@ -122,8 +142,26 @@ class FloorSide {
   }
 }
 
+/** --planned: the per-order view object (an engine handle and a position). */
+class OrderView {
+  constructor(
+    readonly engine: FloorEngine,
+    readonly h: number,
+  ) {}
+}
+
+/** --planned: the ledger's account, in exact bigints as the engine keeps it. */
+interface BigAccount {
+  available: bigint;
+  frozen: bigint;
+}
+
 /** Column-only placement of already validated orders (see the header). */
 class FloorEngine {
+  // --planned only.
+  private readonly views: OrderView[] = [];
+  private readonly bigAccounts: BigAccount[] = [];
+  lastResult: { orderId: string; status: number; firstFill: number; fills: number } | null = null;
   private count = 0;
   // Orders, by handle (placement order).
   private readonly bid: Uint8Array;
@@ -195,6 +233,8 @@ class FloorEngine {
     this.times = new Float64Array(2 * capacity);
     for (const o of owners) if (!this.ownerIndex.has(o)) this.ownerIndex.set(o, this.ownerIndex.size);
     this.available = new Float64Array(2 * this.ownerIndex.size).fill(credit);
+    // As buildEngine credits every stream owner.
+    for (let a = 0; a < 2 * this.ownerIndex.size; a++) this.bigAccounts.push({ available: 10n ** 30n, frozen: 0n });
     this.frozen = new Float64Array(2 * this.ownerIndex.size);
     const fillCap = capacity * 2;
     this.fillMaker = new Int32Array(fillCap);
@@ -258,6 +298,7 @@ class FloorEngine {
     const account = 2 * owner + isBid; // a bid spends the quote token, an ask the base token
     const need = input.fromAmount[i]!;
     if (this.available[account]! < need) return -2;
+    if (WITH_LEDGER && this.bigAccounts[account]!.available < input.fromAmountBig[i]!) return -2;
     const takerTicks = input.ticks[i]!;
     const takerLots = input.lots[i]!;
     const takerFrom = input.fromAmount[i]!;
@@ -328,6 +369,13 @@ class FloorEngine {
     this.ids.push(id);
     this.uuidInts.push(input.uuidInts[i]!);
     this.available[account] = this.available[account]! - need;
+    if (WITH_LEDGER) {
+      const acc = this.bigAccounts[account]!;
+      const needBig = input.fromAmountBig[i]!;
+      acc.available -= needBig;
+      acc.frozen += needBig;
+    }
+    if (WITH_VIEWS) this.views.push(new OrderView(this, h));
     this.frozen[account] = this.frozen[account]! + need;
     const empty = -slot - 1;
     this.table[2 * empty] = h + 1;
@@ -363,9 +411,11 @@ class FloorEngine {
     if (this.remaining[h]! > 0) {
       (isBid ? this.book.bids : this.book.asks).add(h, takerTicks);
       this.inBook[h] = 1;
+      if (WITH_RESULTS) this.lastResult = { orderId: id, status: PENDING, firstFill: planned > 0 ? this.fills - planned + 1 : 0, fills: planned };
       return PENDING;
     }
     this.moveToMatched(h);
+    if (WITH_RESULTS) this.lastResult = { orderId: id, status: MATCHED, firstFill: this.fills - planned + 1, fills: planned };
     return MATCHED;
   }
 
@@ -385,6 +435,12 @@ class FloorEngine {
       const account = 2 * this.ownerOf[h]! + this.bid[h]!;
       this.frozen[account] = this.frozen[account]! - unused;
       this.available[account] = this.available[account]! + unused;
+      if (WITH_LEDGER) {
+        const acc = this.bigAccounts[account]!;
+        const u = BigInt(unused);
+        acc.frozen -= u;
+        acc.available += u;
+      }
       this.reserved[h] = inflight;
     }
   }
@@ -463,7 +519,7 @@ const nsPer = (rate: number) => `${Math.round(1e9 / rate)} ns/order`;
 console.log(`stream: ${N} limit orders, seed ${SEED}, market ${SYMBOL}, ${ROUNDS} rounds (median); the floor made the engine's ${fmt(input.n)} orders' fills exactly`);
 console.log(`nodejs-order-book: ${fmt(median(bookRates))} orders/s (${nsPer(median(bookRates))})  [${bookRates.map(fmt).join(", ")}]`);
 console.log(`engine placeParsed: ${fmt(median(engineRates))} orders/s (${nsPer(median(engineRates))})  [${engineRates.map(fmt).join(", ")}]`);
-console.log(`floor (columns, no bigints): ${fmt(median(floorRates))} orders/s (${nsPer(median(floorRates))})  [${floorRates.map(fmt).join(", ")}]`);
+console.log(`floor (columns, no bigints${PLANNED ? `, --planned: + ${plannedList.join(", ")}` : ""}): ${fmt(median(floorRates))} orders/s (${nsPer(median(floorRates))})  [${floorRates.map(fmt).join(", ")}]`);
 // The floor against placeParsed needs no third library: it holds when nodejs-order-book has a slow run.
 console.log(`floor_speedup: ${(median(floorRates) / median(engineRates)).toFixed(2)} (placeParsed time ÷ the floor's)`);
 console.log(`placeparsed_ratio: ${(median(engineRates) / median(bookRates)).toFixed(2)}`);
