@@ -286,7 +286,8 @@ export function controlRouter(c: ControlHandle): Router {
   return r;
 }
 
-function blockModeWire(m: ControlBlockMode): { mode: string; seconds?: number } {
+/** A block mode on the wire: `{"mode"}`, and `"seconds"` for interval mining. */
+export function blockModeWire(m: ControlBlockMode): { mode: string; seconds?: number } {
   return m.kind === "interval" ? { mode: "interval", seconds: m.seconds } : { mode: m.kind };
 }
 

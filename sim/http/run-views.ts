@@ -12,7 +12,7 @@ import { formatUnits } from "../core/amounts.ts";
 import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
 import type { Registry } from "../core/registry.ts";
-import { ControlInputError, checkQueryKeysOnce, type ControlHandle } from "./control.ts";
+import { ControlInputError, blockModeWire, checkQueryKeysOnce, type ControlBlockMode, type ControlHandle } from "./control.ts";
 import { batchLink, type RequestJournal } from "./journal.ts";
 
 export interface RunViewParts {
@@ -81,6 +81,14 @@ function fillRow(f: FillRecord, registry: Registry) {
   };
 }
 
+/**
+ * The run's block mode in /block-mode's words ({"mode", "seconds"}), plus `kind`: the
+ * name this view used before it matched, kept so scripts that read it go on working.
+ */
+function runBlockMode(m: ControlBlockMode): { mode: string; seconds?: number; kind: string } {
+  return { ...blockModeWire(m), kind: m.kind };
+}
+
 export function runViewsRouter(p: RunViewParts): Router {
   const { engine, registry, control, journal } = p;
   const orderIds = new OrderIdIndex(engine);
@@ -89,7 +97,7 @@ export function runViewsRouter(p: RunViewParts): Router {
   r.get("/run", (_req, res) => {
     res.json({
       clock: control.now(),
-      block_mode: control.blockMode(),
+      block_mode: runBlockMode(control.blockMode()),
       fault_plan: control.faultPlan(),
       route_faults: control.routeFaults(),
       health: control.health(),

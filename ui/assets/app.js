@@ -187,7 +187,7 @@ function RunPanel({ tick, bump }) {
     <${Loading} state=${state}>${(r) => html`
       <div class="facts">
         <div><label>Virtual clock</label><strong data-testid="clock">${r.clock.iso}</strong> <span class="muted">(${r.clock.now})</span></div>
-        <div><label>Block mode</label><strong>${r.block_mode.kind}${r.block_mode.seconds ? ` ${r.block_mode.seconds}s` : ""}</strong></div>
+        <div><label>Block mode</label><strong>${r.block_mode.mode}${r.block_mode.seconds ? ` ${r.block_mode.seconds}s` : ""}</strong></div>
         <div><label>Health</label><${Status} s=${r.health.status} /> <span class="muted">executor ${r.health.executor_id}</span></div>
         <div><label>Fault plan</label><code>${Object.keys(r.fault_plan ?? {}).length ? JSON.stringify(r.fault_plan) : "none"}</code></div>
         <div><label>Route faults</label><code>${r.route_faults.length ? `${r.route_faults.length} rule(s)` : "none"}</code></div>
