@@ -11,7 +11,7 @@ import { decodeAbiParameters, encodeFunctionData, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { Exchange, Router, TestToken, Vault } from "./artifacts.ts";
 import { encodeMatchBatch, signEip1559 } from "./anvil-tx.ts";
-import { JsonRpcClient, RpcError, toQuantity, type RpcCall } from "./anvil-rpc.ts";
+import { JsonRpcClient, RpcError, toQuantity, type RpcCall, type RpcOutcome } from "./anvil-rpc.ts";
 import {
   decodeRevertData,
   parseDepositLog,
@@ -617,6 +617,11 @@ export class AnvilChainPort implements ChainPort {
     const resend = this.poolAtSnapshot.get(id) ?? [];
     const settings = this.settingsAtSnapshot.get(id);
     const calls: RpcCall[] = [
+      // A way back should `id` turn out spent (see undoSpentRevert), with the settings the
+      // batch changes. Taken before the revert, so a successful revert spends it too.
+      { method: "evm_snapshot", params: [] },
+      { method: "eth_coinbase", params: [] },
+      { method: "eth_feeHistory", params: ["0x1", "latest", []] },
       { method: "evm_revert", params: [id] },
       // Not part of evm_revert either: without it a restored test's gas prices, ETH balances and
       // the hashes of fee-estimating clients' transactions depend on what ran before it.
@@ -634,11 +639,14 @@ export class AnvilChainPort implements ChainPort {
     if (known === null) calls.push({ method: "eth_getTransactionCount", params: [this.executor.address, "pending"] }, { method: "eth_getBlockByNumber", params: ["latest", false] });
     if (snapshotAfter) calls.push({ method: "evm_snapshot", params: [] });
     const outs = await this.rpc.batch(calls);
-    const [reverted] = outs;
+    const [wayBack, coinbaseBefore, feesBefore, reverted] = outs;
     const snapshot = snapshotAfter ? outs.at(-1) : undefined;
     const [nonce, head] = known === null ? outs.slice(calls.length - (snapshotAfter ? 3 : 2)) : [{ ok: true as const, result: known.nonce }, { ok: true as const, result: known.head }];
     // Anvil refuses a snapshot it no longer has: one an evm_revert sent to it directly spent.
-    if (!reverted!.ok || reverted!.result !== true) throw new ChainSnapshotGoneError(id, reverted!.ok ? null : reverted!.error);
+    if (!reverted!.ok || reverted!.result !== true) {
+      await this.undoSpentRevert(reverted!, wayBack!, coinbaseBefore!, feesBefore!);
+      throw new ChainSnapshotGoneError(id, reverted!.ok ? null : reverted!.error);
+    }
     // evm_revert spent `id` and every later snapshot; the fresh one stands for the same state.
     for (const [snap] of this.poolAtSnapshot) if (BigInt(snap) >= BigInt(id)) this.poolAtSnapshot.delete(snap);
     for (const [snap] of this.settingsAtSnapshot) if (BigInt(snap) >= BigInt(id)) this.settingsAtSnapshot.delete(snap);
@@ -658,6 +666,33 @@ export class AnvilChainPort implements ChainPort {
     if (!snapshot) return null;
     if (!snapshot.ok) throw snapshot.error;
     return snapshot.result as Hex;
+  }
+
+  /**
+   * After evm_revert refused a spent snapshot, undo what the restore's batch did. Anvil
+   * refuses in two ways. `false`: it no longer lists the id (it was reverted to), and its
+   * head is untouched. An error: it still lists the id, but its state for it is gone (a
+   * revert to an earlier one dropped it), and it has already moved its head to the
+   * snapshot's block, which is no longer on the chain ("latest" then reads null until a
+   * block is mined, and that block drops the blocks after the stale head). Then the chain
+   * goes back to the snapshot the batch took first. Either way the rest of the batch ran: the
+   * coinbase and next base fee read first are put back, and the pool is emptied again (what
+   * the spent snapshot's pool resent must not be mined here) with this port's own waiting
+   * transactions sent again. Other senders' transactions that waited in the pool (manual or
+   * interval blocks) are gone.
+   */
+  private async undoSpentRevert(reverted: RpcOutcome, wayBack: RpcOutcome, coinbase: RpcOutcome, fees: RpcOutcome): Promise<void> {
+    const headMoved = !reverted.ok;
+    if (headMoved && !wayBack.ok) throw new Error(`a refused evm_revert moved Anvil's head, and the snapshot to undo it failed: ${wayBack.error.message}`, { cause: wayBack.error });
+    const baseFee = fees.ok ? (fees.result as { baseFeePerGas?: string[] }).baseFeePerGas?.at(-1) : undefined;
+    const outs = await this.rpc.batch([
+      ...(headMoved ? [{ method: "evm_revert", params: [(wayBack as { result: unknown }).result] }] : []),
+      ...(baseFee === undefined ? [] : [{ method: "anvil_setNextBlockBaseFeePerGas", params: [baseFee] }]),
+      ...(coinbase.ok ? [{ method: "anvil_setCoinbase", params: [coinbase.result] }] : []),
+      { method: "anvil_dropAllTransactions", params: [] },
+      ...[...this.outstanding.values()].sort((a, b) => a.nonce - b.nonce).map((tx) => ({ method: "eth_sendRawTransaction", params: [tx.raw] })),
+    ]);
+    if (headMoved && (!outs[0]!.ok || outs[0]!.result !== true)) throw new Error("a refused evm_revert moved Anvil's head, and the revert to undo it failed too");
   }
 
   // ------------------------------------------------------------ signing and broadcast
