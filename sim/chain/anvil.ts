@@ -960,15 +960,33 @@ export class AnvilChainPort implements ChainPort {
       const more = await this.rpc.batch(needReceipt.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] })));
       extra = extra.concat(needReceipt.map((tx, i) => ({ tx, out: more[i]! })));
     }
+    const unmined: SignedTx[] = [];
     for (const { tx, out } of extra) {
       if (!out.ok || out.result === null) {
         tx.polledEpoch = epoch;
+        if (out.ok && block !== null && BigInt(block.number) > tx.sentAfter) unmined.push(tx);
         continue;
       }
       const raw = out.result as RawReceipt;
       const reason = raw.status === "0x1" ? null : await this.revertReasonOf(raw);
       this.settle(tx, parseSettlementReceipt(raw, this.exchange, reason));
     }
+    if (unmined.length > 0 && this.epoch === epoch) await this.resendVanished(unmined);
+  }
+
+  /**
+   * Transactions still without a receipt after a block was mined above the head they were
+   * sent at: normally they wait in the pool for room in a later block. One that is neither
+   * there nor mined was taken out of the pool behind this port's back (`anvil_dropTransaction`
+   * or `anvil_dropAllTransactions` through rpc_url): it is sent again as it was signed, or its
+   * settlement would wait for good and the nonces after it with it. A send Anvil refuses
+   * (its nonce was used meanwhile) is left to the next poll.
+   */
+  private async resendVanished(txs: SignedTx[]): Promise<void> {
+    const seen = await this.rpc.batch(txs.map((t) => ({ method: "eth_getTransactionByHash", params: [t.hash] })));
+    const vanished = txs.filter((_, i) => seen[i]!.ok && (seen[i] as { result: unknown }).result === null).sort((a, b) => a.nonce - b.nonce);
+    if (vanished.length === 0) return;
+    await this.rpc.batch(vanished.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] })));
   }
 
   private noteHead(head: bigint): void {
