@@ -36,25 +36,34 @@ export interface RawReceipt {
 const MATCH_FAILED_DATA = [{ type: "bytes32" }, { type: "bytes32" }, { type: "string" }, { type: "uint256" }] as const;
 const BATCH_SETTLED_DATA = [{ type: "uint256" }, { type: "uint256" }] as const;
 
+/** The reason a match batch's receipt carries when it succeeded without the exchange's BatchSettled event. */
+export const NO_BATCH_SETTLED = "NO_BATCH_SETTLED_EVENT";
+
 /**
  * A mined settlement receipt in the port's terms. `revertReason` is filled in by the
  * caller for reverted transactions (it needs a trace, which a receipt does not carry).
+ * A match batch (`batch`) that succeeded without the exchange's BatchSettled event ran no
+ * exchange code (its code was replaced through rpc_url, or the chain reset): nothing was
+ * settled, so it reads as reverted, with NO_BATCH_SETTLED as its reason.
  */
-export function parseSettlementReceipt(raw: RawReceipt, exchange: Address, revertReason: string | null): BatchReceipt {
+export function parseSettlementReceipt(raw: RawReceipt, exchange: Address, revertReason: string | null, batch = false): BatchReceipt {
   const base = { txHash: raw.transactionHash.toLowerCase() as Hex, blockNumber: BigInt(raw.blockNumber) };
   if (raw.status !== "0x1") return { ...base, status: "reverted", revertReason, failedMask: 0n, failures: [] };
   let failedMask = 0n;
+  let batchSettled = false;
   const failures: MatchFailure[] = [];
   for (const log of raw.logs) {
     if (log.address.toLowerCase() !== exchange) continue;
     const topic = log.topics[0];
     if (topic === TOPIC_BATCH_SETTLED) {
+      batchSettled = true;
       failedMask = decodeAbiParameters(BATCH_SETTLED_DATA, log.data as Hex)[1];
     } else if (topic === TOPIC_MATCH_FAILED) {
       const [, , reason, index] = decodeAbiParameters(MATCH_FAILED_DATA, log.data as Hex);
       failures.push({ index: Number(index), reason });
     }
   }
+  if (batch && !batchSettled) return { ...base, status: "reverted", revertReason: NO_BATCH_SETTLED, failedMask: 0n, failures: [] };
   failures.sort((a, b) => a.index - b.index);
   return { ...base, status: "success", revertReason: null, failedMask, failures };
 }

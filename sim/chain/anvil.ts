@@ -969,7 +969,7 @@ export class AnvilChainPort implements ChainPort {
       }
       const raw = out.result as RawReceipt;
       const reason = raw.status === "0x1" ? null : await this.revertReasonOf(raw);
-      this.settle(tx, parseSettlementReceipt(raw, this.exchange, reason));
+      this.settle(tx, parseSettlementReceipt(raw, this.exchange, reason, tx.batch));
     }
     if (unmined.length > 0 && this.epoch === epoch) await this.resendVanished(unmined);
   }
