@@ -682,17 +682,19 @@ export class AnvilChainPort implements ChainPort {
    * interval blocks) are gone.
    */
   private async undoSpentRevert(reverted: RpcOutcome, wayBack: RpcOutcome, coinbase: RpcOutcome, fees: RpcOutcome): Promise<void> {
+    const calls: RpcCall[] = [];
     const headMoved = !reverted.ok;
-    if (headMoved && !wayBack.ok) throw new Error(`a refused evm_revert moved Anvil's head, and the snapshot to undo it failed: ${wayBack.error.message}`, { cause: wayBack.error });
+    if (headMoved) {
+      if (!wayBack.ok) throw new Error(`a refused evm_revert moved Anvil's head, and the snapshot to undo it failed: ${wayBack.error.message}`, { cause: wayBack.error });
+      calls.push({ method: "evm_revert", params: [wayBack.result] });
+    }
     const baseFee = fees.ok ? (fees.result as { baseFeePerGas?: string[] }).baseFeePerGas?.at(-1) : undefined;
-    const outs = await this.rpc.batch([
-      ...(headMoved ? [{ method: "evm_revert", params: [(wayBack as { result: unknown }).result] }] : []),
-      ...(baseFee === undefined ? [] : [{ method: "anvil_setNextBlockBaseFeePerGas", params: [baseFee] }]),
-      ...(coinbase.ok ? [{ method: "anvil_setCoinbase", params: [coinbase.result] }] : []),
-      { method: "anvil_dropAllTransactions", params: [] },
-      ...[...this.outstanding.values()].sort((a, b) => a.nonce - b.nonce).map((tx) => ({ method: "eth_sendRawTransaction", params: [tx.raw] })),
-    ]);
-    if (headMoved && (!outs[0]!.ok || outs[0]!.result !== true)) throw new Error("a refused evm_revert moved Anvil's head, and the revert to undo it failed too");
+    if (baseFee !== undefined) calls.push({ method: "anvil_setNextBlockBaseFeePerGas", params: [baseFee] });
+    if (coinbase.ok) calls.push({ method: "anvil_setCoinbase", params: [coinbase.result] });
+    calls.push({ method: "anvil_dropAllTransactions", params: [] });
+    for (const tx of [...this.outstanding.values()].sort((a, b) => a.nonce - b.nonce)) calls.push({ method: "eth_sendRawTransaction", params: [tx.raw] });
+    const [first] = await this.rpc.batch(calls);
+    if (headMoved && (!first!.ok || first!.result !== true)) throw new Error("a refused evm_revert moved Anvil's head, and the revert to undo it failed too");
   }
 
   // ------------------------------------------------------------ signing and broadcast
