@@ -622,7 +622,12 @@ export class AnvilChainPort implements ChainPort {
       { method: "evm_snapshot", params: [] },
       { method: "eth_coinbase", params: [] },
       { method: "eth_feeHistory", params: ["0x1", "latest", []] },
+      // No block until the pool is emptied: a test that turned automine off through rpc_url
+      // and left a transaction waiting would otherwise see it mined into the restored chain
+      // the moment automine comes back on, and the fresh snapshot below would keep it.
+      ...blockModeCalls(MANUAL),
       { method: "evm_revert", params: [id] },
+      { method: "anvil_dropAllTransactions", params: [] },
       // Not part of evm_revert either: without it a restored test's gas prices, ETH balances and
       // the hashes of fee-estimating clients' transactions depend on what ran before it.
       ...(settings?.baseFee === undefined ? [] : [{ method: "anvil_setNextBlockBaseFeePerGas", params: [settings.baseFee] }]),
@@ -630,7 +635,6 @@ export class AnvilChainPort implements ChainPort {
       // The block mode this port keeps (the restored one is set after, when it differs): a
       // mode changed behind its back through rpc_url (anvil_setAutomine) does not outlive a restore.
       ...blockModeCalls(this.mode),
-      { method: "anvil_dropAllTransactions", params: [] },
       ...resend.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })),
     ];
     // The reverted chain's executor nonce and head are the snapshot's when its pool was empty
@@ -639,7 +643,8 @@ export class AnvilChainPort implements ChainPort {
     if (known === null) calls.push({ method: "eth_getTransactionCount", params: [this.executor.address, "pending"] }, { method: "eth_getBlockByNumber", params: ["latest", false] });
     if (snapshotAfter) calls.push({ method: "evm_snapshot", params: [] });
     const outs = await this.rpc.batch(calls);
-    const [wayBack, coinbaseBefore, feesBefore, reverted] = outs;
+    const [wayBack, coinbaseBefore, feesBefore] = outs;
+    const reverted = outs[REVERT_AT];
     const snapshot = snapshotAfter ? outs.at(-1) : undefined;
     const [nonce, head] = known === null ? outs.slice(calls.length - (snapshotAfter ? 3 : 2)) : [{ ok: true as const, result: known.nonce }, { ok: true as const, result: known.head }];
     // Anvil refuses a snapshot it no longer has: one an evm_revert sent to it directly spent.
@@ -1099,6 +1104,10 @@ function contractMatch(m: ChainMatch): ChainMatch {
 }
 
 /** The Anvil calls that put the node in `mode` (refuses an interval that is not whole seconds >= 1). */
+const MANUAL: BlockMode = { kind: "manual" };
+/** Where a restore's batch has its evm_revert: after the way back, the coinbase and fee reads, and the two calls that stop mining. */
+const REVERT_AT = 3 + blockModeCalls(MANUAL).length;
+
 function blockModeCalls(mode: BlockMode): RpcCall[] {
   const kind = (mode as { kind?: unknown } | null)?.kind;
   if (kind !== "automine" && kind !== "interval" && kind !== "manual") throw new RangeError(`block mode kind must be automine, interval or manual, got ${JSON.stringify(kind)}`);
