@@ -95,6 +95,15 @@ export class ControlInputError extends Error {
   readonly status = 400;
 }
 
+/**
+ * The caller's input errors of the control routes (400): a ControlInputError, a RangeError
+ * from a handle's checks, and a path segment with broken percent-encoding (/orders/%zz:
+ * express's router cannot decode it and hands over a URIError).
+ */
+export function isControlInputError(err: unknown): err is Error {
+  return err instanceof ControlInputError || err instanceof RangeError || err instanceof URIError;
+}
+
 /** A control or journal query with a key given twice (express reads it as an array) is refused, naming the key. */
 export function checkQueryKeysOnce(query: unknown): void {
   if (query === null || typeof query !== "object") return;
@@ -300,8 +309,8 @@ const controlErrors: ErrorRequestHandler = (err: unknown, req, res, next) => {
   if (res.headersSent) return next(err);
   noteBodyRefusal(req, err);
   const e = err as { type?: string; status?: number; message?: string };
-  if (err instanceof ControlInputError || err instanceof RangeError) {
-    res.status(400).json({ detail: (err as Error).message });
+  if (isControlInputError(err)) {
+    res.status(400).json({ detail: err.message });
   } else if (isExchangeError(err)) {
     // Core validation (fault plans, unknown tokens, FX quotes) is the caller's input: 400.
     res.status(err.status >= 500 ? err.status : 400).json({ detail: err.detail });

@@ -12,7 +12,7 @@
 // default): what a list that shows neither, such as the viewer's once-a-second poll, needs.
 import { Router, type Request } from "express";
 import { z } from "zod";
-import { ControlInputError, checkQueryKeysOnce } from "./control.ts";
+import { ControlInputError, checkQueryKeysOnce, isControlInputError } from "./control.ts";
 import { MAX_JOURNAL_PAGE, type JournalFilter, type RequestJournal } from "./journal.ts";
 
 const filterQuery = z
@@ -96,7 +96,7 @@ export function journalRouter(journal: RequestJournal): Router {
     .all(methodNotAllowed("GET"));
   r.use(((err, _req, res, next) => {
     if (res.headersSent) return next(err);
-    if (err instanceof ControlInputError || err instanceof RangeError) res.status(400).json({ detail: err.message });
+    if (isControlInputError(err)) res.status(400).json({ detail: err.message });
     else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
   }) as import("express").ErrorRequestHandler);
   return r;

@@ -12,7 +12,7 @@ import { formatUnits } from "../core/amounts.ts";
 import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
 import type { Registry } from "../core/registry.ts";
-import { ControlInputError, blockModeWire, checkQueryKeysOnce, type ControlBlockMode, type ControlHandle } from "./control.ts";
+import { ControlInputError, blockModeWire, isControlInputError, checkQueryKeysOnce, type ControlBlockMode, type ControlHandle } from "./control.ts";
 import { batchLink, type RequestJournal } from "./journal.ts";
 
 export interface RunViewParts {
@@ -196,7 +196,7 @@ export function runViewsRouter(p: RunViewParts): Router {
 
   r.use(((err, _req, res, next) => {
     if (res.headersSent) return next(err);
-    if (err instanceof ControlInputError) res.status(400).json({ detail: err.message });
+    if (isControlInputError(err)) res.status(400).json({ detail: err.message });
     else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
   }) as ErrorRequestHandler);
   return r;
