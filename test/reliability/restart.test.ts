@@ -320,6 +320,37 @@ describe("fakex serve --state-dir: restart loses nothing acknowledged", () => {
     }
   }, 60_000);
 
+  test("a deposit taken in after a restart keeps its event time through a later restart with no request in between", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-restart-deposit-"));
+    const kill9 = async (p: Proc) => {
+      p.child.kill("SIGKILL");
+      await p.exited;
+    };
+    const first = await serve(dir);
+    const c1 = clientOf(first.info);
+    await deposit(c1, 0, first.info.contracts.tokens.USDC!, 44_000_000n);
+    // Mined, not yet taken in: the restart's replay mines it again, and its checkpoint holds it so.
+    await kill9(first.p);
+    const second = await serve(dir);
+    const c2 = clientOf(second.info);
+    expect((await c2.control("POST", "/clock/advance", { seconds: 1 })).status).toBe(200);
+    // The settlement round takes the deposit in, one second after that checkpoint's clock.
+    expect((await c2.control("POST", "/settle")).status).toBe(200);
+    const deposits = async (c: Client) => (await c.control("GET", "/events?limit=1000")).body.events.filter((e: { type: string }) => e.type === "deposit");
+    const before = { deposits: await deposits(c2), hash: (await c2.control("GET", "/events/hash")).body.hash };
+    expect(before.deposits).toHaveLength(1);
+    expect(before.deposits[0].at).toBe(((await c2.now()) as number) * 1000);
+    await kill9(second.p);
+    const third = await serve(dir);
+    try {
+      const c3 = clientOf(third.info);
+      // Before: the resume took it in at the checkpoint's clock, a second early, and the hash moved.
+      expect({ deposits: await deposits(c3), hash: (await c3.control("GET", "/events/hash")).body.hash }).toEqual(before);
+    } finally {
+      await kill9(third.p);
+    }
+  }, 60_000);
+
   test("--help documents --state-dir", async () => {
     const p = run(["--help"]);
     expect(await p.exited).toBe(0);
