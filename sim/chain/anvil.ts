@@ -1104,11 +1104,12 @@ function contractMatch(m: ChainMatch): ChainMatch {
 }
 
 /** The Anvil calls that put the node in `mode` (refuses an interval that is not whole seconds >= 1). */
-const MANUAL: BlockMode = { kind: "manual" };
+export const MANUAL: BlockMode = { kind: "manual" };
 /** Where a restore's batch has its evm_revert: after the way back, the coinbase and fee reads, and the two calls that stop mining. */
 const REVERT_AT = 3 + blockModeCalls(MANUAL).length;
 
-function blockModeCalls(mode: BlockMode): RpcCall[] {
+/** The JSON-RPC calls that put Anvil in `mode`. */
+export function blockModeCalls(mode: BlockMode): RpcCall[] {
   const kind = (mode as { kind?: unknown } | null)?.kind;
   if (kind !== "automine" && kind !== "interval" && kind !== "manual") throw new RangeError(`block mode kind must be automine, interval or manual, got ${JSON.stringify(kind)}`);
   if (mode.kind === "interval" && !(Number.isInteger(mode.seconds) && mode.seconds >= 1)) {
