@@ -109,8 +109,39 @@ export const MEMORY_EXCHANGE_DEFAULTS = {
   domainName: "fakex",
 } as const;
 
+const MEMORY_OPTION_NAMES = Object.keys({
+  seed: true,
+  startMs: true,
+  executorId: true,
+  registry: true,
+  chainId: true,
+  exchangeAddress: true,
+  domainName: true,
+  funded: true,
+  engine: true,
+  rateLimits: true,
+  contractSignatures: true,
+  logger: true,
+  corsOrigin: true,
+} as const satisfies Record<keyof MemoryExchangeOptions, true>);
+
+/** Options a memory exchange would take silently and then serve wrong (a misspelt one, a bad chain id or address in /config). */
+function checkMemoryOptions(o: MemoryExchangeOptions): void {
+  const bad = (what: string, v: unknown) => new RangeError(`createMemoryExchange: ${what}, got ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+  const unknown = Object.keys(o).filter((k) => !MEMORY_OPTION_NAMES.includes(k));
+  if (unknown.length > 0) throw new TypeError(`createMemoryExchange: unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => JSON.stringify(k)).join(", ")}; the options are ${MEMORY_OPTION_NAMES.join(", ")}`);
+  const seed = o.seed as unknown;
+  if (seed !== undefined && !(typeof seed === "string" ? seed.trim() !== "" : Number.isFinite(seed))) throw bad("seed must be a finite number or non-empty text", seed);
+  if (o.chainId !== undefined && !(Number.isSafeInteger(o.chainId) && o.chainId > 0)) throw bad("chainId must be a positive integer", o.chainId);
+  if (o.exchangeAddress !== undefined && !(typeof o.exchangeAddress === "string" && /^0x[0-9a-fA-F]{40}$/.test(o.exchangeAddress))) throw bad("exchangeAddress must be a 0x-prefixed 20-byte hex address", o.exchangeAddress);
+  if (o.domainName !== undefined && !(typeof o.domainName === "string" && o.domainName.trim() !== "")) throw bad("domainName must be non-empty text", o.domainName);
+  if (o.executorId !== undefined && !(Number.isInteger(o.executorId) && o.executorId >= 0 && o.executorId <= 15)) throw bad("executorId must be 0-15", o.executorId);
+  if (o.rateLimits !== undefined && typeof o.rateLimits !== "boolean") throw new TypeError(`createMemoryExchange: rateLimits must be true or false, got ${String(o.rateLimits)}`);
+}
+
 /** An in-process exchange (memory chain) behind the full app. */
 export function createMemoryExchange(o: MemoryExchangeOptions = {}): MemoryExchange {
+  checkMemoryOptions(o);
   const d = MEMORY_EXCHANGE_DEFAULTS;
   const seed = o.seed ?? 1;
   const clock = new VirtualClock(o.startMs ?? d.startMs);

@@ -146,3 +146,16 @@ describe("createExchangeApp(parts, into)", () => {
     expect(a.headers.some((h) => h.startsWith("Content-Type: text/html"))).toBe(true);
   });
 });
+
+describe("createMemoryExchange options", () => {
+  it("refuses what it would otherwise take silently and then serve wrong, naming the option", () => {
+    expect(() => createMemoryExchange({ chainid: 5 } as never)).toThrow(/createMemoryExchange: unknown option "chainid"; the options are seed, .*chainId/);
+    expect(() => createMemoryExchange({ chainId: 0 })).toThrow(/chainId must be a positive integer, got 0/);
+    expect(() => createMemoryExchange({ chainId: "5" as never })).toThrow(/chainId must be a positive integer, got "5"/);
+    expect(() => createMemoryExchange({ exchangeAddress: "0x12" })).toThrow(/exchangeAddress must be a 0x-prefixed 20-byte hex address, got "0x12"/);
+    expect(() => createMemoryExchange({ seed: { a: 1 } as never })).toThrow(/seed must be a finite number or non-empty text/);
+    expect(() => createMemoryExchange({ domainName: "" })).toThrow(/domainName must be non-empty text/);
+    expect(() => createMemoryExchange({ executorId: 16 })).toThrow(/executorId must be 0-15, got 16/);
+    expect(() => createMemoryExchange({ rateLimits: "no" as never })).toThrow(/rateLimits must be true or false/);
+  });
+});
