@@ -4,6 +4,11 @@
 
 export type RngState = readonly [number, number, number, number];
 
+/** A seed as the simulator reads it (as text): a finite number or non-empty text. Two objects, or NaN and "NaN", would read as one seed. */
+export function isSeedValue(v: unknown): v is number | string {
+  return typeof v === "string" ? v.trim() !== "" : typeof v === "number" && Number.isFinite(v);
+}
+
 export class Rng {
   private a: number;
   private b: number;

@@ -82,6 +82,11 @@ export interface ExchangeDomain {
 /** The default display name used for the EIP-712 domain when none is configured. */
 export const DEFAULT_DOMAIN_NAME = "fakex";
 
+/** An EIP-712 domain name fakex takes: non-empty text. */
+export function isDomainName(v: unknown): v is string {
+  return typeof v === "string" && v.trim() !== "";
+}
+
 export function exchangeDomain(name: string, chainId: number, exchange: Address): ExchangeDomain {
   return { name, version: "1", chainId, verifyingContract: exchange };
 }

@@ -32,6 +32,9 @@ import { parseAhead } from "./body-ahead.ts";
 
 export const CONTROL_PREFIX = "/__fakex";
 
+/** Longest interval mining fakex takes (POST /block-mode, --block-time, the options). */
+export const MAX_BLOCK_SECONDS = 3600;
+
 export type ControlBlockMode = { kind: "automine" } | { kind: "interval"; seconds: number } | { kind: "manual" };
 
 export interface ControlHealth {
@@ -116,7 +119,7 @@ const schemas = {
   advance: z.object({ seconds: z.number().int().min(0).max(100 * 365 * 86400) }).strict(),
   mine: z.object({ blocks: z.number().int().min(1).max(100_000).optional() }).strict(),
   blockMode: z
-    .object({ mode: z.enum(["automine", "interval", "manual"]), seconds: z.number().int().min(1).max(3600).optional() })
+    .object({ mode: z.enum(["automine", "interval", "manual"]), seconds: z.number().int().min(1).max(MAX_BLOCK_SECONDS).optional() })
     .strict()
     .refine((b) => (b.mode === "interval") === (b.seconds !== undefined), { message: "seconds is required with mode interval, and only then" }),
   fund: z
