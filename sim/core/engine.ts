@@ -1320,6 +1320,10 @@ export class Engine {
     if (!canMoveFill(from, to)) throw new Error(`illegal fill transition ${from} → ${to} for fill ${id}`);
     this.fills.setStatus(id, to, now.ms);
     this.log.append("fill_status", now.ms, { fill_id: id, from, to });
+    // Both orders' views show their fills' settlement (settlement_summary, fills): a client
+    // syncing with updated_after must see the move (pending → confirming changes no order status).
+    this.orderAtSeq(this.fills.makerSeqOf(id)).updatedAt = now;
+    this.orderAtSeq(this.fills.takerSeqOf(id)).updatedAt = now;
   }
 
   /** The order placed `seq`-th (how fills name their orders). */
