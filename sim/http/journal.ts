@@ -171,6 +171,22 @@ export function keepJournalSeq(req: object, seq: number): void {
   (req as WithLoggedSeq)[LOGGED_SEQ] = seq;
 }
 
+const ARRIVED = Symbol("fakex.arrived");
+type WithArrival = { [ARRIVED]?: { wall: number; t0: number } };
+
+/**
+ * Notes when a request arrived, for its entry's wall_time and duration_ms. Mounted ahead of
+ * anything that can hold a request back (--state-dir runs state-changing requests one at a
+ * time), so the wait for its turn counts in its duration; `at` stays the virtual time at
+ * which it was served.
+ */
+export function noteArrival(): RequestHandler {
+  return (req, _res, next) => {
+    (req as WithArrival)[ARRIVED] ??= { wall: Date.now(), t0: performance.now() };
+    next();
+  };
+}
+
 /** The sequence number of a request id the journal handed out (`r12` → 12), or undefined. */
 export function journalSeqOf(id: unknown): number | undefined {
   if (typeof id !== "string" || !/^r[1-9][0-9]{0,14}$/.test(id)) return undefined;
@@ -215,8 +231,9 @@ export class RequestJournal {
       // Size 0 (load tests): numbered, nothing recorded, nothing captured.
       if (this.size === 0) return next();
       const at = this.source.clock.nowMs();
-      const wall = Date.now();
-      const t0 = performance.now();
+      const arrived = (req as WithArrival)[ARRIVED];
+      const wall = arrived?.wall ?? Date.now();
+      const t0 = arrived?.t0 ?? performance.now();
       const fromEvent = this.source.log.length;
       // Read now: when an error or not-found handler of an outer app answers, express has
       // already moved baseUrl back out of /api/v1 (a pool instance's path would keep its /<id>).
