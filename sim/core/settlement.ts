@@ -1,7 +1,7 @@
 // Settlement vocabulary and planning: how fills are grouped into on-chain
 // batches, which revert names may be shown, and which typed error_code a
 // failure surfaces as.
-import type { ErrorCode } from "./errors.ts";
+import { SWAP_ERROR_CODES, type ErrorCode } from "./errors.ts";
 
 /**
  * Revert names the service may show in failure_reason / latest_failed_fill_failure_reason.
@@ -69,6 +69,13 @@ export interface RevertSide {
  * `others` are the orders on the other side (a swap has one per leg).
  */
 export function errorCodeForSide(reason: string | null, self: RevertSide, others: readonly RevertSide[], nowSec: number): ErrorCode {
+  const code = codeForSide(reason, self, others, nowSec);
+  // A swap order's error_code is drawn from POST /swap's subset (the spec): a code outside it
+  // (INSUFFICIENT_EQUITY, PAIR_INACTIVE) shows as the catch-all.
+  return self.isSwap && !(SWAP_ERROR_CODES as readonly string[]).includes(code) ? "TRANSIENT_SETTLEMENT_FAILURE" : code;
+}
+
+function codeForSide(reason: string | null, self: RevertSide, others: readonly RevertSide[], nowSec: number): ErrorCode {
   const code = errorCodeForRevert(reason);
   if (code === "TRANSIENT_SETTLEMENT_FAILURE" || reason === null) return code;
   if (INTENT_REASONS.has(reason)) return self.isSwap ? code : "TRANSIENT_SETTLEMENT_FAILURE";

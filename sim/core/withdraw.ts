@@ -103,6 +103,8 @@ export function parseWithdrawIntent(intent: unknown, nowSec: number): WithdrawIn
   } catch {
     throw invalid("uuid must be a uint256 decimal string");
   }
+  // A uint256 string on the wire, as amounts and uuid are (a JSON number is refused alike).
+  if (typeof i.deadline === "number") throw invalid("deadline must be a uint256 decimal string (Unix seconds), not a JSON number");
   const deadline = BigInt(checkExpiration(i.deadline, nowSec, "deadline"));
   return { user, tokens, amounts, recipient, deadline, uuid };
 }

@@ -168,6 +168,12 @@ describe("settlement vocabulary and fault plans", () => {
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [owes], now)).toBe(T);
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [live], now)).toBe("INSUFFICIENT_EQUITY");
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", owes, [owes], now)).toBe("INSUFFICIENT_EQUITY");
+    // A swap order's code stays inside POST /swap's subset: its makers may read INSUFFICIENT_EQUITY, it the catch-all.
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", swap, [live], now)).toBe(T);
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", { ...swap, owesVault: true }, [live], now)).toBe(T);
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [swap], now)).toBe("INSUFFICIENT_EQUITY");
+    expect(errorCodeForSide("TOKEN_NOT_WHITELISTED", swap, [live], now)).toBe(T);
+    expect(errorCodeForSide("TOKEN_NOT_WHITELISTED", live, [swap], now)).toBe("PAIR_INACTIVE");
     expect(errorCodeForSide("BAD_SIGNATURE", live, [live], now)).toBe(T);
     expect(errorCodeForSide(null, live, [live], now)).toBe(T);
   });

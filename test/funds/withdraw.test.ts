@@ -223,6 +223,8 @@ describe("POST /withdraw rejections", () => {
     ["length mismatch", { amounts: ["1", "2"] }, "invalid withdraw intent: amounts must be an array with one entry per token"],
     ["zero amount", { amounts: ["0"] }, "invalid withdraw intent: amounts[0] must be positive"],
     ["bad uuid", { uuid: "x" }, "invalid withdraw intent: uuid must be a uint256 decimal string"],
+    // Before: a JSON number was taken (the spec's deadline is a uint256 string, as amounts and uuid).
+    ["numeric deadline", { deadline: 1_900_000_000 }, "invalid withdraw intent: deadline must be a uint256 decimal string (Unix seconds), not a JSON number"],
   ])("400 for %s", async (_n, patch, detail) => {
     const res = await post("/withdraw", { intent: intent(patch as Partial<WireIntent>), user_signature: `0x${"ab".repeat(65)}` });
     expect(res.status).toBe(400);
