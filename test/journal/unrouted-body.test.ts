@@ -125,14 +125,20 @@ describe("bodies no route reads", () => {
   test("a timeout fault on a client that hangs up while its body is read holds nothing afterwards", async () => {
     faults.set([{ method: "POST", path: "/thing", fail: "timeout", times: 3 }]);
     const before = committedCalls;
+    let arrived = 0;
+    const count = () => arrived++;
+    server.on("request", count);
     for (let i = 0; i < 3; i++) {
       const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/api/v1/thing", headers: { "content-type": "application/json", "content-length": "1000" } });
       req.on("error", () => undefined);
       req.write("{");
-      // Gone while its body is still being read.
+      // Gone while its body is still being read: once the server has the request (on a busy
+      // machine a hang-up sooner could come before it, and then no request ever arrives).
+      await expect.poll(() => arrived, { timeout: 10_000 }).toBe(i + 1);
       setTimeout(() => req.destroy(), 20);
     }
-    await expect.poll(() => committedCalls).toBe(before + 3);
+    server.off("request", count);
+    await expect.poll(() => committedCalls, { timeout: 10_000 }).toBe(before + 3);
     await new Promise((r) => setImmediate(r));
     expect((faults as unknown as { held: Set<unknown> }).held.size).toBe(0);
   });
