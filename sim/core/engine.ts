@@ -56,7 +56,7 @@ import type { Registry } from "./registry.ts";
 import { Rng, type RngState } from "./rng.ts";
 import type { Address, Hex } from "./typed-data.ts";
 import { ZERO_ADDRESS } from "./typed-data.ts";
-import { checkVlLegUuidInt, groupIdOf, isUuid4, parseUint256, standaloneUuidInt } from "./uuid-int.ts";
+import { checkVlLegUuidInt, groupIdOf, isExecutorId, isUuid4, parseUint256, standaloneUuidInt } from "./uuid-int.ts";
 import {
   DEFAULT_VL_LIMITS,
   checkBatchSize,
@@ -371,7 +371,7 @@ export class Engine {
 
   /** Executor rotation: outstanding signed ids of the old executor stop validating. */
   setExecutorId(id: number): void {
-    if (!Number.isInteger(id) || id < 0 || id > 15) throw new RangeError(`executor id must be 0-15, got ${id}`);
+    if (!isExecutorId(id)) throw new RangeError(`executor id must be 0-15, got ${id}`);
     this.executorIdValue = id;
     this.log.append("executor_changed", this.clock.nowMs(), { executor_id: id });
   }

@@ -39,8 +39,13 @@ export function groupIdOf(orderId: string): bigint {
   return uuidToBigInt(orderId) >> 16n;
 }
 
+/** An executor id fits uuid_int's 4-bit field: an integer 0-15. */
+export function isExecutorId(v: unknown): v is number {
+  return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= MAX_EXECUTOR_ID;
+}
+
 function checkExecutorId(executorId: number): void {
-  if (!Number.isInteger(executorId) || executorId < 0 || executorId > MAX_EXECUTOR_ID) {
+  if (!isExecutorId(executorId)) {
     throw new ExchangeError("VALIDATION", 400, `executor_id must be an integer 0-${MAX_EXECUTOR_ID}, got ${executorId}`);
   }
 }

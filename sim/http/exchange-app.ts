@@ -18,6 +18,8 @@ import { RateLimiter } from "../core/rate-limits.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry, type RegistryConfig } from "../core/registry.ts";
 import { isSeedValue, Rng } from "../core/rng.ts";
 import { isDomainName } from "../core/typed-data.ts";
+import { isExecutorId } from "../core/uuid-int.ts";
+import { ADDRESS_RE } from "./fields.ts";
 import { MemoryChain } from "../chain/memory.ts";
 import { createApp } from "./app.ts";
 import type { ApiKeyAuthenticator, WalletRateLimiter } from "./auth.ts";
@@ -133,9 +135,9 @@ function checkMemoryOptions(o: MemoryExchangeOptions): void {
   if (unknown.length > 0) throw new TypeError(`createMemoryExchange: unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => JSON.stringify(k)).join(", ")}; the options are ${MEMORY_OPTION_NAMES.join(", ")}`);
   if (o.seed !== undefined && !isSeedValue(o.seed)) throw bad("seed must be a finite number or non-empty text", o.seed);
   if (o.chainId !== undefined && !(Number.isSafeInteger(o.chainId) && o.chainId > 0)) throw bad("chainId must be a positive integer", o.chainId);
-  if (o.exchangeAddress !== undefined && !(typeof o.exchangeAddress === "string" && /^0x[0-9a-fA-F]{40}$/.test(o.exchangeAddress))) throw bad("exchangeAddress must be a 0x-prefixed 20-byte hex address", o.exchangeAddress);
+  if (o.exchangeAddress !== undefined && !(typeof o.exchangeAddress === "string" && ADDRESS_RE.test(o.exchangeAddress))) throw bad("exchangeAddress must be a 0x-prefixed 20-byte hex address", o.exchangeAddress);
   if (o.domainName !== undefined && !isDomainName(o.domainName)) throw bad("domainName must be non-empty text", o.domainName);
-  if (o.executorId !== undefined && !(Number.isInteger(o.executorId) && o.executorId >= 0 && o.executorId <= 15)) throw bad("executorId must be 0-15", o.executorId);
+  if (o.executorId !== undefined && !isExecutorId(o.executorId)) throw bad("executorId must be 0-15", o.executorId);
   if (o.rateLimits !== undefined && typeof o.rateLimits !== "boolean") throw new TypeError(`createMemoryExchange: rateLimits must be true or false, got ${String(o.rateLimits)}`);
 }
 
