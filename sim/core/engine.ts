@@ -26,7 +26,7 @@
 // - Vault events (Deposit, IntentDeposit, Withdrawal) are synced idempotently; a
 //   withdrawal beyond available (emergency exit) is owed and collected later.
 import { formatRaw, formatUnits } from "./amounts.ts";
-import { OrderIndex } from "./order-index.ts";
+import { OrderIndex, type HashedOrderId } from "./order-index.ts";
 import { takerGiveOf, fillSpread, marketUnitsOf, planMatches, type MarketUnits, type PlannedFill, type PlannedOrder } from "./matcher.ts";
 import {
   DEFAULT_CANCEL_COOLDOWN_SEC,
@@ -605,7 +605,7 @@ export class Engine {
 
   /** The stateful half of POST /orders (duplicate id → equity → STP, then match and rest), for a validateOrder result. */
   placeParsed(v: ParsedOrder): PlaceResult {
-    this.checkNewId(v.orderId);
+    this.checkNewId(v.orderId, v);
     if (this.spendable(v.owner, v.fromToken) < v.fromAmount) throw this.equityError(v.owner, v.fromToken, v.fromAmount);
     const planned = this.planOrder(v, v.signature, null, v.lots, v.fromAmount);
     const first = this.fills.count + 1;
@@ -628,8 +628,8 @@ export class Engine {
     return ctx;
   }
 
-  private checkNewId(orderId: string): void {
-    if (this.orders.has(orderId)) throw new ExchangeError("CONFLICT", 409, `order_id ${orderId} already exists`);
+  private checkNewId(orderId: string, hashed?: HashedOrderId): void {
+    if (this.orders.has(orderId, hashed)) throw new ExchangeError("CONFLICT", 409, `order_id ${orderId} already exists`);
   }
 
   private equityError(owner: string, token: string, need: bigint): ExchangeError {
@@ -803,7 +803,7 @@ export class Engine {
     checkDistinctMarkets(legs);
     const ids = new Set<string>();
     for (const l of legs) {
-      this.checkNewId(l.orderId);
+      this.checkNewId(l.orderId, l);
       if (ids.has(l.orderId)) throw new ExchangeError("CONFLICT", 409, `order_id ${l.orderId} appears twice in the batch`);
       ids.add(l.orderId);
     }

@@ -11,7 +11,9 @@
 // still spread. Ids that differ only in the middle groups would all share one
 // hash (20,000 of them took 3 s to insert), so an index whose probes run long
 // switches, once, to hashing every digit. Anything not 36 characters long is
-// hashed over all its characters.
+// hashed over all its characters. The order intake reads every digit of a new
+// id anyway and hands both hashes over (HashedOrderId), so placing the order
+// does not read the id string again (by then it is often out of the cache).
 
 /** Hex digit at `i` → its 4-bit value ('0'-'9' → 0-9, 'a'-'f' / 'A'-'F' → 10-15). */
 function hexAt(id: string, i: number): number {
@@ -19,39 +21,62 @@ function hexAt(id: string, i: number): number {
   return (c & 15) + (c >> 6) * 9;
 }
 
+/** An 8-digit word of hex digits starting at `at` (each digit by its value, any case). */
+function hexWord(id: string, at: number): number {
+  let w = 0;
+  for (let i = at; i < at + 8; i++) w = (w << 4) | hexAt(id, i);
+  return w;
+}
+
 /**
- * 32-bit hash of an order id (any string). A 36-character id is read as 8-digit
- * words: the first and the last, and with `everyDigit` the two middle ones too
- * (digits 9-12 with 14-17, 19-22 with 24-27). Each word's term is a bijection of
- * it, so ids that differ in one hashed word only never share a hash.
+ * 32-bit hash of an order id (any string). A 36-character id is read as four
+ * 8-digit words (the uuid's 128 bits, dashes skipped) and hashed by
+ * uuidWordsHash: its first and last words, and with `everyDigit` the two middle
+ * ones too. Anything else is hashed over all its characters.
  */
 export function orderIdHash(id: string, everyDigit = false): number {
-  let h: number;
   if (id.length === 36) {
-    let a = 0;
-    let b = 0;
-    for (let i = 0; i < 8; i++) {
-      a = (a << 4) | hexAt(id, i);
-      b = (b << 4) | hexAt(id, 28 + i);
-    }
-    h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b ^ (b >>> 15), 0x85ebca77);
-    if (everyDigit) {
-      let m = 0;
-      let n = 0;
-      for (let i = 0; i < 4; i++) {
-        m = (m << 8) | (hexAt(id, 9 + i) << 4) | hexAt(id, 14 + i);
-        n = (n << 8) | (hexAt(id, 19 + i) << 4) | hexAt(id, 24 + i);
-      }
-      h ^= Math.imul(m ^ (m >>> 13), 0xc2b2ae3d) ^ Math.imul(n ^ (n >>> 16), 0x27d4eb2f);
-    }
-  } else {
-    h = 0x811c9dc5;
-    for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+    const first = hexWord(id, 0);
+    const last = hexWord(id, 28);
+    if (!everyDigit) return uuidWordsHash(first, 0, 0, last, false);
+    const second = (hexWord(id, 9) & 0xffff0000) | (hexWord(id, 14) >>> 16);
+    const third = (hexWord(id, 19) & 0xffff0000) | (hexWord(id, 24) >>> 16);
+    return uuidWordsHash(first, second, third, last, true);
   }
-  h ^= h >>> 16;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return finish(h);
+}
+
+/**
+ * orderIdHash of a uuid given as its four 32-bit words, most significant first
+ * (what the order intake has read already, so it hashes without reading the id
+ * again). Each word's term is a bijection of it, so ids that differ in one hashed
+ * word only never share a hash.
+ */
+export function uuidWordsHash(w0: number, w1: number, w2: number, w3: number, everyDigit: boolean): number {
+  let h = Math.imul(w0, 0x9e3779b1) ^ Math.imul(w3 ^ (w3 >>> 15), 0x85ebca77);
+  if (everyDigit) h ^= Math.imul(w1 ^ (w1 >>> 13), 0xc2b2ae3d) ^ Math.imul(w2 ^ (w2 >>> 16), 0x27d4eb2f);
+  return finish(h);
+}
+
+function finish(x: number): number {
+  let h = x ^ (x >>> 16);
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
   return h | 0;
+}
+
+/**
+ * An order id with both its hashes made by whoever read its digits first (the
+ * order intake), so the index need not read the id string again: by the time an
+ * order is placed that string is often cold. `hashedId` is the id they were made
+ * for; the index uses them only for that very id, and hashes any other itself.
+ */
+export interface HashedOrderId {
+  readonly hashedId: string;
+  readonly idHash: number;
+  readonly idHashEveryDigit: number;
 }
 
 /** Probes one insert may take before the index hashes every digit (random ids: ~1-2). */
@@ -111,8 +136,14 @@ export class OrderIndex<T extends { readonly id: string }> {
     return orderIdHash(id, this.everyDigit);
   }
 
-  has(id: string): boolean {
-    return this.find(id, this.hash(id)) >= 0;
+  /** The id's tag under the current hashing; from `hashed` when its hashes were made for this id. */
+  private tagOf(id: string, hashed: HashedOrderId | undefined): number {
+    if (hashed !== undefined && hashed.hashedId === id) return this.everyDigit ? hashed.idHashEveryDigit : hashed.idHash;
+    return this.hash(id);
+  }
+
+  has(id: string, hashed?: HashedOrderId): boolean {
+    return this.find(id, this.tagOf(id, hashed)) >= 0;
   }
 
   get(id: string): T | undefined {

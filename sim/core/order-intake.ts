@@ -9,6 +9,7 @@ import type { Side } from "./order-terms.ts";
 import type { Hex } from "./typed-data.ts";
 import { validateOrderFields } from "./preview.ts";
 import { EXPIRATION_MAX_AHEAD_SEC } from "./expiration.ts";
+import { orderIdHash, uuidWordsHash, type HashedOrderId } from "./order-index.ts";
 
 export interface IntakeContext {
   registry: Registry;
@@ -16,8 +17,8 @@ export interface IntakeContext {
   executorId: number;
 }
 
-/** A validated limit order in the engine's units. */
-export interface IntakeOrder {
+/** A validated limit order in the engine's units, with its id's index hashes. */
+export interface IntakeOrder extends HashedOrderId {
   owner: string;
   side: Side;
   market: MarketInfo;
@@ -301,6 +302,9 @@ export class OrderIntake {
       fromAmount: v.terms.fromAmount,
       toAmount: v.terms.toAmount,
       signature: null,
+      hashedId: v.orderId,
+      idHash: orderIdHash(v.orderId),
+      idHashEveryDigit: orderIdHash(v.orderId, true),
     };
   }
 
@@ -361,12 +365,17 @@ export class OrderIntake {
       if (baseRaw >= UINT256_LIMIT || quoteRaw >= UINT256_LIMIT) return null;
     }
     const ask = side === "ask";
+    const id = idCase === 2 ? orderId.toLowerCase() : orderId;
+    const w0 = UUID_WORDS[0]!;
+    const w1 = UUID_WORDS[1]!;
+    const w2 = UUID_WORDS[2]!;
+    const w3 = UUID_WORDS[3]!;
     return {
       owner,
       side,
       market: m,
       // A lowercase id is kept as the body's own string (no copy).
-      orderId: idCase === 2 ? orderId.toLowerCase() : orderId,
+      orderId: id,
       priceTicks: ticks,
       lots,
       expiration: exp,
@@ -376,6 +385,10 @@ export class OrderIntake {
       fromAmount: ask ? baseRaw : quoteRaw,
       toAmount: ask ? quoteRaw : baseRaw,
       signature: null,
+      // The index's hashes from the digits read above: placing the order need not read the id again.
+      hashedId: id,
+      idHash: uuidWordsHash(w0, w1, w2, w3, false),
+      idHashEveryDigit: uuidWordsHash(w0, w1, w2, w3, true),
     };
   }
 }

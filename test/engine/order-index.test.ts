@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { OrderIndex, orderIdHash } from "../../sim/core/order-index.ts";
+import { OrderIndex, orderIdHash, type HashedOrderId } from "../../sim/core/order-index.ts";
 import { Rng } from "../../sim/core/rng.ts";
 
 const rec = (id: string, n = 0) => ({ id, n });
@@ -153,5 +153,22 @@ describe("OrderIndex (order id → record)", () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it("has(id, hashed) uses hashes made for that id in the index's current mode, and hashes any other id itself", () => {
+    const hashed = (id: string): HashedOrderId => ({ hashedId: id, idHash: orderIdHash(id), idHashEveryDigit: orderIdHash(id, true) });
+    const family = (i: number) => `aaaaaaaa-${i.toString(16).padStart(4, "0")}-4aaa-8aaa-aaaaaaaaaaaa`;
+    const idx = new OrderIndex<{ id: string }>();
+    for (let i = 0; i < 2000; i++) {
+      expect(idx.has(family(i), hashed(family(i)))).toBe(false);
+      idx.set(family(i), { id: family(i) });
+    }
+    // Past the switch, only the every-digit hashes find these ids.
+    expect(idx.hashesEveryDigit).toBe(true);
+    for (let i = 0; i < 2000; i += 97) expect(idx.has(family(i), hashed(family(i)))).toBe(true);
+    expect(idx.has(family(5000), hashed(family(5000)))).toBe(false);
+    // Hashes made for another id are not used: the id itself is found.
+    expect(idx.has(family(7), hashed(family(5000)))).toBe(true);
+    expect(idx.has(family(5000), hashed(family(7)))).toBe(false);
   });
 });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ExchangeError } from "../../sim/core/errors.ts";
 import type { OrderBody } from "../../sim/core/engine.ts";
+import { orderIdHash } from "../../sim/core/order-index.ts";
 import { ALICE, BOB, body, fund, setup, type Env } from "./helpers.ts";
 
 function codeOf(fn: () => unknown): { code: string; status: number } {
@@ -96,5 +97,34 @@ describe("validateOrder + placeParsed", () => {
     const hash = env.engine.eventHash();
     expect(codeOf(() => env.engine.placeParsed(v))).toEqual({ code: "STP_BLOCKED", status: 409 });
     expect(env.engine.eventHash()).toBe(hash);
+  });
+
+  it("validateOrder hands over the id's index hashes, equal to orderIdHash's in both modes, on the fast and the slow path", () => {
+    const env = funded();
+    const ids = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? env.ids.uuid4() : env.ids.uuid4().toUpperCase()));
+    for (const [i, id] of ids.entries()) {
+      const b = body(env, { owner: ALICE, side: "ask", amount: "10.5", price: "1.1", orderId: id });
+      // Every fourth sends its expiration as a decimal string, which only the shared validator takes.
+      const v = env.engine.validateOrder(i % 4 === 3 ? { ...b, expiration: String(b.expiration) as unknown as number } : b);
+      expect(v.orderId).toBe(id.toLowerCase());
+      expect(v.hashedId).toBe(v.orderId);
+      expect(v.idHash).toBe(orderIdHash(v.orderId));
+      expect(v.idHashEveryDigit).toBe(orderIdHash(v.orderId, true));
+    }
+  });
+
+  it("placeParsed: a parsed order whose order_id was changed to a placed one → 409 CONFLICT (its hashes are for the old id)", () => {
+    const env = funded();
+    const placed = env.engine.validateOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" }));
+    env.engine.placeParsed(placed);
+    const other = env.engine.validateOrder(body(env, { owner: ALICE, side: "ask", amount: "5", price: "1.1" }));
+    const hash = env.engine.eventHash();
+    expect(codeOf(() => env.engine.placeParsed({ ...other, orderId: placed.orderId }))).toEqual({ code: "CONFLICT", status: 409 });
+    expect(env.engine.eventHash()).toBe(hash);
+    // Placed under a new id instead, it is that id the engine finds.
+    const renamed = { ...other, orderId: env.ids.uuid4() };
+    env.engine.placeParsed(renamed);
+    expect(env.engine.getOrder(renamed.orderId).trade_id).toBe(renamed.orderId);
+    expect(codeOf(() => env.engine.placeParsed(renamed))).toEqual({ code: "CONFLICT", status: 409 });
   });
 });
