@@ -7,7 +7,7 @@
 //                       so /__fakex/ui/orders/{id} is a link a failing test can print
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Router, type Response } from "express";
+import { Router, type ErrorRequestHandler, type Response } from "express";
 import { nodeRequire } from "../platform/module-format.ts";
 import { PACKAGE_ROOT } from "../platform/package-paths.ts";
 
@@ -87,5 +87,11 @@ export function viewerRouter(uiDir: string = UI_DIR): Router {
     res.type("html").setHeader("Cache-Control", "no-cache");
     sendViewerFile(res, join(uiDir, "index.html"));
   });
+  // A path express cannot decode (/ui/%zz) answers like every control route, not with
+  // express's HTML page and its stack trace.
+  r.use(((err, _req, res, next) => {
+    if (res.headersSent || !(err instanceof URIError)) return next(err);
+    res.status(400).json({ detail: err.message });
+  }) as ErrorRequestHandler);
   return r;
 }

@@ -17,6 +17,7 @@ import type { FillRecord } from "../core/fills.ts";
 import { withRequestNote, type FaultNote, type RequestNote, type SignatureNearMiss } from "./journal-notes.ts";
 import { loggedBody, unparsedBody } from "./body.ts";
 import { FAULT_ANSWERED, faultAnswerBody, faultAnswerStatus } from "./route-faults-outcome.ts";
+import { SERVICE_UNAVAILABLE_DETAIL } from "./errors.ts";
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
 /** Bytes of each body kept in an entry. */
@@ -274,7 +275,8 @@ export class RequestJournal {
           response_body: body,
           events: { from: fromEvent, to: toEvent },
           links: this.linksIn(fromEvent, toEvent, wallet),
-          rejection: refused ? rejectionOf(note, body) : null,
+          // A fault before the route answered the 503's detail (a truncate cuts it, so it cannot be read back).
+          rejection: refused ? rejectionOf(note, body, fault && !fault.after_commit ? SERVICE_UNAVAILABLE_DETAIL : null) : null,
           fault: fault ?? null,
         });
       };
@@ -615,8 +617,8 @@ function replayedFaultBody(kind: string, replayAnswer: BodyCopy | null, max: num
 }
 
 /** Why a request was turned away: the noted error, the fields it names, a signature's near miss. */
-function rejectionOf(note: RequestNote, body: BodyCopy | null): Rejection {
-  const detail = note.error?.detail ?? detailOf(body);
+function rejectionOf(note: RequestNote, body: BodyCopy | null, faultDetail: string | null): Rejection {
+  const detail = note.error?.detail ?? faultDetail ?? detailOf(body);
   const fields = new Set<string>();
   for (const m of (detail ?? "").matchAll(/\b((?:body|query|params)(?:\.[A-Za-z0-9_]+)*):/g)) fields.add(m[1]!);
   const named = fieldOf(body);

@@ -125,6 +125,10 @@ describe("request journal", () => {
     }
     expect(bySeq[4].status).toBe(503);
     expect(bySeq[4].request_body).toBeNull();
+    // Why: the 503 the fault answered, also when a truncate cut that answer short; no answer, no rejection.
+    const reasons = bySeq.map((e: { rejection: { code: string | null; detail: string | null } | null }) => e.rejection && [e.rejection.code, e.rejection.detail]);
+    const unavailable = [null, "Service temporarily unavailable; please retry"];
+    expect(reasons).toEqual([unavailable, null, null, unavailable, unavailable]);
   });
 
   test("crossing orders: each POST /orders links its order; the taker's its fill; after settle both lead to the batch and its tx hash", async () => {

@@ -29,4 +29,14 @@ describe("viewer files under a dot folder", () => {
     // Only listed files: anything else under the folder is not served.
     expect((await request(app).get("/__fakex/ui/assets/..%2Findex.html")).status).toBe(404);
   });
+
+  it("a path with broken percent-encoding answers 400 {detail} as JSON, without express's HTML error page", async () => {
+    for (const path of ["/__fakex/ui/requests/%E0%A4%A", "/__fakex/ui/%ZZ", "/__fakex/ui/assets/%E0", "/__fakex/ui/vendor/%E0"]) {
+      const res = await request(app).get(path);
+      expect(res.status, path).toBe(400);
+      expect(res.headers["content-type"], path).toMatch(/^application\/json/);
+      expect(res.body.detail, path).toMatch(/decode/i);
+      expect(res.text, path).not.toMatch(/node_modules|at .*\.js:\d+/);
+    }
+  });
 });

@@ -1,7 +1,8 @@
 // The run viewer's timeline, order list and request page on a long, busy run, in a browser
 // whose time zone is not UTC: the timeline's axis and legend are in UTC like the rest of the
 // page, a window of the newest events says it is one, the order list pages, a repeated query
-// key shows as sent, Back after paging stays in the viewer, and the clock box refuses junk.
+// key shows as sent, Back after paging stays in the viewer, the clock box refuses junk, and
+// a market's ladder keeps one line per level beside a long list of trades.
 // Headless Chromium, as viewer.browser.test.ts (skipped without /usr/bin/chromium; CI requires it).
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -96,5 +97,18 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     await box.fill("30");
     await box.press("Enter");
     await expect.poll(() => ex.control.now().now).toBe(before + 30);
+  });
+
+  test("a market's ladder keeps one line per level beside its longer list of recent trades", async () => {
+    await page.goto(`${ex.controlUrl}/ui/markets`);
+    const market = page.locator(`.market[data-symbol="${SYMBOL}"]`);
+    const ladderRows = market.locator("table.ladder tbody tr");
+    await expect.poll(() => ladderRows.count()).toBeGreaterThan(1);
+    const trades = await market.locator(".two > div table tbody tr").count();
+    expect(trades).toBeGreaterThan(await ladderRows.count());
+    const rowHeights = await ladderRows.evaluateAll((rows) => rows.map((r) => r.getBoundingClientRect().height));
+    const tradeRowHeight = (await market.locator(".two > div table tbody tr").first().boundingBox())!.height;
+    // A level's row is as tall as a trade's (one line), not a share of the trade list's height.
+    for (const h of rowHeights) expect(h).toBeLessThan(tradeRowHeight * 1.5);
   });
 });

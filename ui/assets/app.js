@@ -521,6 +521,11 @@ function summary(l) {
  * The code the client read, when the answer carried one other than the journal's (the
  * simulator names rejections more finely than the spec's codes: README, Error codes on the wire).
  */
+/** Whether a rejection says anything (a section with nothing in it reads like a missing answer). */
+function hasReason(r) {
+  return Boolean(r && (r.code || r.detail || r.fields.length || r.signature));
+}
+
 function wireCodeNote(e) {
   let body;
   try {
@@ -546,7 +551,7 @@ function RequestView({ id, tick }) {
         <div><label>Virtual / wall time</label>${e.at_iso} / ${e.wall_time} (${e.duration_ms} ms)</div>
         <div><label>Engine events</label>${e.events.to > e.events.from + 1 ? `#${e.events.from + 1}–#${e.events.to}` : e.events.to > e.events.from ? `#${e.events.to}` : "none"}</div>
       </div>
-      ${e.rejection ? html`<h3>Why it was rejected</h3><div class="rejection"><p><strong>${e.rejection.code ?? ""}</strong> ${e.rejection.detail ?? ""}${wireCodeNote(e)}</p>
+      ${hasReason(e.rejection) ? html`<h3>Why it was rejected</h3><div class="rejection"><p><strong>${e.rejection.code ?? ""}</strong> ${e.rejection.detail ?? ""}${wireCodeNote(e)}</p>
         ${e.rejection.fields.length ? html`<p>Fields: ${e.rejection.fields.map((f) => html`<code>${f}</code> `)}</p>` : null}
         ${e.rejection.signature ? html`<p>Expected signer <code>${e.rejection.signature.expected_signer}</code>, the signature recovers to <code>${e.rejection.signature.recovered_signer ?? "nobody"}</code>.</p><h4>Typed data the server checked</h4><${Json} v=${e.rejection.signature.typed_data} />` : null}</div>` : null}
       <h3>What it caused</h3>
