@@ -321,7 +321,8 @@ const controlErrors: ErrorRequestHandler = (err: unknown, req, res, next) => {
     // An unknown snapshot id and the like; a snapshot that can no longer be restored (410).
     res.status(e.status).json({ detail: err.message });
   } else if (e?.type === "entity.parse.failed") {
-    res.status(400).json({ detail: "Request body is not valid JSON" });
+    // Not JSON, or JSON that is not an object (null, 1, "x"): the text says which.
+    res.status(400).json({ detail: requestError(err)?.detail ?? "Request body is not valid JSON" });
   } else {
     // A body too large, in an unknown charset or encoding, or cut short: the caller's (413, 415, 400).
     const bodyError = requestError(err);

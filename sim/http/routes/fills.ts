@@ -17,7 +17,7 @@ import { ownerOf, rateLimit, requireApiKey, requireOwner } from "../auth.ts";
 import type { HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 import { parseInput } from "../validate.ts";
-import { zQueryInt } from "../fields.ts";
+import { zAddress, zQueryInt } from "../fields.ts";
 import { ORDER_STATUSES } from "./orders-list.ts";
 import { ownOrderOr404 } from "./orders.ts";
 
@@ -34,7 +34,7 @@ const Page = {
 };
 const OrderFillsQuery = z.object(Page);
 const OwnerFillsQuery = z.object({
-  owner_address: z.string({ error: "is required" }),
+  owner_address: zAddress,
   order_status: z.enum(ORDER_STATUSES).optional(),
   settlement_status: z.enum(SETTLEMENT_STATUSES).optional(),
   ...Page,

@@ -28,7 +28,7 @@ import type { Engine, OrderWire } from "../../core/engine.ts";
 import { ExchangeError } from "../../core/errors.ts";
 import { requireOwner } from "../auth.ts";
 import { parseInput } from "../validate.ts";
-import { zQueryInt } from "../fields.ts";
+import { zAddress, zQueryInt } from "../fields.ts";
 
 export type OrdersListEngine = Pick<Engine, "listOrders">;
 
@@ -111,7 +111,7 @@ for (const f of RANGE_FIELDS) {
 }
 
 export const ListOrdersQuery = z.object({
-  owner_address: z.string({ error: "is required" }),
+  owner_address: zAddress,
   limit: zQueryInt(1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),
   offset: zQueryInt(0, Number.MAX_SAFE_INTEGER, 0),
   status: z.enum(ORDER_STATUSES).optional(),

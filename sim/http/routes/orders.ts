@@ -129,7 +129,7 @@ const CancelBody = z.object({
   signature: zSignature,
 });
 
-const CancelAllQuery = z.object({ owner_address: z.string({ error: "is required" }) });
+const CancelAllQuery = z.object({ owner_address: zAddress });
 
 export function ordersRouter(ctx: HttpContext, engine: OrdersEngine, router: Router = Router()): Router {
   const registry: Registry = engine.registry;
