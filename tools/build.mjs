@@ -28,4 +28,13 @@ const platform = path.join(dist, "cjs", "sim", "platform");
 await rename(path.join(platform, "module-format.cjs.js"), path.join(platform, "module-format.js"));
 await writeFile(path.join(dist, "cjs", "package.json"), `${JSON.stringify({ type: "commonjs" }, null, 2)}\n`);
 await cp(path.join(dist, "types"), path.join(dist, "cjs"), { recursive: true });
+// fakex/vitest is ESM-only: vitest itself refuses require() ("Vitest cannot be imported in a
+// CommonJS module using require()"), so a CommonJS build of it could never load. Its require
+// side says so instead, at run time and in its declaration (a .cts file that reads
+// `require("fakex/vitest").test` gets a type error naming the way out).
+const esmOnly =
+  "fakex/vitest is ESM-only, as vitest is: load it with import (vitest runs .ts, .mts and .js test files as ES modules), not require(). A runner that needs CommonJS can use createFakeExchange from fakex/fixtures in its own hooks.";
+const cjsVitest = path.join(dist, "cjs", "fixtures", "vitest");
+await writeFile(`${cjsVitest}.js`, `"use strict";\nthrow new Error(${JSON.stringify(esmOnly)});\n`);
+await writeFile(`${cjsVitest}.d.ts`, `/** ${esmOnly} */\ndeclare const esmOnly: ${JSON.stringify(esmOnly)};\nexport = esmOnly;\n`);
 console.log("built dist/esm, dist/cjs, dist/types");

@@ -21,6 +21,7 @@ import { Rng, type RngState } from "../core/rng.ts";
 import { drawLatency, isZeroLatency, parseLatency, type LatencySpec } from "./route-faults-latency.ts";
 import { FAIL_KINDS, answerWithFault, faultHooks, swallowResponse, type CommittedResponse, type FailKind, type HeaderSnapshot } from "./route-faults-outcome.ts";
 import { noteFault } from "./journal-notes.ts";
+import { SERVICE_UNAVAILABLE_DETAIL } from "./errors.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, readUnroutedBody } from "./body.ts";
 
 export { MAX_FAULT_LATENCY_MS } from "./route-faults-latency.ts";
@@ -202,14 +203,16 @@ export class RouteFaults {
     for (const res of this.held) res.socket?.destroy();
     this.held.clear();
     // Requests still in their latency delay are never served: a closed exchange neither
-    // runs them nor keeps the process alive for them.
+    // runs them nor keeps the process alive for them. Their clients get a 503 to retry on
+    // (a pool instance's answers name the release), where the connection still takes one.
     for (const [timer, res] of this.delayed) {
       clearTimeout(timer);
       // Never served: a durable log in front is told so, which lets the requests queued
       // behind it run and its closing checkpoint be taken (the record, a 503, is folded into
       // that checkpoint and never replayed).
       void faultHooks(res).committed?.(503);
-      res.socket?.destroy();
+      if (res.headersSent || res.destroyed) res.socket?.destroy();
+      else res.status(503).set("Retry-After", "1").json({ detail: SERVICE_UNAVAILABLE_DETAIL });
     }
     this.delayed.clear();
   }

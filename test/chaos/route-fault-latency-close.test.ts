@@ -1,6 +1,6 @@
 // A request waiting out a route fault's latency when the exchange closes: it is never
-// served, and its timer does not keep the process alive (a process whose last exchange
-// closed exits at once, as the README promises).
+// served (it answers 503, Retry-After 1), and its timer does not keep the process alive (a
+// process whose last exchange closed exits at once, as the README promises).
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -11,7 +11,7 @@ const SCRIPT = `
 import { createFakeExchange } from "./fixtures/fake-exchange.ts";
 const ex = await createFakeExchange({ liquidity: false, users: 1 });
 ex.control.setRouteFaults([{ method: "GET", path: "/system/time", latency_ms: 60000 }]);
-const pending = fetch(ex.baseUrl + "/system/time").then((r) => "answered " + r.status, (e) => "dropped");
+const pending = fetch(ex.baseUrl + "/system/time").then((r) => "answered " + r.status + " retry-after " + r.headers.get("retry-after"), (e) => "dropped");
 await new Promise((r) => setTimeout(r, 100));
 await ex.close();
 console.log(await pending);
@@ -19,9 +19,9 @@ console.log("closed");
 `;
 
 describe("route-fault latency and close()", () => {
-  test("the delayed request is dropped and the process exits at once", { timeout: 40_000 }, async () => {
+  test("the delayed request answers 503 unserved and the process exits at once", { timeout: 40_000 }, async () => {
     // The delay (60 s) outlasts the test's timeout (40 s): a timer left behind would keep the child alive past it.
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", SCRIPT], { cwd: REPO });
-    expect(stdout.trim().split("\n")).toEqual(["dropped", "closed"]);
+    expect(stdout.trim().split("\n")).toEqual(["answered 503 retry-after 1", "closed"]);
   });
 });

@@ -115,8 +115,10 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     expect((await stat(path.join(project, "node_modules", ".cache", "fakex"))).isDirectory()).toBe(true);
   });
 
-  test("plain Node, CommonJS", async () => {
-    expect(await consumer(["cjs.cjs"])).toContain("settled 1");
+  test("plain Node, CommonJS (and fakex/vitest's require side says it is ESM-only)", async () => {
+    const out = await consumer(["cjs.cjs"]);
+    expect(out).toContain("settled 1");
+    expect(out).toContain("fakex/vitest: ESM-only, said so");
   });
 
   test("node:test", async () => {

@@ -340,7 +340,7 @@ describe("route faults with a state directory", () => {
     expect(back.parts.engine.getOrder(tradeId)).toMatchObject({ status: "settled", symbol: "EURC/USDT" });
   }, 90_000);
 
-  test("close() with a request in a route fault's delay (it holds the log's lock): the request is dropped, never served, and close does not wait for it", async () => {
+  test("close() with a request in a route fault's delay (it holds the log's lock): the request answers 503, never served, and close does not wait for it", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-delayed-"));
     const ex = await start(dir);
     expect((await api(ex.controlUrl, "POST", "/routes", { rules: [{ method: "GET", path: "/tokens", latency_ms: 60_000 }] })).status).toBe(200);
@@ -348,7 +348,7 @@ describe("route faults with a state directory", () => {
     await new Promise((r) => setTimeout(r, 100));
     // It holds the log's lock while it waits; close() takes its final checkpoint under that lock.
     await ex.close();
-    expect(await held).toBe("dropped");
+    expect(await held).toBe(503);
     const back = await start(dir);
     expect(back.persistence?.stats.replayMismatches).toBe(0);
   }, 30_000);

@@ -2,6 +2,14 @@
 const { createFakeExchange } = require("fakex/fixtures");
 const { placeAndSettle } = require("./flow.cjs");
 
+// fakex/vitest is ESM-only (vitest itself refuses require()): its require side says so.
+try {
+  require("fakex/vitest");
+  console.log("fakex/vitest loaded through require");
+} catch (e) {
+  console.log(/^fakex\/vitest is ESM-only/.test(e.message) ? "fakex/vitest: ESM-only, said so" : `fakex/vitest: ${e.message}`);
+}
+
 (async () => {
   const exchange = await createFakeExchange({ liquidity: false });
   try {
