@@ -5,10 +5,12 @@
 import fc from "fast-check";
 import { isExchangeError } from "../sim/core/errors.ts";
 import type { Engine, OrderWire } from "../sim/core/engine.ts";
+import type { FillRecord } from "../sim/core/fills.ts";
 import type { Registry } from "../sim/core/registry.ts";
 import type { Rng } from "../sim/core/rng.ts";
 import type { Address } from "../sim/core/typed-data.ts";
-import { pow10 } from "../sim/core/amounts.ts";
+import { parseCanonicalDecimal, pow10 } from "../sim/core/amounts.ts";
+import { orderTerms } from "../sim/core/order-terms.ts";
 import { orderBodyOf, orderSpec, vlBatchBodies, vlBatchSpec, floorLots, type OrderSpec, type VlBatchSpec } from "./arbitraries.ts";
 
 export type EngineCommand =
@@ -182,7 +184,10 @@ export interface EconomicsInput {
  * The balance economics of the spec after every fill is final (call after
  * settleAll); returns violations as readable lines (empty when all hold):
  * - per token, the sum of vault totals over owners equals what the vault holds;
- * - per owner and token, frozen equals the needs of that owner's open orders;
+ * - per owner and token, frozen equals the needs of that owner's open orders, worked out
+ *   apart from the engine's own bookkeeping: a pending limit order's from-amount for the
+ *   amount and price its view shows (a VL budget may have clipped the amount) less what
+ *   its settled fills gave;
  * - nothing negative;
  * - per owner and token, vault total (+ wallet change) = deposits + Σ balance_credits
  *   − Σ balance_debits over the owner's orders (so the wire's balance_* are the ledger's moves and
@@ -202,12 +207,13 @@ export function balanceEconomicsViolations(x: EconomicsInput): string[] {
   const feesPaid = new Map<string, bigint>();
   const net = new Map<string, bigint>();
   const owners = new Set<string>(x.deposits.keys());
+  const settledGives = settledGivesByOrder(engine.fillRecords());
   for (const owner of owners) {
     for (const w of engine.listOrders(owner)) {
       const r = engine.orderRecord(w.trade_id);
       if (r.status === "pending") {
-        const k = `${owner}|${r.fromToken}`;
-        need.set(k, (need.get(k) ?? 0n) + r.reserved);
+        const k = `${owner}|${w.from_token}`;
+        need.set(k, (need.get(k) ?? 0n) + openNeedOf(w, engine.registry, settledGives.get(w.trade_id) ?? 0n, r.reserved));
       } else if (r.reserved !== 0n) out.push(`order ${r.id} (${r.status}) still holds ${r.reserved} frozen`);
       if (w.status !== "pending" && w.status !== "cancelled" && w.settlement_summary.pending_fill_count !== 0) {
         out.push(`order ${r.id} has pending fills after settlement`);
@@ -232,6 +238,31 @@ export function balanceEconomicsViolations(x: EconomicsInput): string[] {
     if (held.available + held.frozen < fees) out.push(`fee recipient holds ${held.available + held.frozen} of ${token}, orders report ${fees} fees paid`);
   }
   return out;
+}
+
+/** Per order, the from-token its settled fills gave (what left its frozen funds). */
+function settledGivesByOrder(fills: readonly FillRecord[]): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const f of fills) {
+    if (f.status !== "settled") continue;
+    out.set(f.makerOrderId, (out.get(f.makerOrderId) ?? 0n) + f.makerGive);
+    out.set(f.takerOrderId, (out.get(f.takerOrderId) ?? 0n) + f.takerGive);
+  }
+  return out;
+}
+
+/**
+ * What a pending order keeps frozen, worked out without the engine's own reservation
+ * (which a bug could move together with the ledger): the from-amount that its view's
+ * amount and price sign for, less what its settled fills gave. A price better than its
+ * limit leaves the difference frozen until the order leaves the book. A swap order has no
+ * such view of its reservation: `reserved`, the engine's, stands for it.
+ */
+function openNeedOf(w: OrderWire, registry: Registry, settledGive: bigint, reserved: bigint): bigint {
+  const market = registry.marketBySymbol(w.symbol);
+  if (w.order_type !== "limit" || !market) return reserved;
+  const terms = orderTerms(market, w.side, parseCanonicalDecimal(w.amount, "amount"), parseCanonicalDecimal(w.price, "price"));
+  return terms.fromAmount - settledGive;
 }
 
 function accumulate(w: OrderWire, owner: string, net: Map<string, bigint>, feesPaid: Map<string, bigint>): void {

@@ -31,6 +31,13 @@ export interface ReplayBundle {
   numRuns: number;
   /** fast-check's `unbiased` was on (it changes what a seed generates). */
   unbiased?: boolean;
+  /** fast-check's `timeout` per run in ms: a run that outlasts it fails, so the replay needs it too. */
+  timeout?: number;
+  /** fast-check's `randomType` when named (a custom generator function cannot travel; the run said so). */
+  randomType?: string;
+  /** fc.configureGlobal's `baseSize` and `defaultSizeToMaxWhenMaxSpecified`: they change what a seed generates. */
+  baseSize?: string;
+  defaultSizeToMaxWhenMaxSpecified?: boolean;
   /**
    * How many `examples` the run was given. They run first, so a path whose first step is
    * below this count starts from an example, which a bundle cannot carry (any value).
@@ -126,7 +133,15 @@ export async function assertWithReplay(ref: PropertyRef, params: fc.Parameters<u
   const details = await fc.check(factory({}), params);
   if (!details.failed) return;
   // What the run used, fc.configureGlobal included: the replay must generate alike.
-  const used: fc.Parameters<unknown> = { ...fc.readConfigureGlobal(), ...params };
+  const global = fc.readConfigureGlobal();
+  const used: fc.Parameters<unknown> = { ...global, ...params };
+  if (typeof used.randomType === "function") {
+    // A generator function cannot travel in a bundle, and without it the seed means other values.
+    throw new Error(
+      `property ${ref.name ?? ref.export} failed (seed ${details.seed}, path ${details.counterexamplePath ?? ""}): ${errorText(details)}\n` +
+        `counterexample: ${showCounterexample(details.counterexample)}\nno replay bundle: a custom randomType function cannot travel in one (name a built-in randomType to get one)`,
+    );
+  }
   const name = ref.name ?? ref.export;
   const bundle: ReplayBundle = {
     version: REPLAY_BUNDLE_VERSION,
@@ -137,6 +152,10 @@ export async function assertWithReplay(ref: PropertyRef, params: fc.Parameters<u
     path: details.counterexamplePath ?? "",
     numRuns: used.numRuns ?? 100,
     ...(used.unbiased === true ? { unbiased: true } : {}),
+    ...(typeof used.timeout === "number" ? { timeout: used.timeout } : {}),
+    ...(typeof used.randomType === "string" ? { randomType: used.randomType } : {}),
+    ...(typeof global.baseSize === "string" ? { baseSize: global.baseSize } : {}),
+    ...(typeof global.defaultSizeToMaxWhenMaxSpecified === "boolean" ? { defaultSizeToMaxWhenMaxSpecified: global.defaultSizeToMaxWhenMaxSpecified } : {}),
     ...(used.examples && used.examples.length > 0 ? { exampleCount: used.examples.length } : {}),
     commands: showCounterexample(details.counterexample),
     error: errorText(details),
@@ -250,6 +269,15 @@ export function parseReplayBundle(json: unknown): ReplayBundle {
     typeof b.path === "string" &&
     Number.isInteger(b.numRuns);
   if (!ok) throw new Error("replay: not a fakex replay bundle (needs version 1, module, export, property, seed, path, numRuns)");
+  const wrong = (
+    [
+      ["timeout", b.timeout === undefined || (typeof b.timeout === "number" && b.timeout > 0)],
+      ["randomType", b.randomType === undefined || typeof b.randomType === "string"],
+      ["baseSize", b.baseSize === undefined || typeof b.baseSize === "string"],
+      ["defaultSizeToMaxWhenMaxSpecified", b.defaultSizeToMaxWhenMaxSpecified === undefined || typeof b.defaultSizeToMaxWhenMaxSpecified === "boolean"],
+    ] as const
+  ).find(([, fine]) => !fine);
+  if (wrong) throw new Error(`replay: the bundle's ${wrong[0]} is not what fast-check takes there`);
   return b as ReplayBundle;
 }
 
@@ -280,10 +308,24 @@ export async function replayBundle(file: string): Promise<ReplayResult> {
   const factory = await loadFactory(bundle.module, bundle.export);
   const params: fc.Parameters<unknown> = { seed: bundle.seed, numRuns: bundle.numRuns, endOnFailure: true };
   if (bundle.unbiased === true) params.unbiased = true;
+  if (bundle.timeout !== undefined) params.timeout = bundle.timeout;
+  if (bundle.randomType !== undefined) params.randomType = bundle.randomType as fc.RandomType;
   // The run's examples came first in its numbering; the replay has none, so its generated
   // values start at 0.
   if (bundle.path !== "") params.path = bundle.exampleCount ? [first - bundle.exampleCount, ...bundle.path.split(":").slice(1)].join(":") : bundle.path;
-  const details = await fc.check(factory({ bundle }), params);
+  // The run's global sizes, for this check only.
+  const global = fc.readConfigureGlobal();
+  const sizes: fc.GlobalParameters = {
+    ...(bundle.baseSize !== undefined ? { baseSize: bundle.baseSize as fc.GlobalParameters["baseSize"] } : {}),
+    ...(bundle.defaultSizeToMaxWhenMaxSpecified !== undefined ? { defaultSizeToMaxWhenMaxSpecified: bundle.defaultSizeToMaxWhenMaxSpecified } : {}),
+  };
+  if (Object.keys(sizes).length > 0) fc.configureGlobal({ ...global, ...sizes });
+  let details: fc.RunDetails<unknown>;
+  try {
+    details = await fc.check(factory({ bundle }), params);
+  } finally {
+    if (Object.keys(sizes).length > 0) fc.configureGlobal(global);
+  }
   if (!details.failed) return { reproduced: false, bundle };
   return {
     reproduced: true,

@@ -1,9 +1,12 @@
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { assertWithReplay, parseReplayBundle, PropertyFailure, replayBundle, replayCommand, type ReplayBundle } from "../../properties/replay.ts";
+
+import { xorshiftGenerator } from "./toy-properties.ts";
 
 const TOY = new URL("./toy-properties.ts", import.meta.url).href;
 const dir = mkdtempSync(join(tmpdir(), "fakex-replay-"));
@@ -165,6 +168,48 @@ describe("replay bundles", () => {
     expect(await replayCommand([x.bundlePath], (s) => lines.push(s), (s) => lines.push(s))).toBe(2);
     expect(lines.join("")).toMatch(/cannot carry/);
   });
+
+  it("a failure from fast-check's timeout replays with that timeout (it was a false pass without it)", async () => {
+    let f: PropertyFailure | undefined;
+    try {
+      await assertWithReplay({ module: TOY, export: "slowOnLargeValues" }, { numRuns: 50, seed: 1, timeout: 100 }, { dir });
+    } catch (e) {
+      f = e as PropertyFailure;
+    }
+    expect(f, "expected a timeout failure").toBeInstanceOf(PropertyFailure);
+    expect(f!.bundle.error).toMatch(/timeout/i);
+    expect(f!.bundle.timeout).toBe(100);
+    const r = await replayBundle(f!.bundlePath);
+    expect(r.reproduced).toBe(true);
+    expect(r.error).toMatch(/timeout/i);
+  }, 60_000);
+
+  it("fc.configureGlobal's sizes and a named randomType travel in the bundle; a custom generator function is refused with the failure", async () => {
+    const before = fc.readConfigureGlobal();
+    let f: PropertyFailure | undefined;
+    try {
+      fc.configureGlobal({ ...before, baseSize: "xlarge" });
+      await assertWithReplay({ module: TOY, export: "shortArrays" }, { numRuns: 200, seed: 3, randomType: "xoroshiro128plus" }, { dir });
+    } catch (e) {
+      f = e as PropertyFailure;
+    } finally {
+      fc.configureGlobal(before);
+    }
+    expect(f, "expected a failure").toBeInstanceOf(PropertyFailure);
+    expect([f!.bundle.baseSize, f!.bundle.randomType]).toEqual(["xlarge", "xoroshiro128plus"]);
+    // Replayed under the default (small) size, the recorded path would walk other arrays.
+    const r = await replayBundle(f!.bundlePath);
+    expect(r.reproduced).toBe(true);
+    expect(r.counterexample).toBe(f!.bundle.commands);
+    expect(fc.readConfigureGlobal()).toEqual(before);
+    fc.configureGlobal({ ...before, baseSize: "xlarge" });
+    try {
+      const custom = assertWithReplay({ module: TOY, export: "shortArrays" }, { numRuns: 200, seed: 3, randomType: xorshiftGenerator }, { dir });
+      await expect(custom).rejects.toThrow(/an array of \d+\ncounterexample: .*\nno replay bundle: a custom randomType function cannot travel/);
+    } finally {
+      fc.configureGlobal(before);
+    }
+  }, 60_000);
 
   it("a holding property writes nothing and resolves", async () => {
     await expect(assertWithReplay({ module: TOY, export: "alwaysHolds" }, { numRuns: 20 }, { dir: join(dir, "none") })).resolves.toBeUndefined();

@@ -48,3 +48,30 @@ export const noMultiplesOf50: PropertyFactory = () =>
   fc.property(fc.noShrink(fc.integer({ min: 1, max: 1_000_000_000 })), (x) => {
     if (x % 50 === 0) throw new Error(`${x} is a multiple of 50`);
   });
+
+/** A client that is slow on large values: fails only under a fast-check `timeout` (300 ms per value ≥ 500). */
+export const slowOnLargeValues: PropertyFactory = () =>
+  fc.asyncProperty(fc.integer({ min: 0, max: 1000 }), async (x) => {
+    if (x >= 500) await new Promise((r) => setTimeout(r, 300));
+  });
+
+/** Fails on arrays longer than 10, which fast-check's default size ("small") never generates. */
+export const shortArrays: PropertyFactory = () =>
+  fc.property(fc.noShrink(fc.array(fc.nat())), (xs) => {
+    if (xs.length > 10) throw new Error(`an array of ${xs.length}`);
+  });
+
+/** A random generator of pure-rand 8's shape (xorshift32), for fast-check's randomType as a function. */
+export function xorshiftGenerator(seed: number): { clone(): ReturnType<typeof xorshiftGenerator>; next(): number; getState(): readonly number[] } {
+  let s = seed | 0 || 1;
+  return {
+    clone: () => xorshiftGenerator(s),
+    next: () => {
+      s ^= s << 13;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      return s | 0;
+    },
+    getState: () => [s],
+  };
+}
