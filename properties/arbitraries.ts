@@ -172,11 +172,17 @@ export function spentToken(spec: Pick<OrderSpec, "market" | "side">): Address {
   return spec.side === "bid" ? spec.market.quote : spec.market.base;
 }
 
-/** A valid POST /orders body (unsigned) for a market of the registry. */
+/** Longest order lifetime the expiration rule allows (365 days − 300 s). */
+export const MAX_EXPIRATION_WINDOW_SEC = 365 * 86_400 - 300;
+
+/**
+ * A valid POST /orders body (unsigned) for a market of the registry. Its expiration is
+ * an hour ahead, or at either end of the rule's window (now + 1 s, now + 365 days − 300 s).
+ */
 export const validOrderBody = (registry: Registry, ctx: OrderContext, o: OrderSpecOptions = {}): fc.Arbitrary<{ spec: OrderSpec; body: Record<string, unknown> }> =>
   market(registry)
-    .chain((m) => fc.tuple(validOrderSpec(m, o), uuid4()))
-    .map(([spec, id]) => ({ spec, body: orderBodyOf(spec, id, ctx) }));
+    .chain((m) => fc.tuple(validOrderSpec(m, o), uuid4(), fc.constantFrom(3600, 1, MAX_EXPIRATION_WINDOW_SEC)))
+    .map(([spec, id, ahead]) => ({ spec, body: orderBodyOf(spec, id, ctx, { expiration: ctx.nowSec + ahead }) }));
 
 /**
  * The order-entry rules a mutation breaks, each with the status and the error_code
@@ -211,9 +217,6 @@ export interface InvalidOrder {
   expect: { status: number; code: string };
 }
 
-/** Longest order lifetime the expiration rule allows (365 days − 300 s). */
-export const MAX_EXPIRATION_WINDOW_SEC = 365 * 86_400 - 300;
-
 /**
  * A body that breaks exactly one order-entry rule (the rest of it is valid), with
  * the rule's expected status and code. Needs an inactive market in the registry
@@ -239,8 +242,17 @@ export const invalidOrderBody = (registry: Registry, ctx: OrderContext): fc.Arbi
     })),
     mutate("reversed_pair", (b, s) => ({ ...b, from_address: s.market.quote, to_address: s.market.base })),
     mutate("same_tokens", (b) => ({ ...b, to_address: b.from_address })),
-    mutate("expiration_past", (b) => ({ ...b, expiration: ctx.nowSec - 1 })),
-    mutate("expiration_far", (b) => ({ ...b, expiration: ctx.nowSec + MAX_EXPIRATION_WINDOW_SEC + 1 })),
+    // The window's edges from outside: now itself (the rule is now < t), and one second past its end.
+    fc.tuple(validOrderBody(registry, ctx), fc.constantFrom(0, 1, 3600)).map(([{ body }, back]) => ({
+      rule: "expiration_past" as const,
+      body: { ...body, expiration: ctx.nowSec - back },
+      expect: { ...ORDER_RULES.expiration_past },
+    })),
+    fc.tuple(validOrderBody(registry, ctx), fc.constantFrom(1, 2, 86_400)).map(([{ body }, past]) => ({
+      rule: "expiration_far" as const,
+      body: { ...body, expiration: ctx.nowSec + MAX_EXPIRATION_WINDOW_SEC + past },
+      expect: { ...ORDER_RULES.expiration_far },
+    })),
     fc.tuple(validOrderBody(registry, ctx), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 4095 })).map(([{ body }, field, delta]) => {
       const rule = field === 0 ? ("uuid_int_executor" as const) : ("uuid_int_mismatch" as const);
       return { rule, body: { ...body, uuid_int: mutateUuidIntField(BigInt(body.uuid_int as string), field, delta).toString() }, expect: { ...ORDER_RULES[rule] } };

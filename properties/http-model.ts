@@ -8,6 +8,12 @@
 //   fills   pending → confirming → settled | reverted | failed (or pending → failed);
 //   quotes  issued → consumed (first valid POST /swap; a second one is 410)
 //           issued → expired (POST /swap 410 after expires_at).
+// Every order the model placed must be listed (and `total` must count the list), a
+// failed order must carry a listed error_code, and a swap signed as quoted may be refused
+// only for what the model cannot follow (the book or the wallet's equity moved): an
+// informational quote must be NO_LIQUIDITY, one its wallet swapped after must be QUOTE_STALE.
+// The read-backs (two per wallet per command) exceed the spec's read limit of 10 per
+// second: run it with rate limits off (createFakeExchange({ rateLimits: false })).
 import fc from "fast-check";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { CANCEL_ORDER_TYPE, INTENT_TYPE, ORDER_TYPE, type Address, type ExchangeDomain, type Hex } from "../sim/core/typed-data.ts";
@@ -16,6 +22,7 @@ import { compareDecimal, parseCanonicalDecimal, pow10 } from "../sim/core/amount
 import { orderTerms } from "../sim/core/order-terms.ts";
 import { floorLots, orderBodyOf, orderSpec, uuid4, vlBatchBodies, vlBatchSpec, type OrderSpec, type VlBatchSpec } from "./arbitraries.ts";
 import { intentMessageOf } from "../fixtures/signing.ts";
+import { WIRE_ERROR_CODES } from "./wire-vocabulary.ts";
 
 export interface HttpReply {
   status: number;
@@ -76,6 +83,8 @@ export interface ModelQuote {
   owner: number;
   expiresAt: number;
   state: "issued" | "consumed" | "expired";
+  /** How many swaps its owner had had accepted when it was issued (one more makes it stale: 409). */
+  ownerSwapsAtIssue: number;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- the quote as served
 }
 
@@ -84,13 +93,15 @@ export interface ExchangeModel {
   orders: Map<string, ModelOrder>;
   fills: Map<string, string>;
   quotes: ModelQuote[];
+  /** Swaps accepted (POST /swap 200) per wallet. */
+  swapsAccepted: Map<number, number>;
   cooldownSec: number;
   /** Counts of what the run exercised (for the suite's coverage assertions). */
   seen: Record<string, number>;
 }
 
 export function newExchangeModel(cooldownSec: number): ExchangeModel {
-  return { orders: new Map(), fills: new Map(), quotes: [], cooldownSec, seen: {} };
+  return { orders: new Map(), fills: new Map(), quotes: [], swapsAccepted: new Map(), cooldownSec, seen: {} };
 }
 
 function note(m: ExchangeModel, what: string): void {
@@ -129,7 +140,14 @@ export async function observe(m: ExchangeModel, d: ModelDriver): Promise<void> {
     const owner = w.account.address.toLowerCase();
     const r = await d.call("GET", `/orders?owner_address=${owner}&limit=500`, undefined, w.auth);
     if (r.status !== 200) fail(`GET /orders ${r.status} ${JSON.stringify(r.body)}`);
-    for (const o of r.body.trades as any[]) {
+    const listed = r.body.trades as any[];
+    // Every order the model placed for this wallet is listed, and total counts what is listed.
+    if (listed.length < 500) {
+      if (r.body.total !== listed.length) fail(`GET /orders total ${r.body.total} with ${listed.length} orders listed`);
+      const ids = new Set(listed.map((o) => o.trade_id as string));
+      for (const mo of m.orders.values()) if (mo.owner === wi && !ids.has(mo.id)) fail(`GET /orders leaves out ${mo.id} (${mo.status})`);
+    }
+    for (const o of listed) {
       const mo = m.orders.get(o.trade_id);
       if (!mo) fail(`GET /orders lists ${o.trade_id}, which the model never placed`);
       if (mo.owner !== wi) fail(`order ${o.trade_id} listed for the wrong owner`);
@@ -137,6 +155,8 @@ export async function observe(m: ExchangeModel, d: ModelDriver): Promise<void> {
       if (o.status === "matched" && o.remaining_amount !== "0") fail(`order ${o.trade_id} matched with remaining ${o.remaining_amount}`);
       // A partial fill stays pending; an order with nothing left is not pending any more.
       if (o.status === "pending" && o.order_type === "limit" && o.remaining_amount === "0") fail(`order ${o.trade_id} pending with nothing remaining`);
+      // matched → failed: "error_code and settlement_summary expose the reason".
+      if (o.status === "failed" && !WIRE_ERROR_CODES.includes(o.error_code)) fail(`failed order ${o.trade_id} with error_code ${JSON.stringify(o.error_code)}`);
       if (mo.status !== o.status) note(m, `order ${mo.status}→${o.status}`);
       mo.status = o.status;
     }
@@ -299,7 +319,7 @@ class RequestQuote implements Cmd {
     });
     if (r.status === 200) {
       if (r.body.expires_at <= d.nowSec() || r.body.expires_at > d.nowSec() + 31) fail(`quote expires_at ${r.body.expires_at}, now ${d.nowSec()}`);
-      m.quotes.push({ uuid: r.body.uuid, owner: this.owner, expiresAt: r.body.expires_at, state: "issued", body: r.body });
+      m.quotes.push({ uuid: r.body.uuid, owner: this.owner, expiresAt: r.body.expires_at, state: "issued", ownerSwapsAtIssue: m.swapsAccepted.get(this.owner) ?? 0, body: r.body });
       note(m, "quote 200");
     } else if (r.status === 400 || r.status === 409 || r.status === 422) note(m, `quote ${r.status} ${r.body.detail?.code ?? ""}`);
     else fail(`POST /swap/quote ${r.status} ${JSON.stringify(r.body)}`);
@@ -327,20 +347,33 @@ class ExecuteSwap implements Cmd {
       body.permit_deadline = q.body.permit.eip712.message.deadline;
     }
     const r = await d.call("POST", "/swap", body);
+    const code = r.body?.detail?.error_code ?? r.body?.detail?.code ?? null;
+    // What the model knows of this correctly signed submission: an informational quote has no
+    // route (NO_LIQUIDITY), and a swap of the same wallet accepted since the quote makes it stale.
+    const informational = String(rp.minOutputAmount) === "0";
+    const stale = (m.swapsAccepted.get(q.owner) ?? 0) > q.ownerSwapsAtIssue;
     if (q.state !== "issued") {
       if (r.status !== 410) fail(`POST /swap on a ${q.state} quote answered ${r.status} ${JSON.stringify(r.body)}`);
       note(m, `swap 410 ${q.state}`);
+    } else if (informational) {
+      if (r.status !== 400 || code !== "NO_LIQUIDITY") fail(`POST /swap of an informational quote (minOutputAmount 0) answered ${r.status} ${JSON.stringify(r.body)}`);
+      note(m, "swap 400 NO_LIQUIDITY informational");
+    } else if (stale) {
+      if (r.status !== 409 || code !== "QUOTE_STALE") fail(`POST /swap of a quote its wallet swapped after answered ${r.status} ${JSON.stringify(r.body)}`);
+      note(m, "swap 409 QUOTE_STALE own swap");
     } else if (r.status === 200) {
       if (r.body.success !== true || r.body.status !== "pending") fail(`POST /swap 200 body ${JSON.stringify(r.body)}`);
       q.state = "consumed";
+      m.swapsAccepted.set(q.owner, (m.swapsAccepted.get(q.owner) ?? 0) + 1);
       m.orders.set(r.body.trade_id, { id: r.body.trade_id, owner: q.owner, uuidInt: rp.uuid, status: "pending", createdSec: d.nowSec() });
       const again = await d.call("POST", "/swap", body);
       if (again.status !== 410) fail(`a consumed quote answered ${again.status}`);
       note(m, "swap 200");
-    } else if (r.status === 400 || r.status === 409) {
-      // Not consumed (spec): a later valid POST /swap may still take it.
-      note(m, `swap ${r.status} ${r.body.detail?.error_code ?? r.body.detail?.code ?? ""}`);
-    } else fail(`POST /swap ${r.status} ${JSON.stringify(r.body)}`);
+    } else if ((r.status === 400 && (code === "NO_LIQUIDITY" || code === "SLIPPAGE_EXCEEDED")) || (r.status === 409 && (code === "QUOTE_STALE" || code === "STP_BLOCKED"))) {
+      // The book or the wallet's equity moved since the quote (the model does not follow
+      // either): not consumed (spec), so a later valid POST /swap may still take it.
+      note(m, `swap ${r.status} ${code}`);
+    } else fail(`POST /swap of an issued quote, signed as quoted, answered ${r.status} ${JSON.stringify(r.body)}`);
     await observe(m, d);
   }
   toString = () => `swap(#${this.pick})`;
