@@ -256,6 +256,10 @@ async function loadTypeScriptSupport(file: string, required: boolean): Promise<v
   typeScriptLoader = loader;
 }
 
+/** fast-check's named random generators and sizes (what a bundle's randomType and baseSize may be). */
+const RANDOM_TYPES: readonly unknown[] = ["mersenne", "congruential", "congruential32", "xorshift128plus", "xoroshiro128plus"];
+const BASE_SIZES: readonly unknown[] = ["xsmall", "small", "medium", "large", "xlarge"];
+
 export function parseReplayBundle(json: unknown): ReplayBundle {
   const b = json as Partial<ReplayBundle> | null;
   const ok =
@@ -272,8 +276,8 @@ export function parseReplayBundle(json: unknown): ReplayBundle {
   const wrong = (
     [
       ["timeout", b.timeout === undefined || (typeof b.timeout === "number" && b.timeout > 0)],
-      ["randomType", b.randomType === undefined || typeof b.randomType === "string"],
-      ["baseSize", b.baseSize === undefined || typeof b.baseSize === "string"],
+      ["randomType", b.randomType === undefined || RANDOM_TYPES.includes(b.randomType)],
+      ["baseSize", b.baseSize === undefined || BASE_SIZES.includes(b.baseSize)],
       ["defaultSizeToMaxWhenMaxSpecified", b.defaultSizeToMaxWhenMaxSpecified === undefined || typeof b.defaultSizeToMaxWhenMaxSpecified === "boolean"],
     ] as const
   ).find(([, fine]) => !fine);
@@ -313,18 +317,21 @@ export async function replayBundle(file: string): Promise<ReplayResult> {
   // The run's examples came first in its numbering; the replay has none, so its generated
   // values start at 0.
   if (bundle.path !== "") params.path = bundle.exampleCount ? [first - bundle.exampleCount, ...bundle.path.split(":").slice(1)].join(":") : bundle.path;
-  // The run's global sizes, for this check only.
+  // For this check only, the settings that decide generation and failure are the run's, as
+  // the bundle carries them: this process's own global ones (a setup file's) do not apply,
+  // and where the bundle has none, fast-check's defaults do.
   const global = fc.readConfigureGlobal();
-  const sizes: fc.GlobalParameters = {
+  const { baseSize: _b, defaultSizeToMaxWhenMaxSpecified: _d, timeout: _t, randomType: _r, unbiased: _u, ...others } = global;
+  fc.configureGlobal({
+    ...others,
     ...(bundle.baseSize !== undefined ? { baseSize: bundle.baseSize as fc.GlobalParameters["baseSize"] } : {}),
     ...(bundle.defaultSizeToMaxWhenMaxSpecified !== undefined ? { defaultSizeToMaxWhenMaxSpecified: bundle.defaultSizeToMaxWhenMaxSpecified } : {}),
-  };
-  if (Object.keys(sizes).length > 0) fc.configureGlobal({ ...global, ...sizes });
+  });
   let details: fc.RunDetails<unknown>;
   try {
     details = await fc.check(factory({ bundle }), params);
   } finally {
-    if (Object.keys(sizes).length > 0) fc.configureGlobal(global);
+    fc.configureGlobal(global);
   }
   if (!details.failed) return { reproduced: false, bundle };
   return {

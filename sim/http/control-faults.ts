@@ -203,16 +203,10 @@ export class RouteFaults {
     for (const res of this.held) res.socket?.destroy();
     this.held.clear();
     // Requests still in their latency delay are never served: a closed exchange neither
-    // runs them nor keeps the process alive for them. Their clients get a 503 to retry on
-    // (a pool instance's answers name the release), where the connection still takes one.
+    // runs them nor keeps the process alive for them (a pool instance's 503 names the release).
     for (const [timer, res] of this.delayed) {
       clearTimeout(timer);
-      // Never served: a durable log in front is told so, which lets the requests queued
-      // behind it run and its closing checkpoint be taken (the record, a 503, is folded into
-      // that checkpoint and never replayed).
-      void faultHooks(res).committed?.(503);
-      if (res.headersSent || res.destroyed) res.socket?.destroy();
-      else res.status(503).set("Retry-After", "1").json({ detail: SERVICE_UNAVAILABLE_DETAIL });
+      refuseClosing(res);
     }
     this.delayed.clear();
   }
@@ -223,6 +217,9 @@ export class RouteFaults {
    */
   middleware(): RequestHandler {
     return (req, res, next) => {
+      // The exchange is closing: a request that reaches its routes now (one a durable log held
+      // back behind a delayed one) is not served either, nor delayed: 503, as dropHeld answers.
+      if (this.released) return refuseClosing(res);
       if (this.rules.length === 0) return next();
       const rule = this.take(req.method, req.path);
       if (!rule) return next();
@@ -272,6 +269,19 @@ export class RouteFaults {
       } else act();
     };
   }
+}
+
+/**
+ * A request the closing exchange will not serve: a durable log in front is told it took no
+ * effect (which lets the requests queued behind it go the same way, and its closing
+ * checkpoint be taken: the record, a 503, is folded into it and never replayed). Its client
+ * gets 503 with Retry-After at once, before the server closes its connection: nothing took
+ * effect, so the answer need not wait for the record.
+ */
+function refuseClosing(res: Response): void {
+  void faultHooks(res).committed?.(503);
+  if (res.headersSent || res.destroyed) res.socket?.destroy();
+  else res.status(503).set("Retry-After", "1").json({ detail: SERVICE_UNAVAILABLE_DETAIL });
 }
 
 function matches(pattern: string, path: string): boolean {

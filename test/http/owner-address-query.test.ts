@@ -36,4 +36,10 @@ describe("owner_address in the query of GET /orders, GET /fills, DELETE /orders/
       expect((await send(method, path, ALICE)).status, path).toBe(200);
     }
   });
+
+  it("GET /orders: a search longer than 256 characters is 422 before the owner comparison's 403", async () => {
+    ex.clock.advanceSec(1);
+    const r = await request(ex.app).get(`/api/v1/orders?owner_address=${BOB}&search=${"x".repeat(257)}`).set("Authorization", key);
+    expect([r.status, r.body]).toEqual([422, { detail: "query.search: must be at most 256 characters" }]);
+  });
 });

@@ -211,6 +211,30 @@ describe("replay bundles", () => {
     }
   }, 60_000);
 
+  it("a replay uses the run's settings, not the replaying process's own global ones; a bundle naming an unknown generator is refused", async () => {
+    let f: PropertyFailure | undefined;
+    try {
+      await assertWithReplay({ module: TOY, export: "noArraysOfThree" }, { numRuns: 500, seed: 11 }, { dir });
+    } catch (e) {
+      f = e as PropertyFailure;
+    }
+    expect(f, "expected a failure").toBeInstanceOf(PropertyFailure);
+    expect(f!.bundle.baseSize).toBeUndefined();
+    const before = fc.readConfigureGlobal();
+    fc.configureGlobal({ ...before, baseSize: "xlarge", unbiased: true });
+    try {
+      const r = await replayBundle(f!.bundlePath);
+      expect(r.reproduced).toBe(true);
+      expect(r.counterexample).toBe(f!.bundle.commands);
+      // And the process's own settings are back afterwards.
+      expect(fc.readConfigureGlobal()).toMatchObject({ baseSize: "xlarge", unbiased: true });
+    } finally {
+      fc.configureGlobal(before);
+    }
+    expect(() => parseReplayBundle({ ...f!.bundle, randomType: "foo" })).toThrow(/randomType is not what fast-check takes/);
+    expect(() => parseReplayBundle({ ...f!.bundle, baseSize: "huge" })).toThrow(/baseSize is not what fast-check takes/);
+  }, 60_000);
+
   it("a holding property writes nothing and resolves", async () => {
     await expect(assertWithReplay({ module: TOY, export: "alwaysHolds" }, { numRuns: 20 }, { dir: join(dir, "none") })).resolves.toBeUndefined();
     expect(() => readFileSync(join(dir, "none"))).toThrow();

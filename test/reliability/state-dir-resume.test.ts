@@ -352,4 +352,31 @@ describe("route faults with a state directory", () => {
     const back = await start(dir);
     expect(back.persistence?.stats.replayMismatches).toBe(0);
   }, 30_000);
+
+  test("close() with requests queued behind a delayed one: none is served or delayed after the close, and close does not wait for their delays", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-queued-"));
+    const ex = await start(dir);
+    const rules = [
+      { method: "GET", path: "/tokens", latency_ms: 60_000 },
+      { method: "GET", path: "/markets", latency_ms: 60_000 },
+    ];
+    expect((await api(ex.controlUrl, "POST", "/routes", { rules })).status).toBe(200);
+    const send = (p: string) => fetch(`${ex.baseUrl}${p}`).then((r) => r.status, () => "dropped");
+    const first = send("/tokens");
+    await new Promise((r) => setTimeout(r, 100));
+    // Behind the first in the log's order: one that a rule would delay too, and one without a rule.
+    const queued = [send("/markets"), send("/config")];
+    await new Promise((r) => setTimeout(r, 100));
+    // Within the test's 30 s, though each delay is 60 s: close waits for neither.
+    await ex.close();
+    expect(await first).toBe(503);
+    // Their clients were cut off with the server's connections, or got the 503.
+    for (const got of await Promise.all(queued)) expect([503, "dropped"]).toContain(got);
+    const back = await start(dir);
+    expect(back.persistence?.stats.replayMismatches).toBe(0);
+    // None was served after its client had gone: no 200 in the journal that came back.
+    const statuses = (p: string) => back.control.requests({ path: `/api/v1${p}` }).entries.map((e) => e.status);
+    expect(statuses("/tokens")).toEqual([503]);
+    expect([...statuses("/markets"), ...statuses("/config")].filter((st) => st !== 503)).toEqual([]);
+  }, 30_000);
 });

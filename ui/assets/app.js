@@ -517,15 +517,15 @@ function summary(l) {
   return parts.join(", ");
 }
 
-/**
- * The code the client read, when the answer carried one other than the journal's (the
- * simulator names rejections more finely than the spec's codes: README, Error codes on the wire).
- */
 /** Whether a rejection says anything (a section with nothing in it reads like a missing answer). */
 function hasReason(r) {
   return Boolean(r && (r.code || r.detail || r.fields.length || r.signature));
 }
 
+/**
+ * The code the client read, when the answer carried one other than the journal's (the
+ * simulator names rejections more finely than the spec's codes: README, Error codes on the wire).
+ */
 function wireCodeNote(e) {
   let body;
   try {

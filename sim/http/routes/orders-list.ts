@@ -237,8 +237,9 @@ export function selectOrders(all: readonly OrderWire[], q: ListQuery): { trades:
 export function listOrdersHandler(engine: OrdersListEngine) {
   return (req: Request, res: Response): void => {
     const q = parseInput(ListOrdersQuery, req.query, "query") as ListQuery;
-    const owner = requireOwner(res, q.owner_address);
+    // Every 422 before the owner comparison's 403 (401 → 429 → 422 → 403).
     if (q.search !== undefined && q.search.length > 256) throw new ExchangeError("VALIDATION", 422, "query.search: must be at most 256 characters");
+    const owner = requireOwner(res, q.owner_address);
     res.json(selectOrders(engine.listOrders(owner), q));
   };
 }
