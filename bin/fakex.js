@@ -27,13 +27,13 @@ if (args[0] === "serve") {
 // stops cleanly instead of dying by the signal's default action with nothing said.
 const received = [];
 const hold = (signal) => received.push(signal);
-process.on("SIGINT", hold);
-process.on("SIGTERM", hold);
+// SIGHUP too: a closing terminal or a CI runner's hang-up stops the server like SIGTERM.
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
+for (const signal of STOP_SIGNALS) process.on(signal, hold);
 const early = {
   received,
   release() {
-    process.off("SIGINT", hold);
-    process.off("SIGTERM", hold);
+    for (const signal of STOP_SIGNALS) process.off(signal, hold);
   },
 };
 
