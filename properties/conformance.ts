@@ -640,6 +640,17 @@ export function formatConformanceTable(results: readonly CheckResult[]): string 
 
 export const CONFORMANCE_USAGE = "usage: fakex conformance --base-url URL [--private-key KEY] [--read-only]\n";
 
+/** What --help adds to the usage line. */
+const CONFORMANCE_HELP = `
+Runs the interface's checks against any /api/v1 deployment and prints a table.
+  --base-url URL       the deployment's /api/v1 URL (or FAKEX_BASE_URL)
+  --private-key KEY    a wallet's key (0x + 64 hex digits; or FAKEX_PRIVATE_KEY): turns the
+                       write checks on (an order placed far from any market and cancelled);
+                       they need vault funds for a minimum order, or they are skipped
+  --read-only          only the read checks, even with a key
+Exit 0 when nothing failed, 1 on any failure (an unreachable deployment too), 2 on usage errors.
+`;
+
 /**
  * Null when anything answers HTTP at the deployment (any status), else why not:
  * the network error's code (ECONNREFUSED, ENOTFOUND, ...) or a timeout.
@@ -675,7 +686,7 @@ export async function conformanceCommand(
     return 2;
   }
   if (values.help) {
-    out(CONFORMANCE_USAGE);
+    out(CONFORMANCE_USAGE + CONFORMANCE_HELP);
     return 0;
   }
   const baseUrl = values["base-url"] ?? process.env.FAKEX_BASE_URL;

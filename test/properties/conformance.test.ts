@@ -261,6 +261,8 @@ describe("fakex conformance", () => {
     expect(out).toEqual([]);
     expect(await conformanceCommand(["--help"], (s) => out.push(s), (s) => err.push(s))).toBe(0);
     expect(out.join("")).toContain("--base-url");
+    // --help says what each flag does and names the environment variables (it gave only the usage line).
+    for (const said of ["FAKEX_BASE_URL", "FAKEX_PRIVATE_KEY", "--read-only          only the read checks", "2 on usage errors"]) expect(out.join("")).toContain(said);
   });
 
   it("a deployment nothing answers at: exit 1 with the network error, not a table of failed checks", async () => {
