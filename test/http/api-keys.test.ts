@@ -175,9 +175,12 @@ describe("POST /api-keys (create)", () => {
   it("answers 409 on a reused signature; a failed call does not consume it", async () => {
     const env = setup();
     const signed = await manage(env, "create");
+    // A label too long is the body's shape (422), checked before the signature and its use.
     const tooLong = await request(env.app).post("/api/v1/api-keys").send({ ...signed, label: "x".repeat(129) });
-    expect(tooLong.status).toBe(400);
-    expect(tooLong.body).toEqual({ detail: "label must be a string of at most 128 characters" });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body).toEqual({ detail: "body.label: must be at most 128 characters" });
+    const staleAndLong = await request(env.app).post("/api/v1/api-keys").send({ ...(await manage(env, "create", { timestamp: env.clock.nowSec() - 1000 })), label: "x".repeat(129) });
+    expect(staleAndLong.status).toBe(422);
     const first = await request(env.app).post("/api/v1/api-keys").send({ ...signed, label: "a" });
     expect(first.status).toBe(200);
     const again = await request(env.app).post("/api/v1/api-keys").send({ ...signed, label: "b" });

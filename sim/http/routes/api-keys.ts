@@ -38,7 +38,7 @@
 
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import type { ManageAuth } from "../../core/api-keys.ts";
+import { MAX_LABEL_LENGTH, type ManageAuth } from "../../core/api-keys.ts";
 import { MANAGE_API_KEY_TYPE } from "../../core/typed-data.ts";
 import { requireApiKey } from "../auth.ts";
 import { jsonBody } from "../body.ts";
@@ -62,7 +62,9 @@ const managed = {
   signature: required("signature"),
 };
 
-const CreateInput = z.object({ ...managed, label: z.string({ error: "must be a string" }).nullish() });
+// The label's length is part of the body's shape (422, first): a long label does not hide a
+// bad signature, a stale timestamp or a replay behind a label error.
+const CreateInput = z.object({ ...managed, label: z.string({ error: "must be a string" }).max(MAX_LABEL_LENGTH, `must be at most ${MAX_LABEL_LENGTH} characters`).nullish() });
 const ListInput = z.object(managed);
 const RevokeInput = z.object({ ...managed, api_key: required("api_key") });
 const RevokeAllInput = z.object(managed);
