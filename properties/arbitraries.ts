@@ -8,6 +8,7 @@ import { ceilDiv } from "../sim/core/economics.ts";
 import type { Side } from "../sim/core/order-terms.ts";
 import type { MarketInfo, Registry, RegistryConfig, TokenInfo } from "../sim/core/registry.ts";
 import type { Address } from "../sim/core/typed-data.ts";
+import { EXPIRATION_MAX_AHEAD_SEC } from "../sim/core/expiration.ts";
 
 const HEX = "0123456789abcdef".split("");
 
@@ -172,8 +173,8 @@ export function spentToken(spec: Pick<OrderSpec, "market" | "side">): Address {
   return spec.side === "bid" ? spec.market.quote : spec.market.base;
 }
 
-/** Longest order lifetime the expiration rule allows (365 days − 300 s). */
-export const MAX_EXPIRATION_WINDOW_SEC = 365 * 86_400 - 300;
+/** Longest order lifetime the expiration rule allows (365 days − 300 s): the engine's own bound. */
+export const MAX_EXPIRATION_WINDOW_SEC = EXPIRATION_MAX_AHEAD_SEC;
 
 /**
  * A valid POST /orders body (unsigned) for a market of the registry. Its expiration is

@@ -58,6 +58,13 @@ export interface RegistryConfig {
   fee_bps?: number;
 }
 
+/** Every key of the three config objects above (a config file with any other is refused). */
+export const REGISTRY_CONFIG_KEYS = {
+  config: ["tokens", "markets", "fee_bps"],
+  token: ["symbol", "currency", "decimals", "min_trade_amount_raw", "permit", "address"],
+  market: ["base", "quote", "tick_precision", "quantity_precision", "min_ask_amount_raw", "min_bid_quote_amount_raw", "active"],
+} as const satisfies { config: readonly (keyof RegistryConfig)[]; token: readonly (keyof TokenConfig)[]; market: readonly (keyof MarketConfig)[] };
+
 /** A config file that cannot describe a sane registry. The message names the offending path. */
 export class RegistryConfigError extends Error {
   constructor(message: string) {
@@ -76,6 +83,11 @@ const UINT256_DEC = /^(0|[1-9][0-9]{0,77})$/;
 const SYMBOL = /^[A-Za-z0-9.\-_]{1,32}$/;
 const CURRENCY = /^[A-Za-z]{3}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** Whether `text` is written as an address: 0x and 40 hex digits, any case. */
+export function isAddressText(text: string): boolean {
+  return ADDRESS.test(text);
+}
 
 /**
  * Placeholder address for a token with no deployed address: 2 bytes of its rank
@@ -235,6 +247,11 @@ export class Registry {
 
   tokenBySymbol(symbol: string): TokenInfo | undefined {
     return this.tokensBySymbol.get(symbol);
+  }
+
+  /** By address when `name` is one (0x and 40 hex digits, any case), else by symbol. */
+  tokenNamed(name: string): TokenInfo | undefined {
+    return isAddressText(name) ? this.token(name) : this.tokenBySymbol(name);
   }
 
   markets(): MarketInfo[] {
