@@ -256,6 +256,31 @@ describe("restores with a state directory", () => {
     expect(back.control.eventHash()).toBe(restored);
   }, 60_000);
 
+  test("snapshot ids keep counting across a restart: an id kept from before answers 404, never a snapshot taken after; after a crash the log's takes come back under their ids", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-ids-"));
+    const ex = await start(dir);
+    expect((await control(ex, "/snapshot", {})).id).toBe("1");
+    await ex.persistence!.persist();
+    // Taken after the checkpoint: only the log holds it.
+    expect((await control(ex, "/snapshot", {})).id).toBe("2");
+    const crashed = crashCopy(dir);
+    await ex.close();
+
+    const back = await start(dir);
+    const restoreOld = await fetch(`${back.controlUrl}/restore`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: "1" }) });
+    expect(restoreOld.status).toBe(404);
+    expect((await control(back, "/snapshot", {})).id).toBe("3");
+    await back.close();
+
+    const replayed = await start(crashed);
+    // The replayed take is snapshot 2 again, of the same state; snapshot 1 (before the checkpoint) is gone.
+    const hash = replayed.control.eventHash();
+    await control(replayed, "/fund", { address: replayed.accounts[0]!.address, token: "USDC", amount: "5", vault: true });
+    await control(replayed, "/restore", { id: "2" });
+    expect(replayed.control.eventHash()).toBe(hash);
+    expect((await control(replayed, "/snapshot", {})).id).toBe("3");
+  }, 90_000);
+
   test("the same for evm_revert through rpc_url to a chain snapshot taken before the last checkpoint", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-revert-"));
     const ex = await start(dir);
