@@ -9,6 +9,7 @@ import type { ActivityView } from "../../fixtures/activity.ts";
 import { Vault } from "../../sim/chain/artifacts.ts";
 import { maxStepMove, walkBand } from "../../sim/core/market-walk.ts";
 import type { Address } from "../../sim/core/typed-data.ts";
+import { fundPair, placeLimit } from "../fixtures/chain-client.ts";
 
 let ex: FakeExchange;
 let clean: string;
@@ -237,6 +238,57 @@ describe("market activity", () => {
 });
 
 describe("market activity: the FX feed keeps its anchors", () => {
+  test("the maker holding more of the base token asks: trades between the makers move base both ways, so neither runs dry", async () => {
+    const m = ex.registry.marketBySymbol(SYMBOL)!;
+    const engine = ex.parts.engine;
+    const held = (i: number) => {
+      const acc = engine.vaultAccount(ex.makers[i]!.address, m.base);
+      return acc.available + acc.frozen;
+    };
+    const gapBefore = held(0) - held(1);
+    const fillsBefore = engine.fillCount();
+    await run(30, { markets: [SYMBOL], takers_per_min: 60, volatility: 0.002, step_sec: 30 });
+    const makers = ex.makers.map((x) => x.address.toLowerCase());
+    let traded = 0n;
+    const askers = new Set<string>();
+    for (const f of engine.fillRecords().slice(fillsBefore)) {
+      const maker = engine.orderRecord(f.makerOrderId);
+      const taker = engine.orderRecord(f.takerOrderId);
+      if (!makers.includes(maker.owner) || !makers.includes(taker.owner)) continue;
+      traded += f.baseRaw;
+      askers.add(maker.side === "ask" ? maker.owner : taker.owner);
+    }
+    expect(traded).toBeGreaterThan(0n);
+    // Both makers sold base in turn; always the same one would move the gap by twice what was traded.
+    expect(askers.size).toBe(2);
+    const moved = held(0) - held(1) - gapBefore;
+    expect(moved < 0n ? -moved : moved).toBeLessThan(traded / 4n);
+  });
+
+  test("a market FX no longer anchors goes quiet: no quotes and no takers, so users' orders there are not traded at any price", async () => {
+    const symbol = eurUsdc();
+    const m = ex.registry.marketBySymbol(symbol)!;
+    expect((await ctl("POST", "/activity", { markets: [symbol], takers_per_min: 60, step_sec: 30 })).status).toBe(200);
+    const mid = Number((await view()).markets[symbol]!.mid);
+    const [a, b] = [ex.accounts[0]!, ex.accounts[1]!];
+    await fundPair(ex, m, a, b);
+    const ask = await placeLimit(ex, a, symbol, "ask", (mid * 2).toFixed(m.tickPrecision));
+    const bid = await placeLimit(ex, b, symbol, "bid", (mid / 2).toFixed(m.tickPrecision));
+    // Quotes only from five hours ago: EUR/USD is stale, and nothing anchors the market.
+    const now = ex.control.now().now;
+    const quotes = ["p1", "p2", "p3"].map((provider) => ({ provider, base: "EUR", quote: "USD", rate: "1.08", ts: now - 5 * 3600 }));
+    expect((await ctl("POST", "/fx/quotes", { quotes, replace: true })).status).toBe(200);
+    const fillsBefore = ex.parts.engine.fillCount();
+    for (let i = 0; i < 5; i++) await ex.control.advanceClock(30);
+    expect((await view()).markets[symbol]!.anchor).toBeNull();
+    expect(ex.parts.engine.fillRecords().slice(fillsBefore).map((f) => [f.makerOrderId, f.takerOrderId])).toEqual([]);
+    expect(ex.parts.engine.orderRecord(ask).status).toBe("pending");
+    expect(ex.parts.engine.orderRecord(bid).status).toBe("pending");
+    // The users' orders are all that is left on the book.
+    expect(ex.parts.engine.depth(symbol, "ask").map((l) => l.orders)).toEqual([1]);
+    expect(ex.parts.engine.depth(symbol, "bid").map((l) => l.orders)).toEqual([1]);
+  });
+
   test("quotes and a walking mid go on past 4 h of virtual time (the FX recency window), on every market", async () => {
     await ctl("POST", "/activity", { markets: "*", takers_per_min: 0, step_sec: 1800 });
     await ex.control.advanceClock(6 * 3600);
