@@ -192,7 +192,8 @@ function directLength(req: IncomingMessage, maxBytes: number): number {
   const cl = h["content-length"];
   if (cl === undefined || !DECIMAL.test(cl)) return -1;
   const length = Number(cl);
-  // Over the limit: express.json answers 413 without reading; a stream already read is its business too.
+  // Over the limit: express.json's 413 (it drains the body first, so the client is not cut
+  // off mid-upload); a stream already read is its business too.
   if (length > maxBytes || req.readableDidRead || !req.readable) return -1;
   return length;
 }

@@ -18,9 +18,24 @@ interface AppPrototypes {
 
 /** `http.createServer(app)`, with requests and responses born with `app`'s prototypes. */
 export function createAppServer(app: Application, options: ServerOptions = {}): Server {
-  const server = createPrototypedServer(app, options);
+  // Node's own Host check answers an empty 400; this one answers it as the interface does.
+  const handle = (req: IncomingMessage, res: ServerResponse) => (lacksHost(req) ? answerBare(res, 400, "Bad Request: an HTTP/1.1 request needs a Host header", true) : app(req, res));
+  const server = createPrototypedServer(handle, app, { ...options, requireHostHeader: false });
   server.on("clientError", answerUnparsable);
+  // An Expect header other than 100-continue: Node's 417, with a {"detail"} body instead of an empty one.
+  server.on("checkExpectation", (_req: IncomingMessage, res: ServerResponse) => answerBare(res, 417, "Expectation Failed: only Expect: 100-continue is supported", false));
   return server;
+}
+
+function lacksHost(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
+}
+
+/** An answer from before the app: status and a {"detail"} body (and the connection closed, as Node closes it after its 400). */
+function answerBare(res: ServerResponse, status: number, detail: string, close: boolean): void {
+  const body = JSON.stringify({ detail });
+  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(body), ...(close ? { Connection: "close" } : {}) });
+  res.end(body);
 }
 
 /**
@@ -45,13 +60,13 @@ function answerUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {
           : [400, "Bad Request"];
   const body = JSON.stringify({ detail: reason });
   // Then closed from this side too, as Node's default does (a half-open client would keep it).
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
 }
 
-function createPrototypedServer(app: Application, options: ServerOptions): Server {
+function createPrototypedServer(handle: (req: IncomingMessage, res: ServerResponse) => void, app: Application, options: ServerOptions): Server {
   const { request, response } = app as unknown as AppPrototypes;
   // A Node whose IncomingMessage / ServerResponse are classes cannot take this route.
-  if (isClass(IncomingMessage) || isClass(ServerResponse)) return createServer(options, app);
+  if (isClass(IncomingMessage) || isClass(ServerResponse)) return createServer(options, handle);
   // Constructor functions (not classes), so their prototype can be the app's own objects.
   function AppRequest(this: IncomingMessage, ...args: ConstructorParameters<typeof IncomingMessage>): void {
     Reflect.apply(IncomingMessage, this, args);
@@ -67,7 +82,7 @@ function createPrototypedServer(app: Application, options: ServerOptions): Serve
       IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
       ServerResponse: AppResponse as unknown as typeof ServerResponse,
     },
-    app,
+    handle,
   );
 }
 

@@ -77,7 +77,7 @@ describe("createAppServer: requests Node's parser refuses", () => {
   it("headers over Node's limit: 431 with the interface's {detail} body, not an empty one", async () => {
     const a = await send(appPort, "GET", "/api/v1/markets", { authorization: `Bearer ${"k".repeat(60_000)}` });
     expect(a.status).toBe(431);
-    expect(a.headers).toContain("Content-Type: application/json");
+    expect(a.headers).toContain("Content-Type: application/json; charset=utf-8");
     expect(JSON.parse(a.body)).toEqual({ detail: "Request Header Fields Too Large" });
   });
 
@@ -85,6 +85,24 @@ describe("createAppServer: requests Node's parser refuses", () => {
     const answer = await raw(`POST /api/v1/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2;${"e".repeat(20_000)}\r\n{}\r\n0\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
     expect(answer.endsWith('\r\n\r\n{"detail":"Payload Too Large"}')).toBe(true);
+  });
+
+  it("an HTTP/1.1 request without Host: 400 with a {detail} body, and the connection closed", async () => {
+    const answer = await raw("GET /api/v1/markets HTTP/1.1\r\n\r\n");
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/);
+    expect(answer.endsWith('\r\n\r\n{"detail":"Bad Request: an HTTP/1.1 request needs a Host header"}')).toBe(true);
+    // HTTP/1.0 has no Host requirement: served.
+    expect(await raw("GET /api/v1/system/time HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+  });
+
+  it("an Expect other than 100-continue: 417 with a {detail} body; 100-continue is served", async () => {
+    const refused = await send(appPort, "GET", "/api/v1/markets", { expect: "something-else" });
+    expect(refused.status).toBe(417);
+    expect(refused.headers).toContain("Content-Type: application/json; charset=utf-8");
+    expect(JSON.parse(refused.body)).toEqual({ detail: "Expectation Failed: only Expect: 100-continue is supported" });
+    const answer = await raw('POST /api/v1/orders/preview HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 4\d\d /);
   });
 
   it("malformed HTTP: 400 with a {detail} body", async () => {
