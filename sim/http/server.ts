@@ -18,17 +18,38 @@ interface AppPrototypes {
 
 /** `http.createServer(app)`, with requests and responses born with `app`'s prototypes. */
 export function createAppServer(app: Application, options: ServerOptions = {}): Server {
-  // Node's own Host check answers an empty 400; this one answers it as the interface does.
-  const handle = (req: IncomingMessage, res: ServerResponse) => (lacksHost(req) ? answerBare(res, 400, "Bad Request: an HTTP/1.1 request needs a Host header", true) : app(req, res));
+  // Node's own Host check answers an empty 400 (and lets a second Host or a malformed one
+  // through); this one answers as the interface does.
+  const handle = (req: IncomingMessage, res: ServerResponse) => (badHost(req) ? refuseHost(res) : app(req, res));
   const server = createPrototypedServer(handle, app, { ...options, requireHostHeader: false });
   server.on("clientError", answerUnparsable);
-  // An Expect header other than 100-continue: Node's 417, with a {"detail"} body instead of an empty one.
-  server.on("checkExpectation", (_req: IncomingMessage, res: ServerResponse) => answerBare(res, 417, "Expectation Failed: only Expect: 100-continue is supported", false));
+  // An Expect header other than 100-continue: Node's 417, with a {"detail"} body instead of an
+  // empty one. Node asks before the request handler runs, so the Host check comes first here too.
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) =>
+    badHost(req) ? refuseHost(res) : answerBare(res, 417, "Expectation Failed: only Expect: 100-continue is supported", false),
+  );
   return server;
 }
 
-function lacksHost(req: IncomingMessage): boolean {
-  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
+/** host [":" port], as RFC 3986 spells a reg-name, an IPv4 or a bracketed IP literal (empty allowed). */
+const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request with no Host, more than one, or one whose value is not a
+ * host is answered 400. (Node keeps the first of several Host lines and reads no value.)
+ */
+function badHost(req: IncomingMessage): boolean {
+  if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
+  const host = req.headers.host;
+  if (host === undefined || !HOST_VALUE.test(host)) return true;
+  let lines = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") lines++;
+  return lines !== 1;
+}
+
+function refuseHost(res: ServerResponse): void {
+  answerBare(res, 400, "Bad Request: an HTTP/1.1 request needs exactly one valid Host header", true);
 }
 
 /** An answer from before the app: status and a {"detail"} body (and the connection closed, as Node closes it after its 400). */

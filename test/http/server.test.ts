@@ -87,12 +87,19 @@ describe("createAppServer: requests Node's parser refuses", () => {
     expect(answer.endsWith('\r\n\r\n{"detail":"Payload Too Large"}')).toBe(true);
   });
 
-  it("an HTTP/1.1 request without Host: 400 with a {detail} body, and the connection closed", async () => {
-    const answer = await raw("GET /api/v1/markets HTTP/1.1\r\n\r\n");
-    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(answer).toMatch(/\r\nConnection: close\r\n/);
-    expect(answer.endsWith('\r\n\r\n{"detail":"Bad Request: an HTTP/1.1 request needs a Host header"}')).toBe(true);
-    // HTTP/1.0 has no Host requirement: served.
+  it("an HTTP/1.1 request without Host, with two, or with one that is not a host: 400 with a {detail} body, and the connection closed", async () => {
+    for (const hostLines of ["", "Host: a\r\nHost: b\r\n", "Host: a b\r\n", "Host: a/b\r\n"]) {
+      const answer = await raw(`GET /api/v1/markets HTTP/1.1\r\n${hostLines}\r\n`);
+      expect(answer, JSON.stringify(hostLines)).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/);
+      expect(answer.endsWith('\r\n\r\n{"detail":"Bad Request: an HTTP/1.1 request needs exactly one valid Host header"}')).toBe(true);
+    }
+    // Even with an Expect Node asks about before the request handler.
+    expect(await raw("GET /api/v1/markets HTTP/1.1\r\nExpect: foo\r\n\r\n")).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    // Hosts as clients send them, and HTTP/1.0 with none: served.
+    for (const host of ["127.0.0.1:8080", "localhost", "[::1]:3000", "api.example.com", ""]) {
+      expect(await raw(`GET /api/v1/system/time HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`), host).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    }
     expect(await raw("GET /api/v1/system/time HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   });
 
