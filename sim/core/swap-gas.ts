@@ -46,7 +46,7 @@ export function fxUsdPrice(fx: FxRates): UsdPrice {
   };
 }
 
-/** A fixed table by currency (tests and the memory fixture). */
+/** A fixed table by currency (an Engine built without usdPrice, and tests); the fixtures price at their FX rates. */
 export function fixedUsdPrice(byCurrency: Readonly<Record<string, string>>): UsdPrice {
   return (t) => {
     if (t.currency === "USD") return { units: 1n, scale: 0 };

@@ -13,6 +13,7 @@ import { VirtualClock, type Clock } from "../core/clock.ts";
 import type { ConfigInputs } from "../core/config-view.ts";
 import { Engine, type EngineOptions } from "../core/engine.ts";
 import { FxRates, installDefaultFx } from "../core/fx.ts";
+import { fxUsdPrice } from "../core/swap-gas.ts";
 import { Health } from "../core/health.ts";
 import { RateLimiter } from "../core/rate-limits.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry, type RegistryConfig } from "../core/registry.ts";
@@ -150,11 +151,13 @@ export function createMemoryExchange(o: MemoryExchangeOptions = {}): MemoryExcha
   const registry = new Registry(o.registry ?? DEFAULT_REGISTRY_CONFIG);
   const executorId = o.executorId ?? d.executorId;
   const chain = new MemoryChain({ clock });
-  const engine = new Engine({ seed, ...o.engine, clock, registry, executorId, chain });
-  // The engine owns the executor id; Health reads it from there (one source of truth).
-  const health = new Health(clock, {}, engine);
+  // Swap gas is priced in tokens at the service's own FX rates (GET /fx/rate), unless the caller prices it.
   const fx = new FxRates(clock);
   installDefaultFx(fx, clock.nowSec());
+  const swaps = { ...o.engine?.swaps, usdPrice: o.engine?.swaps?.usdPrice ?? fxUsdPrice(fx) };
+  const engine = new Engine({ seed, ...o.engine, swaps, clock, registry, executorId, chain });
+  // The engine owns the executor id; Health reads it from there (one source of truth).
+  const health = new Health(clock, {}, engine);
   const apiKeys = new ApiKeyStore(clock, new Rng(`${String(seed)}/api-keys`));
   const rateLimits = new RateLimiter(clock);
   if (o.rateLimits === false) rateLimits.setEnabled(false);

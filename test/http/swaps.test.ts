@@ -143,6 +143,29 @@ describe("POST /swap/quote", () => {
     expect(q["permit"]).toBeNull();
   });
 
+  it("gas in a non-USD token is the USD cost at the service's own FX rate (GET /fx/rate), rounded up, and follows that rate", async () => {
+    const ex = exchange();
+    await book(ex);
+    /** ceil(usd / rate × 10^6): the EURC raw amount (6 decimals) worth `usd` at EUR/USD `rate`. */
+    const atRate = (usd: string, rate: string) => {
+      const [ui, uf = ""] = usd.split(".");
+      const [ri, rf = ""] = rate.split(".");
+      const n = BigInt(ui! + uf) * 10n ** 6n * 10n ** BigInt(rf.length);
+      const d = 10n ** BigInt(uf.length) * BigInt(ri! + rf);
+      return ((n + d - 1n) / d).toString();
+    };
+    const eurUsd = async () => ((await request(ex.app).get("/api/v1/fx/rate?base=EUR&quote=USD")).body as { rate: string }).rate;
+    const q = await quote(ex, quoteBody(ex, ALICE));
+    expect(q.quote_breakdown!.gas_cost_output_token).toBe(atRate(q.quote_breakdown!.gas_cost_usd, await eurUsd()));
+    // Other FX data (as POST /__fakex/fx/quotes with replace: true), another gas amount at that rate.
+    const ts = ex.clock.nowSec();
+    ex.fx.clear();
+    ex.fx.addQuotes(["p1", "p2", "p3"].map((provider) => ({ provider, base: "EUR", quote: "USD", rate: "1.25", ts })));
+    expect(await eurUsd()).toBe("1.25");
+    const again = await quote(ex, quoteBody(ex, ALICE));
+    expect(again.quote_breakdown!.gas_cost_output_token).toBe(atRate(again.quote_breakdown!.gas_cost_usd, "1.25"));
+  });
+
   it("pay_more: maxInputAmount equals input_amount_after_gas and exceeds the spend", async () => {
     const ex = exchange();
     await book(ex);
