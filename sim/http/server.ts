@@ -32,7 +32,7 @@ export function createAppServer(app: Application, options: ServerOptions = {}): 
 }
 
 /** host [":" port], as RFC 3986 spells a reg-name, an IPv4 or a bracketed IP literal (empty allowed). */
-const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
+const HOST_VALUE = /^(?:\[[0-9A-Za-z:.%\-_~]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
 
 /**
  * RFC 9112 §3.2: an HTTP/1.1 request with no Host, more than one, or one whose value is not a

@@ -97,7 +97,7 @@ describe("createAppServer: requests Node's parser refuses", () => {
     // Even with an Expect Node asks about before the request handler.
     expect(await raw("GET /api/v1/markets HTTP/1.1\r\nExpect: foo\r\n\r\n")).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     // Hosts as clients send them, and HTTP/1.0 with none: served.
-    for (const host of ["127.0.0.1:8080", "localhost", "[::1]:3000", "api.example.com", ""]) {
+    for (const host of ["127.0.0.1:8080", "localhost", "[::1]:3000", "[fe80::1%25eth0]:80", "api.example.com", "API.Example.com.", "my_service:8080", ""]) {
       expect(await raw(`GET /api/v1/system/time HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`), host).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     }
     expect(await raw("GET /api/v1/system/time HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
