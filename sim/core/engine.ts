@@ -506,8 +506,8 @@ export class Engine {
    * whether its owner owes the vault the token it gives (withdrawn on chain beyond available,
    * so an INSUFFICIENT_VAULT_BALANCE revert is this side's).
    */
-  private revertSide(o: OrderRecord): RevertSide {
-    return { expiration: o.expiration, isSwap: o.orderType === "swap", owesVault: this.vaultDebt.has(`${o.owner}|${o.fromToken}`) };
+  private revertSide(o: OrderRecord, isMaker: boolean): RevertSide {
+    return { expiration: o.expiration, isSwap: o.orderType === "swap", owesVault: this.vaultDebt.has(`${o.owner}|${o.fromToken}`), isMaker };
   }
 
   /**
@@ -1083,8 +1083,8 @@ export class Engine {
       batch.status = "failed";
       const reason = r.revertReason ?? "TRANSACTION_REVERTED";
       // The revert is the whole transaction's: each party is weighed against all the others.
-      const swapSide = this.revertSide(swap);
-      const makers = fills.map((f) => this.revertSide(this.orders.get(f.makerOrderId)!));
+      const swapSide = this.revertSide(swap, false);
+      const makers = fills.map((f) => this.revertSide(this.orders.get(f.makerOrderId)!, true));
       fills.forEach((f, i) => this.finishSwapLeg(f, "failed", reason, now, [swapSide, ...makers.filter((_, j) => j !== i)]));
       swap.error = reason;
       swap.errorCode = errorCodeForSide(reason, swapSide, makers, this.clock.nowSec());
@@ -1133,7 +1133,7 @@ export class Engine {
       this.settleSide(maker, f.makerGive, 0n, mv.makerCredit);
       if (mv.makerFee > 0n) this.ledger.credit(this.protocolOwner, maker.toToken, mv.makerFee);
     } else {
-      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForSide(reason, this.revertSide(maker), others, this.clock.nowSec()), now);
+      this.unwindSide(maker, f.lots, f.makerGive, reason, errorCodeForSide(reason, this.revertSide(maker, true), others, this.clock.nowSec()), now);
     }
     maker.updatedAt = now;
     if (maker.status === "matched" && this.fills.allFinal(maker)) this.moveOrder(maker, "settled", now);
@@ -1353,8 +1353,8 @@ export class Engine {
     } else {
       const lots = this.fills.lotsOf(id);
       const nowSec = this.clock.nowSec();
-      this.unwindSide(maker, lots, makerGive, reason, errorCodeForSide(reason, this.revertSide(maker), [this.revertSide(taker)], nowSec), now);
-      this.unwindSide(taker, lots, takerGive, reason, errorCodeForSide(reason, this.revertSide(taker), [this.revertSide(maker)], nowSec), now);
+      this.unwindSide(maker, lots, makerGive, reason, errorCodeForSide(reason, this.revertSide(maker, true), [this.revertSide(taker, false)], nowSec), now);
+      this.unwindSide(taker, lots, takerGive, reason, errorCodeForSide(reason, this.revertSide(taker, false), [this.revertSide(maker, true)], nowSec), now);
     }
     this.afterFillFinal(maker, now);
     this.afterFillFinal(taker, now);

@@ -57,15 +57,19 @@ export interface RevertSide {
   isSwap: boolean;
   /** The owner owes the vault the token this order gives (Engine.applyWithdrawal's debt). */
   owesVault?: boolean;
+  /** The fill's resting order (a swap's legs: each maker), not its taker. */
+  isMaker?: boolean;
 }
 
 /**
  * The typed code a failed fill leaves on `self`. A revert names one party's problem; to the
  * other side it is a counterparty-state change, which the spec files under the catch-all
  * TRANSIENT_SETTLEMENT_FAILURE (its action: retry), so that side is not told to re-sign.
- * ORDER_EXPIRED goes to the order(s) whose expiration had passed by `nowSec` (both when
- * neither or both had: then it cannot be told), INSUFFICIENT_VAULT_BALANCE likewise to the
- * order(s) whose owner owes the vault; the Intent's own reasons to the swap only.
+ * ORDER_EXPIRED goes to the order(s) whose expiration had passed by `nowSec`,
+ * INSUFFICIENT_VAULT_BALANCE likewise to the order(s) whose owner owes the vault; the
+ * Intent's own reasons to the swap only. When no side is picked out (a fault plan injected
+ * the reason) the maker takes it: a live revert names one party, and the resting order is
+ * the one that had time to expire or lose its funds.
  * `others` are the orders on the other side (a swap has one per leg).
  */
 export function errorCodeForSide(reason: string | null, self: RevertSide, others: readonly RevertSide[], nowSec: number): ErrorCode {
@@ -84,9 +88,10 @@ function codeForSide(reason: string | null, self: RevertSide, others: readonly R
   return code;
 }
 
-/** The revert is `self`'s when the test picks it out, or when it picks out no other side (then it cannot be told). */
+/** The revert is `self`'s when the test picks it out, or, when it picks out no side at all, when `self` is the maker. */
 function concerns(self: RevertSide, others: readonly RevertSide[], test: (o: RevertSide) => boolean): boolean {
-  return test(self) || !others.some(test);
+  if (test(self)) return true;
+  return !others.some(test) && self.isMaker === true;
 }
 
 /**

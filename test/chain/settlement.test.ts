@@ -101,9 +101,11 @@ describe("engine on the Anvil port", () => {
     const r = await env.port.getReceipt(fill.tx_hash as Hex);
     expect([r!.failedMask, r!.failures]).toEqual([1n, [{ index: 0, reason: "INSUFFICIENT_VAULT_BALANCE" }]]);
     expect(env.engine.getOrder(takerId).status).toBe("failed");
-    expect(env.engine.getOrder(takerId).error_code).toBe("INSUFFICIENT_EQUITY");
+    // Injected, so no owner owes the vault: the maker takes the shortfall's code, the taker the catch-all.
+    expect(env.engine.getOrder(takerId).error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");
     // The maker was fully matched by this fill, so it fails with it.
     expect(env.engine.getOrder(makerId).status).toBe("failed");
+    expect(env.engine.getOrder(makerId).error_code).toBe("INSUFFICIENT_EQUITY");
     // Nothing moved on chain, and the engine unwound its ledger to match.
     expect(await ledgerMismatches(env, [alice, bob])).toEqual([]);
     // The engine cleared the fault on chain after the receipt.

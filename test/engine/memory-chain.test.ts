@@ -142,13 +142,16 @@ describe("settlement vocabulary and fault plans", () => {
     const now = 1_000;
     const expired = { expiration: 1_000, isSwap: false };
     const live = { expiration: 1_001, isSwap: false };
+    const liveMaker = { ...live, isMaker: true };
     const swap = { expiration: 2_000, isSwap: true };
     const T = "TRANSIENT_SETTLEMENT_FAILURE";
-    // ORDER_EXPIRED: the expired side only; both when both or neither expired (cannot tell).
+    // ORDER_EXPIRED: the expired side only (both when both expired); when neither had (a fault
+    // plan injected it), the maker, as a live revert names one party: the taker gets the catch-all.
     expect(errorCodeForSide("ORDER_EXPIRED", expired, [live], now)).toBe("INTENT_DEADLINE_EXPIRED");
     expect(errorCodeForSide("ORDER_EXPIRED", live, [expired], now)).toBe(T);
     expect(errorCodeForSide("ORDER_EXPIRED", expired, [expired], now)).toBe("INTENT_DEADLINE_EXPIRED");
-    expect(errorCodeForSide("ORDER_EXPIRED", live, [live], now)).toBe("INTENT_DEADLINE_EXPIRED");
+    expect(errorCodeForSide("ORDER_EXPIRED", liveMaker, [live], now)).toBe("INTENT_DEADLINE_EXPIRED");
+    expect(errorCodeForSide("ORDER_EXPIRED", live, [liveMaker], now)).toBe(T);
     // A swap whose maker leg expired: the swap sees a counterparty change, the maker its own deadline.
     expect(errorCodeForSide("ORDER_EXPIRED", swap, [live, expired], now)).toBe(T);
     expect(errorCodeForSide("ORDER_EXPIRED", expired, [swap], now)).toBe("INTENT_DEADLINE_EXPIRED");
@@ -162,16 +165,17 @@ describe("settlement vocabulary and fault plans", () => {
       expect(errorCodeForSide(reason, live, [swap], now)).toBe(T);
     }
     // A shortfall goes to the side whose owner owes the vault (an emergency exit past available);
-    // when neither or both do, it cannot be told: both see it.
+    // both when both do; when neither does (injected), the maker only.
     const owes = { ...live, owesVault: true };
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", owes, [live], now)).toBe("INSUFFICIENT_EQUITY");
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [owes], now)).toBe(T);
-    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [live], now)).toBe("INSUFFICIENT_EQUITY");
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", liveMaker, [live], now)).toBe("INSUFFICIENT_EQUITY");
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [liveMaker], now)).toBe(T);
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", owes, [owes], now)).toBe("INSUFFICIENT_EQUITY");
     // A swap order's code stays inside POST /swap's subset: its makers may read INSUFFICIENT_EQUITY, it the catch-all.
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", swap, [live], now)).toBe(T);
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", { ...swap, owesVault: true }, [live], now)).toBe(T);
-    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [swap], now)).toBe("INSUFFICIENT_EQUITY");
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", liveMaker, [swap], now)).toBe("INSUFFICIENT_EQUITY");
     expect(errorCodeForSide("TOKEN_NOT_WHITELISTED", swap, [live], now)).toBe(T);
     expect(errorCodeForSide("TOKEN_NOT_WHITELISTED", live, [swap], now)).toBe("PAIR_INACTIVE");
     expect(errorCodeForSide("BAD_SIGNATURE", live, [live], now)).toBe(T);
