@@ -11,6 +11,7 @@ import { domainSeparator } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { MANAGE_API_KEY_TYPE, ORDER_TYPE, CANCEL_ORDER_TYPE, type Address, type Hex } from "../sim/core/typed-data.ts";
 import { strayWireCodes } from "./wire-vocabulary.ts";
+import { TYPED_QUOTE_CODES } from "../sim/core/quotes.ts";
 
 export type CheckStatus = "pass" | "fail" | "skip";
 
@@ -27,7 +28,11 @@ export interface ConformanceOptions {
   privateKey?: Hex;
   readOnly?: boolean;
   fetch?: typeof fetch;
+  /** How long one request may take before its check fails (default 30 s). */
+  timeoutMs?: number;
 }
+
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 interface Reply {
   status: number;
@@ -77,9 +82,22 @@ function orderShape(o: Obj, owner: string, orderId: string): void {
   must(o.expiration === undefined || o.expiration === null || typeof o.expiration === "string", "expiration echoed as a string");
   must(o.error === null || typeof o.error === "string", "error string or null");
   must(o.error_code === null || typeof o.error_code === "string", "error_code string or null");
-  must(o.vl_batch_id === null || o.vl_batch_id === undefined, "vl_batch_id null for a standalone order");
+  must(o.vl_batch_id === null, `vl_batch_id present and null for a standalone order, got ${JSON.stringify(o.vl_batch_id)}`);
   must(isObj(o.settlement_summary) && isObj(o.settlement_economics), "settlement_summary and settlement_economics objects");
+  settlementShapes(o.settlement_summary as Obj, o.settlement_economics as Obj);
   must(sameDecimal(String(o.remaining_amount), String(o.amount)) && isZero(o.filled_amount), "a resting order: remaining = amount, nothing filled");
+}
+
+/** The spec's settlement_summary and settlement_economics members, each with its type. */
+function settlementShapes(summary: Obj, economics: Obj): void {
+  must(typeof summary.status === "string", "settlement_summary.status string");
+  for (const k of ["total_fill_count", "pending_fill_count", "settled_fill_count", "failed_fill_count", "reverted_fill_count"]) must(isInt(summary[k]), `settlement_summary.${k} integer`);
+  must(summary.latest_settlement_id === null || isInt(summary.latest_settlement_id), "settlement_summary.latest_settlement_id integer or null");
+  for (const k of ["latest_tx_hash", "latest_parent_status", "latest_fill_settlement_status", "latest_failed_fill_failure_reason"]) {
+    must(k in summary && (summary[k] === null || typeof summary[k] === "string"), `settlement_summary.${k} string or null`);
+  }
+  must(typeof economics.perspective_order_id === "string", "settlement_economics.perspective_order_id string");
+  for (const k of ["gross_debits", "gross_credits", "balance_debits", "balance_credits", "fees_paid"]) must(Array.isArray(economics[k]), `settlement_economics.${k} array`);
 }
 
 /** Zero as a number or a decimal string in any spelling ("0", "0.0000", "+0.00", "-0"). */
@@ -133,8 +151,16 @@ export class ConformanceRun {
       body = JSON.stringify(o.json);
     }
     if (o.auth) headers["authorization"] = o.auth;
-    const res = await this.fetchFn(`${this.base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-    const text = await res.text();
+    const timeoutMs = this.o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.fetchFn(`${this.base}${path}`, { method, headers, signal: AbortSignal.timeout(timeoutMs), ...(body !== undefined ? { body } : {}) });
+      text = await res.text();
+    } catch (e) {
+      if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")) throw new Error(`${method} ${path}: no answer within ${timeoutMs / 1000} s`);
+      throw e;
+    }
     let parsed: unknown = text;
     try {
       parsed = text === "" ? null : JSON.parse(text);
@@ -146,6 +172,12 @@ export class ConformanceRun {
     const type = res.headers.get("content-type") ?? "";
     if (text !== "" && !/^application\/json\b/i.test(type)) this.badEnvelopes.push(`${method} ${path} → ${res.status} content-type ${JSON.stringify(type)}`);
     else if (res.status >= 400 && !(isObj(parsed) && "detail" in parsed)) this.badEnvelopes.push(`${method} ${path} → ${res.status} without detail: ${text.slice(0, 80)}`);
+    // "Server-side failures are mapped to 503 with body detail ... and the header Retry-After: 1;
+    // the cause is not disclosed": a text detail, and the header.
+    if (res.status === 503) {
+      if (!/^\d+$/.test(res.headers.get("retry-after") ?? "")) this.badEnvelopes.push(`${method} ${path} → 503 without Retry-After (whole seconds)`);
+      if (!(isObj(parsed) && typeof parsed.detail === "string")) this.badEnvelopes.push(`${method} ${path} → 503 whose detail is not a text: ${text.slice(0, 80)}`);
+    }
     // A `code` key is an error's only in an error answer (a success body's `code` may be anything,
     // a token's for one); error_code and rejectionCategory are the spec's wherever they appear.
     for (const s of strayWireCodes(parsed)) {
@@ -339,7 +371,9 @@ export class ConformanceRun {
       const req = { from_token: m.base_address, to_token: m.quote_address, from_amount: minAskRaw(m).toString(), owner_address: PROBE_OWNER, recipient: PROBE_OWNER, expiration: now + 600 };
       const r = await this.call("POST", "/swap/quote", { json: req });
       if (r.status !== 200) {
-        must(r.status >= 400 && r.status < 500 && isObj(r.body) && "detail" in r.body, `a refusal is a 4xx with detail, got ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+        // The spec: quotes report the minimum as 400 with detail.code AMOUNT_BELOW_MIN; FACTS: clients read
+        // typed codes from detail.code. A quote at the floor is refused only with one of those codes.
+        must(r.status >= 400 && r.status < 500 && isObj(r.body) && isObj(r.body.detail) && TYPED_QUOTE_CODES.includes(String(r.body.detail.code)), `a refusal is a 4xx with a typed detail.code (${TYPED_QUOTE_CODES.join(", ")}), got ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
         return `refused: ${r.status} ${errorCodeOf(r.body) ?? ""}`.trim();
       }
       const q = r.body;
@@ -440,6 +474,11 @@ export class ConformanceRun {
       must(String(o.fromToken).toLowerCase() === String(m.base_address).toLowerCase(), "an ask spends the base token");
       must(o.initialDepositAmount !== undefined && o.recipient === "0x0000000000000000000000000000000000000000", "recipient is the zero address");
       must(isObj(b.eip712_types) && Array.isArray(b.eip712_types.Order), "eip712_types.Order");
+      // The full Order type: a client signs with the types it is served.
+      const served = (b.eip712_types.Order as unknown[]).map((x) => (isObj(x) ? `${String(x.type)} ${String(x.name)}` : String(x)));
+      must(JSON.stringify(served) === JSON.stringify(ORDER_TYPE.map((x) => `${x.type} ${x.name}`)), `eip712_types.Order is the spec's Order type, got ${served.join(", ")}`);
+      for (const k of ["symbol", "side", "normalized_amount", "normalized_price", "amount_step", "price_step", "from_token", "to_token", "from_amount", "to_amount", "notional"]) must(typeof b[k] === "string", `preview ${k} string, got ${JSON.stringify(b[k])}`);
+      must(typeof b.canonicalization_required === "boolean", "preview canonicalization_required boolean");
       return String(m.symbol);
     });
 

@@ -214,6 +214,48 @@ describe("fakex conformance", () => {
     expect(order.detail).toMatch(/order_type limit, side ask/);
   });
 
+  it("what the audit slipped past: a 503 without Retry-After, an order without vl_batch_id or with an empty settlement_summary, a preview without its fields or with another Order type, a plain swap-quote refusal", async () => {
+    const ex = memory({ engine: { cancelCooldownSec: 0 } });
+    const inner = await serve(ex.app);
+    const origin = inner.replace("/api/v1", "");
+    const through = async (req: express.Request, alter: (body: Record<string, unknown>) => Record<string, unknown>, res: express.Response) => {
+      const r = await fetch(`${origin}${req.originalUrl}`, { method: req.method, headers: { "content-type": "application/json", ...(req.headers.authorization ? { authorization: String(req.headers.authorization) } : {}) }, ...(req.method === "GET" ? {} : { body: JSON.stringify(req.body) }) });
+      res.status(r.status).json(alter((await r.json()) as Record<string, unknown>));
+    };
+    const broken = express();
+    broken.get("/api/v1/fx/rate", (req, res, next) => (req.query.base === "EUR" && req.query.quote === "USD" ? void res.status(503).json({ detail: "upstream down" }) : next()));
+    broken.get(/^\/api\/v1\/orders\/[0-9a-f-]{36}$/, (req, res) =>
+      void through(req, (o) => {
+        const { vl_batch_id: _dropped, ...rest } = o;
+        return { ...rest, settlement_summary: {} };
+      }, res),
+    );
+    broken.post("/api/v1/orders/preview", express.json(), (req, res) =>
+      void through(req, (b) => (b.ok === true ? { ok: true, rounding_mode: b.rounding_mode, eip712_order: b.eip712_order, eip712_types: { Order: (b.eip712_types as { Order: { name: string; type: string }[] }).Order.map((x) => (x.type === "uint48" ? { ...x, type: "uint256" } : x)) } } : b), res),
+    );
+    broken.post("/api/v1/swap/quote", (_req, res) => void res.status(400).json({ detail: "nope" }));
+    broken.use(ex.app);
+    const results = await runConformance({ baseUrl: await serve(broken), privateKey: KEY });
+    const failed = Object.fromEntries(results.filter((r) => r.status === "fail").map((r) => [r.name, r.detail]));
+    const table = formatConformanceTable(results);
+    expect(failed["every answer is JSON and every error carries detail (every response above)"], table).toMatch(/GET \/fx\/rate\?base=EUR&quote=USD → 503 without Retry-After/);
+    expect(failed[results.find((r) => r.name.startsWith("POST /orders signed"))!.name], table).toMatch(/vl_batch_id present and null/);
+    expect(failed["POST /orders/preview: valid ask returns the Order to sign"], table).toMatch(/eip712_types.Order is the spec's Order type/);
+    expect(failed["POST /swap/quote: the quote resource, or a typed refusal"], table).toMatch(/a refusal is a 4xx with a typed detail.code/);
+  });
+
+  it("a request that never answers fails its check after timeoutMs, naming it, and the run goes on", async () => {
+    const ex = memory();
+    const stalled = express();
+    stalled.get("/api/v1/fx/rate", () => undefined);
+    stalled.use(ex.app);
+    const results = await runConformance({ baseUrl: await serve(stalled), readOnly: true, timeoutMs: 300 });
+    const fx = results.find((r) => r.name.startsWith("GET /fx/rate"))!;
+    expect(fx.status, formatConformanceTable(results)).toBe("fail");
+    expect(fx.detail).toMatch(/GET \/fx\/rate\?base=usd&quote=USD: no answer within 0.3 s/);
+    expect(results.find((r) => r.name === "unknown route: 404 {detail: Not Found}")!.status).toBe("pass");
+  });
+
   it("a code outside the spec's vocabulary in any response fails the vocabulary check (and only it)", async () => {
     const ex = memory();
     const broken = express();
