@@ -1277,7 +1277,12 @@ export class Engine {
       } else if (r.status === "reverted") {
         batch.status = "failed";
         failed++;
-        for (const id of batch.fillIds) this.finishFill(id, "failed", r.revertReason ?? "TRANSACTION_REVERTED", now);
+        // A fault plan's batch revert names one pair: the other pairs' makers are not its cause.
+        // Those go first, so an order in both kinds of pair ends with the cause's code.
+        const faultedFills = this.faultedPairs.get(batch.id);
+        const isCause = (id: number) => faultedFills === undefined || faultedFills.includes(id);
+        const inOrder = [...batch.fillIds.filter((id) => !isCause(id)), ...batch.fillIds.filter(isCause)];
+        for (const id of inOrder) this.finishFill(id, "failed", r.revertReason ?? "TRANSACTION_REVERTED", now, isCause(id));
       } else {
         batch.status = "confirmed";
         confirmed++;
@@ -1337,7 +1342,8 @@ export class Engine {
    * Apply a final fill outcome to both orders and the ledger. Reads the fill's
    * columns by id rather than building its record: a round settles thousands.
    */
-  private finishFill(id: number, outcome: "settled" | "reverted" | "failed", reason: string | null, now: Instant): void {
+  /** `mayBeCause`: false for a pair failed only because its batch did (a fault plan named another pair). */
+  private finishFill(id: number, outcome: "settled" | "reverted" | "failed", reason: string | null, now: Instant, mayBeCause = true): void {
     this.moveFill(id, outcome, now);
     this.fills.setRevertReason(id, reason);
     const maker = this.orderAtSeq(this.fills.makerSeqOf(id));
@@ -1353,8 +1359,12 @@ export class Engine {
     } else {
       const lots = this.fills.lotsOf(id);
       const nowSec = this.clock.nowSec();
-      this.unwindSide(maker, lots, makerGive, reason, errorCodeForSide(reason, this.revertSide(maker, true), [this.revertSide(taker, false)], nowSec), now);
-      this.unwindSide(taker, lots, takerGive, reason, errorCodeForSide(reason, this.revertSide(taker, false), [this.revertSide(maker, true)], nowSec), now);
+      // A pair that cannot be the cause has no maker to blame by default: only an order the
+      // reason really concerns (expired, owing the vault) gets its code, the rest the catch-all.
+      const makerSide = this.revertSide(maker, mayBeCause);
+      const takerSide = this.revertSide(taker, false);
+      this.unwindSide(maker, lots, makerGive, reason, errorCodeForSide(reason, makerSide, [takerSide], nowSec), now);
+      this.unwindSide(taker, lots, takerGive, reason, errorCodeForSide(reason, takerSide, [makerSide], nowSec), now);
     }
     this.afterFillFinal(maker, now);
     this.afterFillFinal(taker, now);

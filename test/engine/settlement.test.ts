@@ -95,6 +95,22 @@ describe("settlement", () => {
     expect(o.error).toBe("CHAOS_MONKEY");
   });
 
+  it("a batch-mode revert names one pair: the other pairs of the failed batch get the catch-all on both sides", async () => {
+    const env = trade({ revertSettlements: [{ nth: 1, reason: "INSUFFICIENT_VAULT_BALANCE", mode: "batch" }] });
+    // Two makers, one taker: two pairs in one batch; the plan faults the first.
+    const first = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "5", price: "1.1" })).orderId;
+    const second = env.engine.placeOrder(body(env, { owner: CAROL, side: "ask", amount: "5", price: "1.1" })).orderId;
+    const bid = env.engine.placeOrder(body(env, { owner: BOB, side: "bid", amount: "10", price: "1.1" })).orderId;
+    await env.engine.settleAll();
+    expect(env.engine.settlementBatches()[0]!.status).toBe("failed");
+    expect([first, second, bid].map((id) => [env.engine.getOrder(id).status, env.engine.getOrder(id).error_code])).toEqual([
+      ["failed", "INSUFFICIENT_EQUITY"],
+      ["failed", "TRANSIENT_SETTLEMENT_FAILURE"],
+      ["failed", "TRANSIENT_SETTLEMENT_FAILURE"],
+    ]);
+    expect(vaultMismatches(env)).toEqual([]);
+  });
+
   it("a failed batch (the transaction reverts): every fill failed, orders failed", async () => {
     const env = trade({ revertSettlements: [{ nth: 1, reason: "INSUFFICIENT_VAULT_BALANCE", mode: "batch" }] });
     const { ask, bid } = cross(env, "5", "1.1");

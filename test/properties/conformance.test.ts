@@ -244,6 +244,17 @@ describe("fakex conformance", () => {
     expect(failed["POST /swap/quote: the quote resource, or a typed refusal"], table).toMatch(/a refusal is a 4xx with a typed detail.code/);
   });
 
+  it("a swap quote answered with the spec's 503 (Retry-After, the fixed detail) passes: quoting is down, not wrong", async () => {
+    const ex = memory();
+    const down = express();
+    down.post("/api/v1/swap/quote", (_req, res) => void res.status(503).set("Retry-After", "1").json({ detail: "Service temporarily unavailable; please retry" }));
+    down.use(ex.app);
+    const results = await runConformance({ baseUrl: await serve(down), readOnly: true });
+    const quote = results.find((r) => r.name.startsWith("POST /swap/quote: the quote resource"))!;
+    expect(quote.status, formatConformanceTable(results)).toBe("pass");
+    expect(quote.detail).toMatch(/503/);
+  });
+
   it("a request that never answers fails its check after timeoutMs, naming it, and the run goes on", async () => {
     const ex = memory();
     const stalled = express();
