@@ -166,6 +166,24 @@ describe("POST /swap/quote", () => {
     expect(again.quote_breakdown!.gas_cost_output_token).toBe(atRate(again.quote_breakdown!.gas_cost_usd, "1.25"));
   });
 
+  it("no FX rate for a token's currency: its quote is the spec's 503 (Retry-After, fixed detail), a batch item upstream_unavailable; USD tokens still quote", async () => {
+    const ex = exchange();
+    await book(ex);
+    ex.fx.clear();
+    const res = await postQuote(ex, quoteBody(ex, ALICE));
+    expect(res.status).toBe(503);
+    expect(res.headers["retry-after"]).toBe("1");
+    expect(res.body).toEqual({ detail: "Service temporarily unavailable; please retry" });
+    const batch = await postBatch(ex, { quotes: [quoteBody(ex, ALICE)] });
+    expect(batch.status).toBe(200);
+    expect(batch.body.items[0]).toMatchObject({ ok: false, quote: null, error: { rejectionCategory: "upstream_unavailable" } });
+    // Both tokens priced in USD: no FX needed.
+    ex.fund(BOB, "USDT", 100_000_000n);
+    await place(ex, bob, { symbol: "USDT/USDC", side: "ask", amount: "10", price: "1" });
+    const usd = await postQuote(ex, quoteBody(ex, ALICE, 5_000_000n, { to_token: tok(ex, "USDT") }));
+    expect(usd.status).toBe(200);
+  });
+
   it("pay_more: maxInputAmount equals input_amount_after_gas and exceeds the spend", async () => {
     const ex = exchange();
     await book(ex);
