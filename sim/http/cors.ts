@@ -10,6 +10,7 @@
 // says `Vary: Origin` because it depends on the request's Origin. No credentials
 // mode: the bearer key travels in the Authorization header, which "*" permits.
 
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
 
 export type CorsPolicy = { kind: "any" } | { kind: "list"; origins: ReadonlySet<string> };
@@ -37,17 +38,24 @@ export function parseCorsOrigin(value: string | undefined): CorsPolicy {
   return { kind: "list", origins: new Set(origins) };
 }
 
+/** The headers every answer carries under the policy (a preflight's own come on top). */
+export function setCorsHeaders(policy: CorsPolicy, req: IncomingMessage, res: ServerResponse): void {
+  if (policy.kind === "any") {
+    res.setHeader("Access-Control-Allow-Origin", "*");
+  } else {
+    const vary = res.getHeader("Vary");
+    if (vary === undefined) res.setHeader("Vary", "Origin");
+    else if (!/(^|,)\s*origin\s*(,|$)/i.test(String(vary))) res.setHeader("Vary", `${String(vary)}, Origin`);
+    const origin = req.headers.origin;
+    if (origin !== undefined && policy.origins.has(origin)) res.setHeader("Access-Control-Allow-Origin", origin);
+  }
+  res.setHeader("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+}
+
 /** Sets the CORS headers on every response and answers preflights with 204. */
 export function corsMiddleware(policy: CorsPolicy): RequestHandler {
   return (req, res, next) => {
-    if (policy.kind === "any") {
-      res.setHeader("Access-Control-Allow-Origin", "*");
-    } else {
-      res.append("Vary", "Origin");
-      const origin = req.headers.origin;
-      if (origin !== undefined && policy.origins.has(origin)) res.setHeader("Access-Control-Allow-Origin", origin);
-    }
-    res.setHeader("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+    setCorsHeaders(policy, req, res);
     // A preflight is an OPTIONS naming the method it asks about; answer it here, for any
     // path (the real request then gets its own status, 404 included). A bare OPTIONS is
     // not a preflight and goes on to the routes (405 with Allow, like any other method).

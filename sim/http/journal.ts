@@ -382,6 +382,19 @@ export class RequestJournal {
     return { seq: this.seq, entries: this.ordered().slice() };
   }
 
+  /** How many request ids it handed out. */
+  get issued(): number {
+    return this.seq;
+  }
+
+  /**
+   * Number on from ids handed out before (a pool id's earlier instance): an id printed
+   * then never names a request of this one.
+   */
+  continueNumberingAfter(issued: number): void {
+    this.seq = Math.max(this.seq, issued);
+  }
+
   /** Entries come back; the counter never goes back, so an id printed earlier stays unique. */
   restore(s: JournalState): void {
     if (!Array.isArray(s.entries) || !Number.isInteger(s.seq)) throw new RangeError("journal state: entries and seq expected");

@@ -296,6 +296,18 @@ describe("POST /swap/quote", () => {
     expect(less.body.route_params.maxInputAmount).toBe(huge.toString());
   });
 
+  it("a route through the wallet's own resting order: 409 with a plain detail naming it (no typed quote code), invalid_quote in a batch", async () => {
+    const ex = exchange();
+    const own = await place(ex, alice, { side: "ask", amount: "10", price: "1.07" });
+    const res = await postQuote(ex, quoteBody(ex, ALICE));
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(res.body).toEqual({ detail: expect.stringContaining(own) });
+    const batch = await postBatch(ex, { quotes: [quoteBody(ex, ALICE), quoteBody(ex, BOB)] });
+    expect(batch.status).toBe(200);
+    expect(batch.body.items[0]).toEqual({ ok: false, quote: null, error: { rejectionCategory: "invalid_quote", message: expect.stringContaining(own) } });
+    expect(batch.body.items[1].ok).toBe(true);
+  });
+
   it("GET /swap/quote is 405", async () => {
     const ex = exchange();
     const res = await request(ex.app).get("/api/v1/swap/quote");

@@ -13,6 +13,8 @@
 //   400 pricing: AMOUNT_BELOW_MIN as {"detail": {"code", "detail", min_amount_raw,
 //       min_amount}} (errors.ts "swapQuote"), unlisted token, NO_LIQUIDITY (no market
 //       path), INTENT_DEADLINE_EXPIRED / EXPIRATION_INVALID (plain {"detail"}).
+//   409 self-trade: the route would take the owner's own resting order (plain {"detail"};
+//       the batch item's invalid_quote).
 //   503 quote time-out (fault plan). 200 the quote (quote_breakdown included).
 // POST /swap/quote/batch (None): 422 unless `quotes` is an array of 1..50 items each
 //   passing the same field validation (one bad item fails the whole request); then
