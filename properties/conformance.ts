@@ -4,8 +4,10 @@
 //
 // Read-only checks need no wallet and change nothing. The write set (a private
 // key, not --read-only) creates an API key (ManageApiKey signature), reads
-// /balances, places a signed ask far above the market and cancels it, then
-// self-revokes the key; it skips the order when the wallet has no vault funds.
+// /balances, places a signed ask far above the market and cancels it, reads the
+// order and fill lists, runs cancel-all (only when the wallet has no other open
+// order), then self-revokes the key; it skips the order when the wallet has no
+// vault funds.
 import { parseArgs } from "node:util";
 import { domainSeparator } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -100,6 +102,20 @@ function settlementShapes(summary: Obj, economics: Obj): void {
   for (const k of ["gross_debits", "gross_credits", "balance_debits", "balance_credits", "fees_paid"]) must(Array.isArray(economics[k]), `settlement_economics.${k} array`);
 }
 
+const FILL_SETTLEMENT_STATUSES = ["pending", "confirming", "settled", "failed", "reverted"];
+
+/** The spec's Fill resource (an element of `items` in the fills endpoints). */
+function fillShape(f: unknown): void {
+  must(isObj(f), "a fill is an object");
+  must(typeof f.maker_order_id === "string" && typeof f.taker_order_id === "string", "fill maker_order_id, taker_order_id strings");
+  must(typeof f.quantity === "string" && DECIMAL.test(f.quantity) && typeof f.price === "string" && DECIMAL.test(f.price), "fill quantity, price decimal strings");
+  must(typeof f.settlement_status === "string" && FILL_SETTLEMENT_STATUSES.includes(f.settlement_status), `fill settlement_status one of ${FILL_SETTLEMENT_STATUSES.join(", ")}, got ${String(f.settlement_status)}`);
+  must(f.tx_hash === null || typeof f.tx_hash === "string", "fill tx_hash string or null");
+  must(typeof f.timestamp === "string" && ISO.test(f.timestamp), "fill timestamp ISO 8601");
+  must(f.failure_reason === null || typeof f.failure_reason === "string", "fill failure_reason string or null");
+  must(isObj(f.settlement_economics), "fill settlement_economics object");
+}
+
 /** Zero as a number or a decimal string in any spelling ("0", "0.0000", "+0.00", "-0"). */
 function isZero(v: unknown): boolean {
   if (typeof v === "number") return v === 0;
@@ -140,7 +156,25 @@ export class ConformanceRun {
     this.fetchFn = o.fetch ?? fetch;
   }
 
+  /**
+   * One request, as a polite client sends it: a wallet rate limit's 429 (the plain one,
+   * not a typed refusal like CANCEL_COOLDOWN) is waited out (its Retry-After, else 1 s)
+   * and the request sent again, up to three times. Still limited, the check is skipped, not
+   * failed: a rate limit is the spec's behaviour, and the kit learnt nothing either way (on
+   * a fakex virtual clock the budget refills only when the clock moves, so a second run in
+   * the same virtual second finds the write set's reads spent).
+   */
   async call(method: string, path: string, o: { json?: unknown; raw?: string; auth?: string } = {}): Promise<Reply> {
+    for (let attempt = 1; ; attempt++) {
+      const r = await this.callOnce(method, path, o);
+      if (r.status !== 429 || errorCodeOf(r.body) !== undefined) return r;
+      if (attempt > 3) throw new CheckSkipped(`${method} ${path.split("?")[0]}: still rate limited (429) after waiting three times; on a fakex virtual clock, advance it`);
+      const wait = Number(r.headers.get("retry-after"));
+      await new Promise((resolve) => setTimeout(resolve, Number.isFinite(wait) && wait > 0 ? Math.min(wait, 5) * 1000 : 1000));
+    }
+  }
+
+  private async callOnce(method: string, path: string, o: { json?: unknown; raw?: string; auth?: string }): Promise<Reply> {
     const headers: Record<string, string> = {};
     let body: string | undefined;
     if (o.raw !== undefined) {
@@ -560,6 +594,8 @@ export class ConformanceRun {
       return `${balances.length} rows`;
     });
 
+    // The order the next check places: the list and cancel-all check looks for it.
+    let placed: { orderId: string; open: boolean } | undefined;
     await this.check("write", "POST /orders signed ask, GET /orders/{id}, cancel", async () => {
       if (!auth || !domain) throw new CheckSkipped("no API key");
       const funded = this.markets.find((m) => {
@@ -589,9 +625,9 @@ export class ConformanceRun {
       const signature = await account.signTypedData({ domain, types: { Order: ORDER_TYPE }, primaryType: "Order", message });
       const tampered = await this.call("POST", "/orders", { json: { ...body, signature: flipLastByte(signature) } });
       must(tampered.status === 400 && isObj(tampered.body) && isObj(tampered.body.detail) && typeof tampered.body.detail.error_code === "string", `bad signature: typed 400, got ${tampered.status} ${JSON.stringify(tampered.body)}`);
-      const placed = await this.call("POST", "/orders", { json: { ...body, signature } });
-      this.expectStatus(placed, 201, "place");
-      must(isObj(placed.body) && placed.body.order_id === orderId, "order_id echoed");
+      const accepted = await this.call("POST", "/orders", { json: { ...body, signature } });
+      this.expectStatus(accepted, 201, "place");
+      must(isObj(accepted.body) && accepted.body.order_id === orderId, "order_id echoed");
       const got = await this.call("GET", `/orders/${orderId}`, { auth });
       this.expectStatus(got, 200, "GET /orders/{id}");
       must(isObj(got.body) && got.body.status === "pending" && got.body.uuid_int === body.uuid_int && got.body.trade_id === orderId, "pending, same uuid_int");
@@ -602,13 +638,61 @@ export class ConformanceRun {
         must(errorCodeOf(c.body) === "CANCEL_COOLDOWN", `429 without CANCEL_COOLDOWN: ${JSON.stringify(c.body)}`);
         const still = await this.call("GET", `/orders/${orderId}`, { auth });
         must(isObj(still.body) && still.body.status === "pending", "inside the cooldown the order stays pending");
+        placed = { orderId, open: true };
         return `placed ${orderId}; cancel inside the cooldown: 429 CANCEL_COOLDOWN (order left resting)`;
       }
       this.expectStatus(c, 200, "cancel");
       must(isObj(c.body) && c.body.status === "ok", "cancel answers {status: ok}");
       const after = await this.call("GET", `/orders/${orderId}`, { auth });
       must(isObj(after.body) && after.body.status === "cancelled", "cancelled after cancel");
+      placed = { orderId, open: false };
       return `placed and cancelled ${orderId}`;
+    });
+
+    await this.check("write", "GET /orders and GET /fills lists, DELETE /orders/cancel-all with the key", async () => {
+      if (!auth) throw new CheckSkipped("no API key");
+      if (!placed) throw new CheckSkipped("no order was placed");
+      const { orderId, open } = placed;
+      const list = async (query: string): Promise<{ trades: Obj[]; total: number }> => {
+        const r = await this.call("GET", `/orders?owner_address=${owner}${query}`, { auth });
+        this.expectStatus(r, 200, `GET /orders?…${query}`);
+        const b = r.body;
+        must(isObj(b) && Array.isArray(b.trades) && isInt(b.total), `GET /orders${query}: {trades: array, total: integer}, got ${JSON.stringify(b).slice(0, 200)}`);
+        must(b.total >= b.trades.length, `GET /orders${query}: total ${b.total} counts the whole filtered set, not fewer than the page's ${b.trades.length}`);
+        for (const t of b.trades as unknown[]) must(isObj(t) && typeof t.trade_id === "string" && String(t.owner_address).toLowerCase() === owner, `GET /orders${query}: every trade is one of the owner's orders`);
+        return { trades: b.trades as Obj[], total: b.total };
+      };
+      // Few reads: the spec allows a wallet 10 a second, and on a frozen virtual clock the
+      // budget never refills, so the write set as a whole stays within one second's worth.
+      const pending = await list("&status=pending&limit=1&offset=0");
+      must(pending.trades.length <= 1, `limit=1: at most one trade, got ${pending.trades.length}`);
+      const own = await list(`&status=${open ? "pending" : "cancelled"}&trade_ids=${orderId}`);
+      must(own.total === 1 && own.trades.length === 1 && own.trades[0]!.trade_id === orderId, `status and trade_ids filters: exactly our ${open ? "pending" : "cancelled"} order (total ${own.total})`);
+      orderShape(own.trades[0]!, owner, orderId);
+      const elsewhere = await list(`&status=settled&trade_ids=${orderId}`);
+      must(elsewhere.total === 0 && elsewhere.trades.length === 0, "status=settled leaves our order out");
+
+      const fillsOf = await this.call("GET", `/fills/${orderId}`, { auth });
+      this.expectStatus(fillsOf, 200, "GET /fills/{order_id}");
+      must(isObj(fillsOf.body) && Array.isArray(fillsOf.body.items) && fillsOf.body.items.length === 0, `GET /fills/{order_id} of an order that never traded: {items: []}, got ${JSON.stringify(fillsOf.body).slice(0, 200)}`);
+      const fills = await this.call("GET", `/fills?owner_address=${owner}&limit=5`, { auth });
+      this.expectStatus(fills, 200, "GET /fills");
+      must(isObj(fills.body) && Array.isArray(fills.body.items) && fills.body.items.length <= 5, `GET /fills?limit=5: {items: array} of at most 5, got ${JSON.stringify(fills.body).slice(0, 200)}`);
+      for (const f of fills.body.items as unknown[]) fillShape(f);
+
+      // cancel-all cancels every open order of the wallet: not when it holds others than ours.
+      const others = pending.total - (open ? 1 : 0);
+      const lists = `lists checked (${pending.total} open order(s), ${(fills.body.items as unknown[]).length} fill(s) on the first page)`;
+      if (others > 0) return `${lists}; cancel-all not run: the wallet has ${others} other open order(s)`;
+      const c = await this.call("DELETE", `/orders/cancel-all?owner_address=${owner}`, { auth });
+      this.expectStatus(c, 200, "cancel-all");
+      const cb = c.body;
+      must(isObj(cb) && Array.isArray(cb.cancelled) && Array.isArray(cb.failed) && Array.isArray(cb.skipped_cooldown) && isInt(cb.total), `cancel-all: {cancelled, failed, skipped_cooldown: arrays, total: integer}, got ${JSON.stringify(cb).slice(0, 200)}`);
+      must(cb.total === cb.cancelled.length, `cancel-all: total ${cb.total} counts the cancelled (${cb.cancelled.length})`);
+      const named = [...(cb.cancelled as unknown[]), ...(cb.skipped_cooldown as unknown[])];
+      if (open) must(named.includes(orderId), `cancel-all names the open order ${orderId} as cancelled or skipped_cooldown`);
+      else must(!named.includes(orderId), "cancel-all leaves an order cancelled before out");
+      return `${lists}; cancel-all: ${cb.cancelled.length} cancelled, ${cb.skipped_cooldown.length} skipped by the cooldown`;
     });
 
     await this.check("write", "POST /api-keys/self-revoke", async () => {

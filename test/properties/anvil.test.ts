@@ -41,7 +41,7 @@ describe("conformance against createFakeExchange on Anvil", () => {
     await ex.control.fund({ address: user.address, token: "EURC", amount: 100n * 10n ** 6n, vault: true });
     const results = await runConformance({ baseUrl: ex.baseUrl, privateKey: user.privateKey });
     expect(results.filter((r) => r.status !== "pass"), formatConformanceTable(results)).toEqual([]);
-    expect(results.filter((r) => r.group === "write")).toHaveLength(4);
+    expect(results.filter((r) => r.group === "write")).toHaveLength(5);
   }, 60_000);
 });
 

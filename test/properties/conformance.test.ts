@@ -57,6 +57,9 @@ function withFunds(ex: MemoryExchange): MemoryExchange {
   return { ...ex, app, config };
 }
 
+/** Forward a request to the real app and answer with its body altered (GET or DELETE, no body). */
+type Through = (req: express.Request, res: express.Response, alter: (body: Record<string, unknown>) => Record<string, unknown>, url?: string) => Promise<void>;
+
 function memory(o: MemoryExchangeOptions = {}, funded = true) {
   const ex = withFunds(createMemoryExchange({ logger: { error: () => undefined }, ...o }));
   if (funded) ex.fund(WALLET, "EURC", 1_000n * 10n ** 6n);
@@ -81,16 +84,20 @@ describe("fakex conformance", () => {
       ["POST /api-keys with a ManageApiKey signature", "pass"],
       ["GET /balances with the key", "pass"],
       ["POST /orders signed ask, GET /orders/{id}, cancel", "pass"],
+      ["GET /orders and GET /fills lists, DELETE /orders/cancel-all with the key", "pass"],
       ["POST /api-keys/self-revoke", "pass"],
     ]);
     expect(writes[2]!.detail).toMatch(/^placed and cancelled/);
+    // Nothing open was left, so cancel-all ran and had nothing to cancel.
+    expect(writes[3]!.detail).toMatch(/cancel-all: 0 cancelled, 0 skipped by the cooldown$/);
     // The order really went through the engine and was cancelled there.
     const orders = ex.engine.listOrders(WALLET);
     expect(orders.map((o) => o.status)).toEqual(["cancelled"]);
-    // Run again at once (a CI retry in the same server second): the key's signature for this
-    // second is spent, so the kit signs for a later one and the write set passes again.
+    // Run again a second later (a CI retry): the wallet's read budget has refilled; the key's
+    // signature for the first run's second is spent, so the kit signs for a later one.
+    ex.clock.advanceSec(1);
     const again = await runConformance({ baseUrl: url, privateKey: KEY });
-    expect(again.filter((r) => r.group === "write").map((r) => r.status), formatConformanceTable(again)).toEqual(["pass", "pass", "pass", "pass"]);
+    expect(again.filter((r) => r.group === "write").map((r) => r.status), formatConformanceTable(again)).toEqual(["pass", "pass", "pass", "pass", "pass"]);
   });
 
   it("with the default 5-minute cooldown the cancel is a 429 CANCEL_COOLDOWN and still passes", async () => {
@@ -99,8 +106,23 @@ describe("fakex conformance", () => {
     const order = results.find((r) => r.name.startsWith("POST /orders signed"))!;
     expect(order.status).toBe("pass");
     expect(order.detail).toMatch(/429 CANCEL_COOLDOWN/);
+    // cancel-all names the order the cooldown still protects.
+    const lists = results.find((r) => r.name.startsWith("GET /orders and GET /fills"))!;
+    expect([lists.status, lists.detail], formatConformanceTable(results)).toEqual(["pass", expect.stringMatching(/cancel-all: 0 cancelled, 1 skipped by the cooldown$/)]);
     expect(ex.engine.listOrders(WALLET).map((o) => o.status)).toEqual(["pending"]);
   });
+
+  it("a wallet whose read budget is spent (a frozen virtual clock) gets its checks skipped, not failed, after waiting the 429 out three times", async () => {
+    const ex = memory({ engine: { cancelCooldownSec: 0 } });
+    const url = await serve(ex.app);
+    expect((await runConformance({ baseUrl: url, privateKey: KEY })).filter((r) => r.status !== "pass")).toEqual([]);
+    // The same virtual second: the first run used nearly all of the 10 reads a second.
+    const again = await runConformance({ baseUrl: url, privateKey: KEY });
+    const skipped = again.filter((r) => r.status === "skip");
+    expect(again.filter((r) => r.status === "fail"), formatConformanceTable(again)).toEqual([]);
+    expect(skipped.length, formatConformanceTable(again)).toBeGreaterThan(0);
+    expect(skipped.map((r) => r.detail).join("\n")).toMatch(/still rate limited \(429\) after waiting three times/);
+  }, 60_000);
 
   it("an unfunded wallet skips the order check gracefully (exit 0)", async () => {
     const url = await serve(memory({}, false).app);
@@ -108,7 +130,8 @@ describe("fakex conformance", () => {
     const code = await conformanceCommand(["--base-url", url, "--private-key", KEY], (s) => out.push(s));
     const table = out.join("");
     expect(table).toMatch(/POST \/orders signed ask.*SKIP\s+the wallet has no vault funds/);
-    expect(table).toMatch(/0 failed, 1 skipped/);
+    expect(table).toMatch(/GET \/orders and GET \/fills lists.*SKIP\s+no order was placed/);
+    expect(table).toMatch(/0 failed, 2 skipped/);
     expect(code).toBe(0);
   });
 
@@ -242,6 +265,30 @@ describe("fakex conformance", () => {
     expect(failed[results.find((r) => r.name.startsWith("POST /orders signed"))!.name], table).toMatch(/vl_batch_id present and null/);
     expect(failed["POST /orders/preview: valid ask returns the Order to sign"], table).toMatch(/eip712_types.Order is the spec's Order type/);
     expect(failed["POST /swap/quote: the quote resource, or a typed refusal"], table).toMatch(/a refusal is a 4xx with a typed detail.code/);
+  });
+
+  it("order and fill lists: a list without total, a status filter that is ignored, a fill without its settlement status, a cancel-all whose total is not its count: each fails the lists check", async () => {
+    const variants: [string, (app: express.Express, through: Through) => void, RegExp][] = [
+      ["no total", (app, through) => app.get("/api/v1/orders", (req, res) => void through(req, res, ({ total: _t, ...rest }) => rest)), /\{trades: array, total: integer\}/],
+      ["status ignored", (app, through) => app.get("/api/v1/orders", (req, res) => void through(req, res, (b) => b, req.originalUrl.replace(/status=settled&/, ""))), /status=settled leaves our order out/],
+      ["fill without status", (app, through) => app.get("/api/v1/fills", (req, res) => void through(req, res, (b) => (Array.isArray(b.items) ? { items: [{ maker_order_id: "a", taker_order_id: "b", quantity: "1", price: "1", tx_hash: null, timestamp: "2026-01-01T00:00:00Z", failure_reason: null, settlement_economics: {} }, ...b.items] } : b))), /fill settlement_status one of/],
+      ["cancel-all total", (app, through) => app.delete("/api/v1/orders/cancel-all", (req, res) => void through(req, res, (b) => ({ ...b, total: 7 }))), /cancel-all: total 7 counts the cancelled/],
+    ];
+    for (const [label, mount, why] of variants) {
+      const ex = memory({ engine: { cancelCooldownSec: 0 } });
+      const origin = (await serve(ex.app)).replace("/api/v1", "");
+      const through: Through = async (req, res, alter, url = req.originalUrl) => {
+        const r = await fetch(`${origin}${url}`, { method: req.method, headers: { authorization: String(req.headers.authorization) } });
+        res.status(r.status).json(alter((await r.json()) as Record<string, unknown>));
+      };
+      const app = express();
+      mount(app, through);
+      app.use(ex.app);
+      const results = await runConformance({ baseUrl: await serve(app), privateKey: KEY });
+      const lists = results.find((r) => r.name.startsWith("GET /orders and GET /fills"))!;
+      expect(lists.status, `${label}\n${formatConformanceTable(results)}`).toBe("fail");
+      expect(lists.detail, label).toMatch(why);
+    }
   });
 
   it("a swap quote answered with the spec's 503 (Retry-After, the fixed detail) passes: quoting is down, not wrong", async () => {
