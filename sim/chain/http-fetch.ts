@@ -66,7 +66,12 @@ export async function httpFetch(input: string | URL | Request, init: RequestInit
   return new Response(NO_BODY.has(a.status) ? null : a.body, { status: a.status, statusText: a.statusText, headers: answerHeaders });
 }
 
-/** viem's HTTP transport to an Anvil endpoint, through httpFetch. */
-export function anvilTransport(rpcUrl: string): HttpTransport {
-  return http(rpcUrl, { fetchFn: httpFetch });
+/**
+ * viem's HTTP transport to an Anvil endpoint, through httpFetch. No cap on an answer's
+ * size (viem's default is 10 MiB): the node is our own, and its state dump grows with the
+ * chain (a --state-dir checkpoint of some 2,000 busy blocks is past 10 MiB). `timeoutMs`:
+ * viem's 10 s unless given (a dump or load of a large state takes longer).
+ */
+export function anvilTransport(rpcUrl: string, timeoutMs?: number): HttpTransport {
+  return http(rpcUrl, { fetchFn: httpFetch, maxResponseBodySize: false, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) });
 }

@@ -1591,7 +1591,10 @@ export class Engine {
     checkEventLogState(s.log);
     this.clock.restore(s.clock);
     this.rng.restore(s.rng);
-    this.log.restore(s.log);
+    // The log's placements name the restored orders themselves, not the snapshot's records:
+    // one object per order, and a --state-dir checkpoint writes each once, by reference.
+    const byId = new Map(copies.map((o) => [o.id, o]));
+    this.log.restore(s.log, (type, d) => (type === "order_placed" && d !== null && typeof d === "object" ? (byId.get((d as OrderRecord).id) ?? d) : d));
     this.ledger.restore(s.ledger);
     this.orders = new OrderIndex<OrderRecord>();
     this.ordersByOwner = new Map();

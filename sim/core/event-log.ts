@@ -156,7 +156,13 @@ export class EventLog<RefType extends string = never> {
     return { types, ats, datas, hashedUpTo: this.hashedUpTo, hash: this.chainHash };
   }
 
-  restore(state: EventLogState): void {
+  /**
+   * `relink` may swap an event's data for another object on the way in: a snapshot's log
+   * refers to the records as they were taken, and the engine's restore puts its own copies
+   * of them in their place (an event view reads only their immutable fields, so the hash
+   * is the same).
+   */
+  restore(state: EventLogState, relink?: (type: string, data: unknown) => unknown): void {
     checkEventLogState(state);
     this.restoreCount++;
     // The chunks the restored events fill are reused (a fresh chunk is three 4,096-slot
@@ -176,7 +182,7 @@ export class EventLog<RefType extends string = never> {
       this.dataChunks[c]!.fill(undefined, n & CHUNK_MASK, end);
     }
     this.n = 0;
-    for (let i = 0; i < n; i++) this.push(state.types[i]!, state.ats[i]!, state.datas[i]);
+    for (let i = 0; i < n; i++) this.push(state.types[i]!, state.ats[i]!, relink ? relink(state.types[i]!, state.datas[i]) : state.datas[i]);
     this.hashedUpTo = state.hashedUpTo;
     this.chainHash = state.hash;
   }

@@ -3,8 +3,8 @@
 // went out, so each test copies them right after an acknowledgement, lets the server
 // carry on (or close), and resumes from the copy.
 import { afterEach, describe, expect, test } from "vitest";
-import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, mkdtempSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createWalletClient, erc20Abi, http } from "viem";
@@ -16,6 +16,7 @@ import { walDir } from "../../fixtures/wal.ts";
 import type { UnsignedTx } from "../../sim/chain/tx-builder.ts";
 import { toViemTx } from "../funds/harness.ts";
 import { anvilChildren } from "../fixtures/anvil-children.ts";
+import { fundedUsdtPair } from "../fixtures/chain-client.ts";
 
 const open: FakeExchange[] = [];
 afterEach(async () => {
@@ -42,6 +43,51 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
 }
 
 describe("resuming from a state directory (in process)", () => {
+  test("a checkpoint after a resume writes each order once: the log still names placements by reference", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-refs-"));
+    const ex = await start(dir, { clock: "virtual" });
+    const { place } = await fundedUsdtPair(ex);
+    const [a, b] = [ex.accounts[0]!, ex.accounts[1]!];
+    for (let i = 0; i < 3; i++) await place(a, "ask", `1.0${i + 1}`);
+    await place(b, "bid", "0.99");
+    const refs = () => (readFileSync(path.join(dir, STATE_FILE), "utf8").match(/"\$order"/g) ?? []).length;
+    await ex.close();
+    open.splice(open.indexOf(ex), 1);
+    const before = refs();
+    expect(before).toBeGreaterThanOrEqual(4);
+    const size = statSync(path.join(dir, STATE_FILE)).size;
+    const again = await start(dir, { clock: "virtual" });
+    await again.close();
+    open.splice(open.indexOf(again), 1);
+    expect(refs()).toBe(before);
+    // The same state, written again: about the same size (not every order a second time).
+    expect(statSync(path.join(dir, STATE_FILE)).size).toBeLessThan(size * 1.05);
+  }, 120_000);
+
+
+  test("a chain whose dump is past 10 MiB (viem's default answer limit) is checkpointed on close and resumed", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-big-"));
+    const ex = await start(dir, { clock: "virtual" });
+    // 9 MB of incompressible code in ten contracts (Anvil refuses a request past 2 MiB): the
+    // dump, hex of gzipped JSON, comes out near 18 MB.
+    const codes = Array.from({ length: 10 }, (_, k) => ({ at: `0x00000000000000000000000000000000000b16${k.toString(16).padStart(2, "0")}`, code: `0x${randomBytes(900 * 1024).toString("hex")}` }));
+    for (const { at, code } of codes) {
+      const set = await fetch(ex.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_setCode", params: [at, code] }) });
+      const setBody = await set.json();
+      expect(setBody, JSON.stringify(setBody).slice(0, 300)).toMatchObject({ result: null });
+    }
+    const dump = (await rpc(ex.parts.anvil.rpcUrl, "anvil_dumpState")) as string;
+    expect(dump.length).toBeGreaterThan(12 * 1024 * 1024);
+    await ex.close();
+    open.splice(open.indexOf(ex), 1);
+    const again = await start(dir, { clock: "virtual" });
+    for (const { at, code } of codes) {
+      const back = (await rpc(again.rpcUrl, "eth_getCode", [at, "latest"])) as string;
+      expect(back.length).toBe(code.length);
+      expect(back === code).toBe(true);
+    }
+  }, 120_000);
+
   test.runIf(process.platform === "linux")("requests that failed because Anvil was gone are not carried out on resume (control 500, /api/v1 503, JSON-RPC)", async () => {
     const before = new Set(anvilChildren());
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-failed-"));
