@@ -291,6 +291,34 @@ describe("fakex conformance", () => {
     }
   });
 
+  it("a list whose total is the page size fails, and cancel-all is decided on the orders listed: the wallet's other open order is never cancelled", async () => {
+    const ex = memory();
+    const url = await serve(ex.app);
+    // A first run leaves its ask resting (the cooldown refuses the cancel); past the cooldown it could be cancelled.
+    expect((await runConformance({ baseUrl: url, privateKey: KEY })).filter((r) => r.status === "fail")).toEqual([]);
+    const [earlier] = ex.engine.listOrders(WALLET);
+    ex.clock.advanceSec(301);
+    const origin = url.replace("/api/v1", "");
+    const pageTotal = express();
+    pageTotal.get("/api/v1/orders", async (req, res) => {
+      const r = await fetch(`${origin}${req.originalUrl}`, { headers: { authorization: String(req.headers.authorization) } });
+      const b = (await r.json()) as { trades?: unknown[]; total?: number };
+      res.status(r.status).json(Array.isArray(b.trades) ? { ...b, total: b.trades.length } : b);
+    });
+    pageTotal.use(ex.app);
+    const results = await runConformance({ baseUrl: await serve(pageTotal), privateKey: KEY });
+    const lists = results.find((r) => r.name.startsWith("GET /orders and GET /fills"))!;
+    expect(lists.status, formatConformanceTable(results)).toBe("fail");
+    expect(lists.detail).toMatch(/limit=1: one trade and the filtered set's total \(2\), got 1 and 1/);
+    expect(ex.engine.getOrder(earlier!.trade_id).status).toBe("pending");
+    // Against the correct server the kit sees the other order and leaves cancel-all alone.
+    ex.clock.advanceSec(1);
+    const honest = await runConformance({ baseUrl: url, privateKey: KEY });
+    const again = honest.find((r) => r.name.startsWith("GET /orders and GET /fills"))!;
+    expect([again.status, again.detail], formatConformanceTable(honest)).toEqual(["pass", expect.stringMatching(/cancel-all not run: the wallet has 2 other open order\(s\)$/)]);
+    expect(ex.engine.getOrder(earlier!.trade_id).status).toBe("pending");
+  });
+
   it("a swap quote answered with the spec's 503 (Retry-After, the fixed detail) passes: quoting is down, not wrong", async () => {
     const ex = memory();
     const down = express();
