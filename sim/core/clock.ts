@@ -15,11 +15,14 @@ export interface ClockState {
 /** 2026-01-01T00:00:00Z: a fixed, recognisable default start. */
 export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
 
+/** The latest reading a clock may take: 9999-12-31T23:59:59.999Z, past which timestamps stop being plain ISO 8601 (and past 275,760 JavaScript has no date at all). */
+export const MAX_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export class VirtualClock implements Clock {
   private ms: number;
 
   constructor(startMs: number = DEFAULT_EPOCH_MS) {
-    if (!Number.isSafeInteger(startMs) || startMs < 0) throw new RangeError(`bad clock start ${startMs}`);
+    if (!Number.isSafeInteger(startMs) || startMs < 0 || startMs > MAX_CLOCK_MS) throw new RangeError(`bad clock start ${startMs}`);
     this.ms = startMs;
   }
 
@@ -38,6 +41,7 @@ export class VirtualClock implements Clock {
 
   advanceMs(ms: number): void {
     if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`clock can only move forward by whole ms, got ${ms}`);
+    if (this.ms + ms > MAX_CLOCK_MS) throw new RangeError(`the clock cannot pass ${new Date(MAX_CLOCK_MS).toISOString()} (the last time ISO 8601 writes with four year digits); it reads ${new Date(this.ms).toISOString()}`);
     this.ms += ms;
   }
 
@@ -48,6 +52,7 @@ export class VirtualClock implements Clock {
   /** Jump to an absolute instant; never backwards (time-ordered state relies on it). */
   setMs(ms: number): void {
     if (!Number.isSafeInteger(ms) || ms < this.ms) throw new RangeError(`clock cannot move back from ${this.ms} to ${ms}`);
+    if (ms > MAX_CLOCK_MS) throw new RangeError(`the clock cannot pass ${new Date(MAX_CLOCK_MS).toISOString()}`);
     this.ms = ms;
   }
 

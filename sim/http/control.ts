@@ -191,7 +191,9 @@ export const CONTROL_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 export function controlRouter(c: ControlHandle): Router {
   const r = Router({ caseSensitive: true });
   // parseAhead: with --state-dir the body was read before the log's lock (body-ahead.ts).
-  r.use(parseAhead(express.json({ limit: CONTROL_BODY_LIMIT_BYTES })));
+  // Any Content-Type is read as JSON (`curl -d` sends a form type, some clients text/plain):
+  // left unparsed, a body would be ignored and the route would run on its defaults.
+  r.use(parseAhead(express.json({ limit: CONTROL_BODY_LIMIT_BYTES, type: () => true })));
 
   r.route("/clock/advance")
     .post(h(async (req, res) => res.json(await c.advanceClock(parse(schemas.advance, req.body).seconds))))

@@ -71,7 +71,15 @@ export function journalRouter(journal: RequestJournal): Router {
       if ((req.query as Record<string, unknown>)["bodies"] !== "0") return void res.json(page);
       res.json({ ...page, entries: page.entries.map(({ request_body: _sent, response_body: _got, ...rest }) => rest) });
     })
-    .delete((_req, res) => {
+    .delete((req, res) => {
+      // It clears the whole journal: a filter (or a body) it would ignore is refused, not obeyed in part.
+      const keys = Object.keys(req.query as object);
+      // Not parsed here (this router reads no bodies): any body at all is one too many.
+      const length = req.headers["content-length"];
+      const hasBody = (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
+      if (keys.length > 0 || hasBody) {
+        return void res.status(400).json({ detail: `DELETE /requests clears the whole journal and takes no ${keys.length > 0 ? `query (got ${keys.join(", ")})` : "body"}` });
+      }
       res.json({ cleared: journal.clear() });
     })
     .all(methodNotAllowed("GET", "DELETE"));
