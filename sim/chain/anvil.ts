@@ -268,7 +268,8 @@ export class AnvilChainPort implements ChainPort {
   }
 
   async mine(blocks = 1): Promise<void> {
-    if (!Number.isInteger(blocks) || blocks < 1) throw new RangeError(`mine needs a whole number of blocks >= 1, got ${blocks}`);
+    // Past the bound one call holds the chain (and every request after it) for minutes.
+    if (!Number.isInteger(blocks) || blocks < 1 || blocks > MAX_MINE_BLOCKS) throw new RangeError(`mine needs a whole number of blocks, 1 to ${MAX_MINE_BLOCKS}, got ${blocks}`);
     await this.sync();
     await this.rpc.call("anvil_mine", [toQuantity(blocks)]);
     this.epoch++;
@@ -1105,6 +1106,9 @@ function contractMatch(m: ChainMatch): ChainMatch {
 
 /** The Anvil calls that put the node in `mode` (refuses an interval that is not whole seconds >= 1). */
 export const MANUAL: BlockMode = { kind: "manual" };
+
+/** The most blocks one mine call takes (POST /__fakex/mine's bound too). */
+export const MAX_MINE_BLOCKS = 100_000;
 /** Where a restore's batch has its evm_revert: after the way back, the coinbase and fee reads, and the two calls that stop mining. */
 const REVERT_AT = 3 + blockModeCalls(MANUAL).length;
 
@@ -1115,6 +1119,7 @@ export function blockModeCalls(mode: BlockMode): RpcCall[] {
   if (mode.kind === "interval" && !(Number.isInteger(mode.seconds) && mode.seconds >= 1)) {
     throw new RangeError(`interval mining needs whole seconds >= 1, got ${mode.seconds}`);
   }
+  if (mode.kind !== "interval" && (mode as { seconds?: unknown }).seconds !== undefined) throw new RangeError(`seconds is for interval mode only, got ${JSON.stringify(mode)}`);
   // Turning automine on replaces any mode, interval mining included (checked in
   // test/fixtures/snapshot-gaps.test.ts); turning it off leaves an interval running.
   return mode.kind === "automine"

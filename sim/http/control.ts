@@ -29,6 +29,7 @@ import type { RouteFaultRule } from "./control-faults.ts";
 import { zAddress, zUint256 } from "./fields.ts";
 import { noteBodyRefusal, requestError } from "./errors.ts";
 import { parseAhead } from "./body-ahead.ts";
+import { MAX_MINE_BLOCKS } from "../chain/anvil.ts";
 
 export const CONTROL_PREFIX = "/__fakex";
 
@@ -117,7 +118,7 @@ export const MAX_EVENTS_PAGE = 1000;
 
 const schemas = {
   advance: z.object({ seconds: z.number().int().min(0).max(100 * 365 * 86400) }).strict(),
-  mine: z.object({ blocks: z.number().int().min(1).max(100_000).optional() }).strict(),
+  mine: z.object({ blocks: z.number().int().min(1).max(MAX_MINE_BLOCKS).optional() }).strict(),
   blockMode: z
     .object({ mode: z.enum(["automine", "interval", "manual"]), seconds: z.number().int().min(1).max(MAX_BLOCK_SECONDS).optional() })
     .strict()

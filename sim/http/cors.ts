@@ -52,20 +52,26 @@ export function setCorsHeaders(policy: CorsPolicy, req: IncomingMessage, res: Se
   res.setHeader("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
 }
 
+/**
+ * The CORS headers, and a preflight answered (204; true when it was one). A preflight is an
+ * OPTIONS naming the method it asks about, answered for any path (the real request then gets
+ * its own status, 404 included). A bare OPTIONS is not one and goes on to the routes (405
+ * with Allow, like any other method).
+ */
+export function answerCors(policy: CorsPolicy, req: IncomingMessage, res: ServerResponse): boolean {
+  setCorsHeaders(policy, req, res);
+  if (req.method !== "OPTIONS" || req.headers["access-control-request-method"] === undefined) return false;
+  res.setHeader("Access-Control-Allow-Methods", CORS_ALLOW_METHODS);
+  res.setHeader("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
+  res.setHeader("Access-Control-Max-Age", String(CORS_MAX_AGE_SEC));
+  res.statusCode = 204;
+  res.end();
+  return true;
+}
+
 /** Sets the CORS headers on every response and answers preflights with 204. */
 export function corsMiddleware(policy: CorsPolicy): RequestHandler {
   return (req, res, next) => {
-    setCorsHeaders(policy, req, res);
-    // A preflight is an OPTIONS naming the method it asks about; answer it here, for any
-    // path (the real request then gets its own status, 404 included). A bare OPTIONS is
-    // not a preflight and goes on to the routes (405 with Allow, like any other method).
-    if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
-      res.setHeader("Access-Control-Allow-Methods", CORS_ALLOW_METHODS);
-      res.setHeader("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
-      res.setHeader("Access-Control-Max-Age", String(CORS_MAX_AGE_SEC));
-      res.status(204).end();
-      return;
-    }
-    next();
+    if (!answerCors(policy, req, res)) next();
   };
 }
