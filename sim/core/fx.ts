@@ -367,14 +367,18 @@ function formatRate(d: Decimal): string {
   return `${s.slice(0, s.length - d.scale)}.${s.slice(s.length - d.scale)}`;
 }
 
+const MAX_RATE_CHARS = 32;
+
 function checkedQuote(q: FxQuote): FxQuote {
   const bad = (detail: string) => new ExchangeError("VALIDATION", 400, `invalid FX quote: ${detail}`);
   if (q === null || typeof q !== "object") throw bad("must be an object");
-  if (typeof q.provider !== "string" || q.provider.length === 0) throw bad("provider must be a non-empty string");
+  if (typeof q.provider !== "string" || q.provider.length === 0 || q.provider.length > 64) throw bad("provider must be a string of 1 to 64 characters");
   if (typeof q.base !== "string" || !CODE.test(q.base)) throw bad("base must be an alphabetic currency code");
   if (typeof q.quote !== "string" || !CODE.test(q.quote)) throw bad("quote must be an alphabetic currency code");
   if (q.base.toUpperCase() === q.quote.toUpperCase()) throw bad("base and quote must differ");
   if (!Number.isSafeInteger(q.ts) || q.ts < 0) throw bad("ts must be Unix seconds");
+  // Bounded so every figure derived from a rate (a swap quote's gas cost in a token) stays far inside uint256.
+  if (typeof q.rate === "string" && q.rate.length > MAX_RATE_CHARS) throw bad(`rate must be at most ${MAX_RATE_CHARS} characters`);
   let rate: Decimal;
   try {
     rate = parseCanonicalDecimal(q.rate, "rate");

@@ -132,10 +132,15 @@ const schemas = {
     })
     .strict(),
   restore: z.object({ id: z.string().min(1).max(64) }).strict(),
-  events: z.object({
-    after: z.string().regex(/^\d{1,15}$/).optional(),
-    limit: z.string().regex(/^\d{1,6}$/).optional(),
-  }),
+  events: z
+    .object({
+      after: z.string().regex(/^\d{1,15}$/).optional(),
+      limit: z.string().regex(/^\d{1,6}$/).optional(),
+    })
+    .strict(),
+  // Routes that take no options: a body with keys is refused, not ignored (a caller
+  // sending {"blocks": 3} to /settle would otherwise believe it was obeyed).
+  noOptions: z.object({}).strict(),
   faults: z.object({ plan: z.unknown() }).strict(),
   fxQuotes: z
     .object({
@@ -216,7 +221,12 @@ export function controlRouter(c: ControlHandle): Router {
     )
     .all(notAllowed("GET", "POST"));
   r.route("/settle")
-    .post(h(async (_req, res) => res.json(await c.settle())))
+    .post(
+      h(async (req, res) => {
+        parse(schemas.noOptions, req.body);
+        res.json(await c.settle());
+      }),
+    )
     .all(notAllowed("POST"));
   r.route("/fund")
     .post(
@@ -227,7 +237,12 @@ export function controlRouter(c: ControlHandle): Router {
     )
     .all(notAllowed("POST"));
   r.route("/snapshot")
-    .post(h(async (_req, res) => res.json({ id: await c.snapshot() })))
+    .post(
+      h(async (req, res) => {
+        parse(schemas.noOptions, req.body);
+        res.json({ id: await c.snapshot() });
+      }),
+    )
     .all(notAllowed("POST"));
   r.route("/restore")
     .post(

@@ -351,6 +351,9 @@ export class RequestJournal {
   list(f: JournalFilter = {}): JournalPage {
     const limit = f.limit ?? 100;
     const offset = f.offset ?? 0;
+    // The same bounds over HTTP and from code (ex.control.requests()).
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_JOURNAL_PAGE) throw new RangeError(`limit must be 1-${MAX_JOURNAL_PAGE}, got ${limit}`);
+    if (!Number.isInteger(offset) || offset < 0) throw new RangeError(`offset must be a whole number >= 0, got ${offset}`);
     const matching = this.matching(f);
     const page = matching.slice(offset, offset + limit);
     const resolve = this.resolver();
@@ -407,8 +410,11 @@ export class RequestJournal {
     const method = f.method?.toUpperCase();
     const path = f.path === undefined ? undefined : pathMatcher(f.path);
     const status = f.status === undefined ? undefined : statusMatcher(String(f.status));
-    const owner = f.owner?.toLowerCase();
     const beforeSeq = f.before === undefined ? undefined : seqOfId(f.before);
+    // A NaN or a string would match nothing (or everything) without a word.
+    if (f.sinceMs !== undefined && !Number.isFinite(f.sinceMs)) throw new RangeError(`sinceMs must be a finite number (virtual Unix milliseconds), got ${String(f.sinceMs)}`);
+    if (f.owner !== undefined && (typeof f.owner !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(f.owner))) throw new RangeError(`owner must be a 0x address, got ${JSON.stringify(f.owner)}`);
+    const owner = f.owner?.toLowerCase();
     const out: JournalEntry[] = [];
     const all = this.ordered();
     for (let i = all.length - 1; i >= 0; i--) {

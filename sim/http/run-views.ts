@@ -25,10 +25,19 @@ export interface RunViewParts {
 export const MAX_VIEW_PAGE = 500;
 const RECENT_TRADES = 30;
 
+const PAGE_KEYS = new Set(["limit", "offset"]);
+
+/** `limit` and `offset` as whole decimal numbers; any other query key is refused, not ignored. */
 function page(req: Request, def = 50): { limit: number; offset: number } {
   checkQueryKeysOnce(req.query);
-  const limit = req.query["limit"] === undefined ? def : Number(req.query["limit"]);
-  const offset = req.query["offset"] === undefined ? 0 : Number(req.query["offset"]);
+  for (const k of Object.keys(req.query)) if (!PAGE_KEYS.has(k)) throw new ControlInputError(`unknown query parameter ${JSON.stringify(k)}; this view takes limit and offset`);
+  const number = (k: string, fallback: number): number => {
+    const v = req.query[k];
+    if (v === undefined) return fallback;
+    return typeof v === "string" && /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
+  };
+  const limit = number("limit", def);
+  const offset = number("offset", 0);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VIEW_PAGE) throw new ControlInputError(`limit must be 1-${MAX_VIEW_PAGE}`);
   if (!Number.isInteger(offset) || offset < 0) throw new ControlInputError("offset must be a whole number >= 0");
   return { limit, offset };
