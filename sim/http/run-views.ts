@@ -2,10 +2,11 @@
 // under /__fakex. Tests can read them too: the viewer has no other data path.
 //
 //   GET /run                       clock, block mode, fault plan, route faults, health, counts
-//   GET /orders?limit&offset       most recent orders first (id, owner, market, side, status, ...)
+//   GET /orders?limit&offset&upto  most recent orders first (id, owner, market, side, status, ...);
+//                                  upto=n: only the first n orders placed (pages that stay put)
 //   GET /orders/{id}               the order (GET /orders/{id} shape), its fills with ids,
 //                                  settlement batches and tx hashes, and the requests that touched it
-//   GET /batches?limit&offset      settlement batches, newest first, with revert reasons
+//   GET /batches?limit&offset&upto settlement batches, newest first, with revert reasons
 //   GET /markets                   every market with its depth ladder and recent trades
 import { Router, type ErrorRequestHandler, type Request } from "express";
 import { formatUnits } from "../core/amounts.ts";
@@ -25,12 +26,16 @@ export interface RunViewParts {
 export const MAX_VIEW_PAGE = 500;
 const RECENT_TRADES = 30;
 
-const PAGE_KEYS = new Set(["limit", "offset"]);
+const PAGE_KEYS = new Set(["limit", "offset", "upto"]);
 
-/** `limit` and `offset` as whole decimal numbers; any other query key is refused, not ignored. */
-function page(req: Request, def = 50): { limit: number; offset: number } {
+/**
+ * `limit`, `offset` and `upto` as whole decimal numbers; any other query key is refused, not
+ * ignored. `upto` holds a list at its first n entries (orders in placement order, batches by
+ * settlement id), so pages past the first stay put while the run goes on.
+ */
+function page(req: Request, def = 50): { limit: number; offset: number; upto: number } {
   checkQueryKeysOnce(req.query);
-  for (const k of Object.keys(req.query)) if (!PAGE_KEYS.has(k)) throw new ControlInputError(`unknown query parameter ${JSON.stringify(k)}; this view takes limit and offset`);
+  for (const k of Object.keys(req.query)) if (!PAGE_KEYS.has(k)) throw new ControlInputError(`unknown query parameter ${JSON.stringify(k)}; this view takes limit, offset and upto`);
   const number = (k: string, fallback: number): number => {
     const v = req.query[k];
     if (v === undefined) return fallback;
@@ -38,9 +43,19 @@ function page(req: Request, def = 50): { limit: number; offset: number } {
   };
   const limit = number("limit", def);
   const offset = number("offset", 0);
+  const upto = number("upto", Number.MAX_SAFE_INTEGER);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VIEW_PAGE) throw new ControlInputError(`limit must be 1-${MAX_VIEW_PAGE}`);
   if (!Number.isInteger(offset) || offset < 0) throw new ControlInputError("offset must be a whole number >= 0");
-  return { limit, offset };
+  if (!Number.isInteger(upto)) throw new ControlInputError("upto must be a whole number >= 0");
+  return { limit, offset, upto };
+}
+
+/** The `limit` entries from `offset`, newest first, of the first `upto` of `all` (oldest first); total counts those `upto`. */
+function newestFirst<T>(all: readonly T[], { limit, offset, upto }: { limit: number; offset: number; upto: number }): { rows: T[]; total: number; next_offset: number | null } {
+  const total = Math.min(all.length, upto);
+  const end = total - offset;
+  const rows = end <= 0 ? [] : all.slice(Math.max(0, end - limit), end).reverse();
+  return { rows, total, next_offset: offset + limit < total ? offset + limit : null };
 }
 
 /**
@@ -122,10 +137,7 @@ export function runViewsRouter(p: RunViewParts): Router {
   });
 
   r.get("/orders", (req, res) => {
-    const { limit, offset } = page(req);
-    const all = orderIds.all();
-    const end = all.length - offset;
-    const ids = end <= 0 ? [] : all.slice(Math.max(0, end - limit), end).reverse();
+    const { rows: ids, total, next_offset } = newestFirst(orderIds.all(), page(req));
     const orders = ids.map((id) => {
       const o = engine.getOrder(id);
       return {
@@ -143,7 +155,7 @@ export function runViewsRouter(p: RunViewParts): Router {
         settlement_summary: o.settlement_summary,
       };
     });
-    res.json({ orders, total: all.length, next_offset: offset + limit < all.length ? offset + limit : null });
+    res.json({ orders, total, next_offset });
   });
 
   r.get("/orders/:id", (req, res) => {
@@ -173,17 +185,14 @@ export function runViewsRouter(p: RunViewParts): Router {
   });
 
   r.get("/batches", (req, res) => {
-    const { limit, offset } = page(req);
-    const all = engine.settlementBatches();
+    // Batches are numbered 1, 2, ... in the order they were sent: the first `upto` are those up to that number.
+    const { rows: held, total, next_offset } = newestFirst(engine.settlementBatches(), page(req));
     const fills = new Map(engine.fillRecords().map((f) => [f.id, f]));
-    const rows = [...all]
-      .reverse()
-      .slice(offset, offset + limit)
-      .map((b) => ({
+    const rows = held.map((b) => ({
         ...batchLink(b, (id) => fills.get(id)?.revertReason),
         symbols: [...new Set(b.fillIds.map((id) => fills.get(id)?.symbol).filter((x): x is string => typeof x === "string"))],
       }));
-    res.json({ batches: rows, total: all.length, next_offset: offset + limit < all.length ? offset + limit : null });
+    res.json({ batches: rows, total, next_offset });
   });
 
   r.get("/markets", (_req, res) => {

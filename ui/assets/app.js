@@ -35,15 +35,24 @@ async function get(path) {
     return REPORT.data[key];
   }
   // x-fakex-viewer: on a pool, polling a released id answers 404 instead of creating it anew.
-  const res = await fetch(CONTROL + path, { headers: { accept: "application/json", "x-fakex-viewer": "1" } });
+  const res = await reach(CONTROL + path, { headers: { accept: "application/json", "x-fakex-viewer": "1" } });
   const body = await res.json().catch(() => ({}));
   if (!res.ok) throw Object.assign(new Error(body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : `HTTP ${res.status}`), { status: res.status });
   return body;
 }
 
+/** fetch, saying what a network failure means here (the browser's own words are "Failed to fetch"). */
+async function reach(url, init) {
+  try {
+    return await fetch(url, init);
+  } catch {
+    throw new Error(`the fakex server at ${location.host} does not answer (stopped?); the page shows what it last read`);
+  }
+}
+
 async function post(path, body) {
   // x-fakex-viewer here too: a button on a released pool id's tab must not bring the id back.
-  const res = await fetch(CONTROL + path, { method: "POST", headers: { "content-type": "application/json", "x-fakex-viewer": "1" }, body: JSON.stringify(body ?? {}) });
+  const res = await reach(CONTROL + path, { method: "POST", headers: { "content-type": "application/json", "x-fakex-viewer": "1" }, body: JSON.stringify(body ?? {}) });
   const out = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(out.detail ?? `HTTP ${res.status}`);
   return out;
@@ -159,6 +168,14 @@ function Chart({ opts, data }) {
       plot.current = null;
     };
   }, [JSON.stringify(data), JSON.stringify(opts.series.map((s) => s.label))]);
+  // And the window's width: a narrower window must not leave the chart overflowing until the data changes.
+  useEffect(() => {
+    const fit = () => {
+      if (plot.current && el.current) plot.current.setSize({ width: Math.max(300, el.current.clientWidth || 600), height: opts.height ?? 220 });
+    };
+    window.addEventListener("resize", fit);
+    return () => window.removeEventListener("resize", fit);
+  }, []);
   return html`<div class="chart" ref=${el}></div>`;
 }
 
@@ -169,20 +186,29 @@ function RunPanel({ tick, bump }) {
   const [seconds, setSeconds] = useState("60");
   const [snapId, setSnapId] = useState("");
   const [message, setMessage] = useState("");
+  // One action at a time: an advance with market activity can take seconds, and a second
+  // action's answer would otherwise be overwritten by the first one's.
+  const [busy, setBusy] = useState(null);
   const advance = () => {
     const s = seconds.trim();
     if (!/^\d{1,9}$/.test(s)) return setMessage(`advance: enter a whole number of seconds, not "${s}"`);
     return act("advance", () => post("/clock/advance", { seconds: Number(s) }))();
   };
   const act = (label, fn) => async () => {
+    if (busy) return;
+    setBusy(label);
+    setMessage(`${label}: running…`);
     try {
       const out = await fn();
       setMessage(`${label}: ${JSON.stringify(out)}`);
     } catch (e) {
       setMessage(`${label} failed: ${e.message}`);
+    } finally {
+      setBusy(null);
     }
     bump();
   };
+  const off = busy !== null;
   return html`<section class="panel run">
     <${Loading} state=${state}>${(r) => html`
       <div class="facts">
@@ -196,17 +222,17 @@ function RunPanel({ tick, bump }) {
     ${REPORT
       ? html`<p class="muted">Report of a run, captured ${REPORT.captured_at} from ${REPORT.source}.</p>`
       : html`<div class="controls">
-          <input aria-label="seconds" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} onKeyDown=${(e) => e.key === "Enter" && advance()} />
-          <button data-action="advance" onClick=${advance}>Advance clock</button>
-          <button data-action="mine" onClick=${act("mine", () => post("/mine", { blocks: 1 }))}>Mine block</button>
-          <button data-action="settle" onClick=${act("settle", () => post("/settle"))}>Settle</button>
-          <button data-action="snapshot" onClick=${act("snapshot", async () => {
+          <input aria-label="seconds" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} onKeyDown=${(e) => e.key === "Enter" && !off && advance()} />
+          <button data-action="advance" disabled=${off} onClick=${advance}>Advance clock</button>
+          <button data-action="mine" disabled=${off} onClick=${act("mine", () => post("/mine", { blocks: 1 }))}>Mine block</button>
+          <button data-action="settle" disabled=${off} onClick=${act("settle", () => post("/settle"))}>Settle</button>
+          <button data-action="snapshot" disabled=${off} onClick=${act("snapshot", async () => {
             const out = await post("/snapshot");
             setSnapId(out.id);
             return out;
           })}>Snapshot</button>
           <input aria-label="snapshot id" size="4" placeholder="id" value=${snapId} onInput=${(e) => setSnapId(e.target.value)} />
-          <button data-action="restore" onClick=${act("restore", () => post("/restore", { id: snapId }))}>Restore</button>
+          <button data-action="restore" disabled=${off} onClick=${act("restore", () => post("/restore", { id: snapId }))}>Restore</button>
           <span class="message" data-testid="message">${message}</span>
         </div>`}
   </section>`;
@@ -231,11 +257,50 @@ function OrdersTable({ orders }) {
 }
 
 /** Newer / Older buttons over a list of `total` entries shown `size` at a time from `offset`. */
-function Pager({ offset, size, total, setOffset }) {
-  if (total <= size) return null;
-  return html`<div class="controls"><span class="muted">${Math.min(offset + 1, total)}–${Math.min(offset + size, total)} shown</span>
-    ${offset > 0 ? html`<button onClick=${() => setOffset(Math.max(0, offset - size))}>Newer</button>` : null}
-    ${offset + size < total ? html`<button onClick=${() => setOffset(offset + size)}>Older</button>` : null}</div>`;
+function Pager({ offset, size, total, moveTo, held }) {
+  if (total <= size && offset === 0) return null;
+  // A list that shrank under this page (a restore) still offers the way back.
+  const last = Math.max(0, Math.floor((total - 1) / size) * size);
+  return html`<div class="controls"><span class="muted">${total ? `${Math.min(offset + 1, total)}–${Math.min(offset + size, total)} shown` : "none here"}${held ? `; the first ${total} only, newer ones are on the first page` : ""}</span>
+    ${offset > 0 ? html`<button onClick=${() => moveTo(Math.min(Math.max(0, offset - size), last))}>Newer</button>` : null}
+    ${offset + size < total ? html`<button onClick=${() => moveTo(offset + size)}>Older</button>` : null}</div>`;
+}
+
+/** A whole number from the address, or `fallback`. */
+function wholeNumber(text, fallback) {
+  return /^\d{1,9}$/.test(text ?? "") ? Number(text) : fallback;
+}
+
+/**
+ * The page of a newest-first list (orders, settlement batches), in the address too (offset,
+ * upto), so it can be linked and Back returns to it. Past the first page the list is held at
+ * the entries there were when the user paged away (upto), so pages do not shift while the
+ * run goes on; the first page is live.
+ */
+function useHeldPage() {
+  const initial = routeQuery();
+  const [page, setPage] = useState(() => {
+    const offset = wholeNumber(initial.get("offset"), 0);
+    const upto = wholeNumber(initial.get("upto"), null);
+    return offset > 0 && upto !== null ? { offset, upto } : { offset: 0, upto: null };
+  });
+  const userMove = useRef(false);
+  useEffect(() => {
+    const params = new URLSearchParams();
+    if (page.offset > 0) {
+      params.set("offset", String(page.offset));
+      params.set("upto", String(page.upto));
+    }
+    setRouteQuery(params, userMove.current);
+    userMove.current = false;
+  }, [page.offset, page.upto]);
+  /** Go to `offset`; leaving the live first page holds the list at the `total` it showed. */
+  const mover = (total) => (offset) => {
+    userMove.current = true;
+    setPage(offset > 0 ? { offset, upto: page.upto ?? total } : { offset: 0, upto: null });
+  };
+  const query = `offset=${page.offset}${page.upto !== null && !REPORT ? `&upto=${page.upto}` : ""}`;
+  return { offset: page.offset, held: page.upto !== null && !REPORT, query, mover };
 }
 
 const ORDERS_PAGE = 50;
@@ -246,13 +311,13 @@ function pageOf(list, total, offset, size) {
 }
 
 function Home({ tick }) {
-  const [offset, setOffset] = useState(0);
-  const state = useData(`/orders?limit=${ORDERS_PAGE}&offset=${offset}`, tick);
+  const { offset, held, query, mover } = useHeldPage();
+  const state = useData(`/orders?limit=${ORDERS_PAGE}&${query}`, tick);
   return html`<section class="panel"><h2>Recent orders</h2>
     <${Loading} state=${state}>${(d) => {
       const page = pageOf(d.orders, d.total, offset, ORDERS_PAGE);
-      return html`<${OrdersTable} orders=${page.rows} /><p class="muted">${counted(d.total, "order")} in all</p>
-        <${Pager} offset=${offset} size=${ORDERS_PAGE} total=${page.total} setOffset=${setOffset} />`;
+      return html`<${OrdersTable} orders=${page.rows} />${held ? null : html`<p class="muted">${counted(d.total, "order")} in all</p>`}
+        <${Pager} offset=${offset} size=${ORDERS_PAGE} total=${page.total} moveTo=${mover(page.total)} held=${held} />`;
     }}<//>
   </section>`;
 }
@@ -274,13 +339,13 @@ function FillsTable({ fills, compact }) {
   </table>`;
 }
 
-function BatchesTable({ batches }) {
+function BatchesTable({ batches, markets }) {
   if (!batches.length) return html`<p class="muted">No settlement batches.</p>`;
   return html`<table class="batches">
-    <thead><tr><th>Batch</th><th>Kind</th><th>Status</th><th>Tx hash</th><th>Block</th><th>Fills</th><th>Revert reasons</th></tr></thead>
+    <thead><tr><th>Batch</th><th>Kind</th>${markets ? html`<th>Markets</th>` : null}<th>Status</th><th>Tx hash</th><th>Block</th><th>Fills</th><th>Revert reasons</th></tr></thead>
     <tbody>${batches.map(
       (b) => html`<tr>
-        <td>${b.settlement_id}</td><td>${b.kind}</td><td><${Status} s=${b.status} />${(b.revert_reasons ?? []).length ? html` <span class="bad">(mined; fills in it reverted)</span>` : null}</td>
+        <td>${b.settlement_id}</td><td>${b.kind}</td>${markets ? html`<td>${(b.symbols ?? []).join(", ")}</td>` : null}<td><${Status} s=${b.status} />${(b.revert_reasons ?? []).length ? html` <span class="bad">(mined; fills in it reverted)</span>` : null}</td>
         <td><${Hash} v=${b.tx_hash} /></td><td>${b.block ?? "—"}</td><td>${b.fill_ids.join(", ")}</td>
         <td>${(b.revert_reasons ?? []).join(", ")}</td>
       </tr>`,
@@ -317,13 +382,13 @@ function OrderView({ id, tick }) {
 const BATCHES_PAGE = 200;
 
 function BatchesView({ tick }) {
-  const [offset, setOffset] = useState(0);
-  const state = useData(`/batches?limit=${BATCHES_PAGE}&offset=${offset}`, tick);
+  const { offset, held, query, mover } = useHeldPage();
+  const state = useData(`/batches?limit=${BATCHES_PAGE}&${query}`, tick);
   return html`<section class="panel"><h2>Settlement batches</h2>
     <${Loading} state=${state}>${(d) => {
       const page = pageOf(d.batches, d.total, offset, BATCHES_PAGE);
-      return html`<${BatchesTable} batches=${page.rows} /><p class="muted">${counted(d.total, "batch", "batches")} in all</p>
-        <${Pager} offset=${offset} size=${BATCHES_PAGE} total=${page.total} setOffset=${setOffset} />`;
+      return html`<${BatchesTable} batches=${page.rows} markets=${true} />${held ? null : html`<p class="muted">${counted(d.total, "batch", "batches")} in all</p>`}
+        <${Pager} offset=${offset} size=${BATCHES_PAGE} total=${page.total} moveTo=${mover(page.total)} held=${held} />`;
     }}<//>
   </section>`;
 }
@@ -451,8 +516,8 @@ function RequestsView({ tick }) {
       <thead><tr><th>Id</th><th>Virtual time</th><th>Method</th><th>Path</th><th>Status</th><th>Wallet</th><th>ms</th><th>Caused</th></tr></thead>
       <tbody>${rows.map(
         (e) => html`<tr>
-          <td><${Link} to=${`/requests/${e.id}`}>${e.id}<//></td><td>${e.at_iso}</td><td>${e.method}</td><td><code>${e.path}</code></td>
-          <td><span class=${statusClass(e.status)}>${e.status}</span>${e.fault ? html` <span class="bad" title="route fault">${e.fault.kind}${e.fault.after_commit ? " after commit" : ""}</span>` : null}</td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
+          <td><${Link} to=${`/requests/${e.id}`}>${e.id}<//></td><td class="time">${e.at_iso}</td><td>${e.method}</td><td><code class="path" title=${e.path}>${e.path}</code></td>
+          <td><span class=${statusClass(e.status)}>${e.status}</span>${e.fault ? html` <span class="bad" title="route fault">${e.fault.kind === String(e.status) ? "(route fault)" : e.fault.kind}${e.fault.after_commit ? " after commit" : ""}</span>` : null}</td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
           <td class="num">${e.duration_ms}</td><td>${summary(e.links)}${e.rejection ? html` <span class="bad">${e.rejection.code ?? ""} ${e.rejection.fields.join(", ")}</span>` : null}</td>
         </tr>`,
       )}</tbody></table>
@@ -619,7 +684,7 @@ function TimelineView({ tick }) {
         ${events.length > TIMELINE_ROWS ? html`<p class="muted">The newest ${TIMELINE_ROWS} of these events:</p>` : null}
         <table class="events"><thead><tr><th>#</th><th>Virtual time</th><th>Type</th><th>Data</th></tr></thead>
         <tbody>${[...events].reverse().slice(0, TIMELINE_ROWS).map(
-          (ev) => html`<tr><td>${ev.seq}</td><td>${new Date(ev.at).toISOString()}</td><td>${ev.type}</td><td><code class="data">${JSON.stringify(ev.data)}</code></td></tr>`,
+          (ev) => html`<tr><td>${ev.seq}</td><td class="time">${new Date(ev.at).toISOString()}</td><td>${ev.type}${typeof ev.data?.order_id === "string" ? html` <${Link} to=${`/orders/${ev.data.order_id}`}>order<//>` : null}</td><td class="data"><code class="data">${JSON.stringify(ev.data)}</code></td></tr>`,
         )}</tbody></table>`;
     }}<//>
   </section>`;
@@ -638,14 +703,15 @@ const NAV = [
 function viewFor(route, tick, nav) {
   const [, first, rest] = /^\/([^/]*)\/?(.*)$/.exec(route) ?? [];
   switch (first) {
+    // The lists are keyed by navigation too: Back to a page of one reads its page from the address again.
     case "":
-      return html`<${Home} tick=${tick} />`;
+      return html`<${Home} key=${nav} tick=${tick} />`;
     case "orders":
-      return rest ? html`<${OrderView} id=${rest} tick=${tick} />` : html`<${Home} tick=${tick} />`;
+      return rest ? html`<${OrderView} id=${rest} tick=${tick} />` : html`<${Home} key=${nav} tick=${tick} />`;
     case "markets":
       return html`<${MarketsView} tick=${tick} />`;
     case "batches":
-      return html`<${BatchesView} tick=${tick} />`;
+      return html`<${BatchesView} key=${nav} tick=${tick} />`;
     case "requests":
       // Keyed by navigation: a link or Back to the list reads its filter from the address again.
       return rest ? html`<${RequestView} id=${rest} tick=${tick} />` : html`<${RequestsView} key=${nav} tick=${tick} />`;

@@ -1,0 +1,148 @@
+// The run viewer as a user at a real window finds it (from a UX audit in Chromium): a narrow
+// window does not push any page sideways, the order list's pages past the first hold still
+// and live in the address, a chart follows the window's width, one control action runs at a
+// time and says so, an unreachable server is named as such, a 503 route fault reads once,
+// a long path is cut in the list, and the timeline links an event to its order. Headless
+// Chromium, as viewer.browser.test.ts (skipped without /usr/bin/chromium; CI requires it there).
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import { chromiumAvailable, launchChromium, type RunningBrowser } from "./browser.ts";
+
+describe.skipIf(!chromiumAvailable)("run viewer layout and paging in headless Chromium", () => {
+  let ex: FakeExchange;
+  let browser: RunningBrowser;
+  let page: Page;
+  const orderRows = () => page.locator("table.orders tbody tr");
+  const firstOrderId = () => orderRows().first().getAttribute("data-order-id");
+  /** The page's full width: wider than the window means it scrolls sideways. */
+  const pageWidth = () => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+  const listed = async (query: string) => ((await (await fetch(`${ex.controlUrl}/orders?${query}`)).json()) as { orders: { order_id: string }[]; total: number });
+
+  beforeAll(async () => {
+    ex = await createFakeExchange({ seed: 41 });
+    // The moving market places orders as the clock advances: well over one page of 50.
+    await ex.control.startActivity({ markets: "*" });
+    await ex.control.advanceClock(600);
+    await ex.control.settle();
+    expect((await listed("limit=1")).total).toBeGreaterThan(120);
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await ex?.close();
+  });
+
+  test("the order list's Older page holds its orders while new ones arrive, and its address brings it back", async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${ex.controlUrl}/ui/`);
+    await orderRows().first().waitFor();
+    const total = (await listed("limit=1")).total;
+    await page.locator("button", { hasText: "Older" }).click();
+    await expect.poll(() => page.url()).toContain(`?offset=50&upto=${total}`);
+    const expected = (await listed(`limit=50&offset=50&upto=${total}`)).orders.map((o) => o.order_id);
+    await expect.poll(firstOrderId).toBe(expected[0]);
+    expect(await page.locator("main").innerText()).toContain(`the first ${total} only, newer ones are on the first page`);
+    // More orders arrive; two polls go by: the page stays put (the live list has moved on).
+    await ex.control.advanceClock(120);
+    expect((await listed("limit=1")).total).toBeGreaterThan(total);
+    await page.waitForTimeout(2_200);
+    expect(await orderRows().evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-order-id")))).toEqual(expected);
+    // Reload: the same page from the address. Back: the live first page.
+    await page.reload();
+    await expect.poll(firstOrderId).toBe(expected[0]);
+    await page.goBack();
+    await expect.poll(() => page.url()).toMatch(/\/ui\/$/);
+    await expect.poll(firstOrderId).toBe((await listed("limit=1")).orders[0]!.order_id);
+  }, 60_000);
+
+  test("a 400 px window: no page is wider than the window, and the header's links stay inside the header", async () => {
+    await page.setViewportSize({ width: 400, height: 800 });
+    for (const route of ["/", "/markets", "/batches", "/requests", "/timeline"]) {
+      await page.goto(`${ex.controlUrl}/ui${route}`);
+      await page.locator("main section.panel").nth(1).waitFor();
+      await page.waitForTimeout(300);
+      expect(await pageWidth(), route).toBeLessThanOrEqual(400);
+      const header = (await page.locator("header").boundingBox())!;
+      const timeline = (await page.locator("nav a", { hasText: "Timeline" }).boundingBox())!;
+      expect(timeline.x + timeline.width, route).toBeLessThanOrEqual(header.x + header.width);
+      expect(timeline.y + timeline.height, route).toBeLessThanOrEqual(header.y + header.height);
+    }
+  }, 60_000);
+
+  test("a depth chart follows the window when it narrows", async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${ex.controlUrl}/ui/markets`);
+    const canvas = page.locator(".chart canvas").first();
+    await canvas.waitFor();
+    expect((await canvas.boundingBox())!.width).toBeGreaterThan(900);
+    await page.setViewportSize({ width: 700, height: 900 });
+    await expect.poll(async () => (await canvas.boundingBox())!.width).toBeLessThan(700);
+    expect(await pageWidth()).toBeLessThanOrEqual(700);
+  }, 60_000);
+
+  test("one control action at a time: the buttons wait while an advance runs, and the message says it is running", async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${ex.controlUrl}/ui/`);
+    await orderRows().first().waitFor();
+    // Hold the advance in the browser for a moment so the page's in-between state can be seen.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route("**/__fakex/clock/advance", async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      const before = ex.control.now().now;
+      await page.locator('input[aria-label="seconds"]').fill("5");
+      await page.locator('button[data-action="advance"]').click();
+      await expect.poll(() => page.locator('[data-testid="message"]').innerText()).toBe("advance: running…");
+      for (const action of ["advance", "mine", "settle", "snapshot", "restore"]) expect(await page.locator(`button[data-action="${action}"]`).isDisabled(), action).toBe(true);
+      // A second click while it runs starts nothing.
+      await page.locator('button[data-action="mine"]').click({ force: true });
+      release();
+      await expect.poll(() => page.locator('[data-testid="message"]').innerText()).toMatch(/^advance: \{"now":/);
+      expect(await page.locator('button[data-action="mine"]').isDisabled()).toBe(false);
+      expect(ex.control.now().now).toBeGreaterThanOrEqual(before + 5);
+    } finally {
+      release();
+      await page.unroute("**/__fakex/clock/advance");
+    }
+  }, 60_000);
+
+  test("a server that does not answer is named as such, next to the last data", async () => {
+    await page.goto(`${ex.controlUrl}/ui/`);
+    await orderRows().first().waitFor();
+    await page.route("**/__fakex/**", (route) => route.abort("connectionrefused"));
+    try {
+      await expect.poll(() => page.locator("p.error").first().innerText()).toMatch(/^the fakex server at 127\.0\.0\.1:\d+ does not answer \(stopped\?\); the page shows what it last read$/);
+      expect(await orderRows().count()).toBeGreaterThan(0);
+      await page.locator('button[data-action="settle"]').click();
+      await expect.poll(() => page.locator('[data-testid="message"]').innerText()).toMatch(/^settle failed: the fakex server at .* does not answer/);
+    } finally {
+      await page.unroute("**/__fakex/**");
+    }
+  }, 60_000);
+
+  test("the request list: a 503 route fault reads once, a long path is cut (in full on hover); the timeline links an event to its order", async () => {
+    ex.control.setRouteFaults([{ method: "GET", path: "/tokens", fail: 503, times: 1 }]);
+    expect((await fetch(`${ex.baseUrl}/tokens`)).status).toBe(503);
+    const longPath = `/${"x".repeat(1500)}`;
+    expect((await fetch(`${ex.baseUrl}${longPath}`)).status).toBe(404);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${ex.controlUrl}/ui/requests`);
+    const rows = page.locator("table.requests tbody tr");
+    await rows.first().waitFor();
+    const faulted = rows.filter({ hasText: "/api/v1/tokens" }).first();
+    expect((await faulted.locator("td").nth(4).innerText()).trim()).toBe("503 (route fault)");
+    const long = rows.filter({ has: page.locator(`code.path[title="/api/v1${longPath}"]`) }).first();
+    expect((await long.boundingBox())!.height).toBeLessThan(60);
+    await page.goto(`${ex.controlUrl}/ui/timeline`);
+    const placed = page.locator("table.events tbody tr", { hasText: "order_placed" }).first();
+    await placed.locator("a", { hasText: "order" }).click();
+    await expect.poll(() => page.url()).toMatch(/\/ui\/orders\/[0-9a-f-]{36}$/);
+    await page.locator('[data-testid="order-id"]').waitFor();
+  }, 60_000);
+});
