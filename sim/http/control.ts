@@ -167,10 +167,11 @@ const schemas = {
   activityStop: z.object({ markets: z.union([z.literal("*"), z.array(z.string())]).optional() }).strict(),
 };
 
-function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+/** `where` names what a whole-value issue (an unknown key) is about: the body, or the query. */
+function parse<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query" = "body"): z.output<S> {
   const r = schema.safeParse(value ?? {});
   if (r.success) return r.data;
-  const detail = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
+  const detail = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : where}: ${i.message}`).join("; ");
   throw new ControlInputError(detail);
 }
 
@@ -260,7 +261,7 @@ export function controlRouter(c: ControlHandle): Router {
     .get(
       h((req, res) => {
         checkQueryKeysOnce(req.query);
-        const q = parse(schemas.events, req.query);
+        const q = parse(schemas.events, req.query, "query");
         const limit = q.limit === undefined ? 100 : Number(q.limit);
         if (limit < 1 || limit > MAX_EVENTS_PAGE) throw new ControlInputError(`limit must be 1-${MAX_EVENTS_PAGE}`);
         res.type("application/json").send(jsonWithBigints(c.events(q.after === undefined ? 0 : Number(q.after), limit)));

@@ -352,8 +352,8 @@ export class RequestJournal {
     const limit = f.limit ?? 100;
     const offset = f.offset ?? 0;
     // The same bounds over HTTP and from code (ex.control.requests()).
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_JOURNAL_PAGE) throw new RangeError(`limit must be 1-${MAX_JOURNAL_PAGE}, got ${limit}`);
-    if (!Number.isInteger(offset) || offset < 0) throw new RangeError(`offset must be a whole number >= 0, got ${offset}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_JOURNAL_PAGE) throw new RangeError(`limit must be a number 1-${MAX_JOURNAL_PAGE}, got ${shown(limit)}`);
+    if (!Number.isInteger(offset) || offset < 0) throw new RangeError(`offset must be a whole number >= 0, got ${shown(offset)}`);
     const matching = this.matching(f);
     const page = matching.slice(offset, offset + limit);
     const resolve = this.resolver();
@@ -412,7 +412,7 @@ export class RequestJournal {
     const status = f.status === undefined ? undefined : statusMatcher(String(f.status));
     const beforeSeq = f.before === undefined ? undefined : seqOfId(f.before);
     // A NaN or a string would match nothing (or everything) without a word.
-    if (f.sinceMs !== undefined && !Number.isFinite(f.sinceMs)) throw new RangeError(`sinceMs must be a finite number (virtual Unix milliseconds), got ${String(f.sinceMs)}`);
+    if (f.sinceMs !== undefined && (typeof f.sinceMs !== "number" || !Number.isFinite(f.sinceMs))) throw new RangeError(`sinceMs must be a finite number (virtual Unix milliseconds), got ${shown(f.sinceMs)}`);
     if (f.owner !== undefined && (typeof f.owner !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(f.owner))) throw new RangeError(`owner must be a 0x address, got ${JSON.stringify(f.owner)}`);
     const owner = f.owner?.toLowerCase();
     const out: JournalEntry[] = [];
@@ -526,6 +526,11 @@ function apiPath(baseUrl: string, path: string): string {
 }
 
 /** The arrival number of a journal id ("r42" → 42); RangeError for anything else. */
+/** A value in an error: numbers as they are, anything else as JSON ("5" is not 5). */
+function shown(v: unknown): string {
+  return typeof v === "number" ? String(v) : JSON.stringify(v) ?? String(v);
+}
+
 function seqOfId(id: string): number {
   if (typeof id !== "string" || !/^r[1-9][0-9]{0,14}$/.test(id)) throw new RangeError(`before: a request id such as r42, not ${JSON.stringify(id)}`);
   return Number(id.slice(1));

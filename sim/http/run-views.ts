@@ -27,6 +27,8 @@ export const MAX_VIEW_PAGE = 500;
 const RECENT_TRADES = 30;
 
 const PAGE_KEYS = new Set(["limit", "offset", "upto"]);
+/** The largest offset or upto (nine digits: more orders than any run holds). */
+const MAX_POSITION = 999_999_999;
 
 /**
  * `limit`, `offset` and `upto` as whole decimal numbers; any other query key is refused, not
@@ -45,8 +47,8 @@ function page(req: Request, def = 50): { limit: number; offset: number; upto: nu
   const offset = number("offset", 0);
   const upto = number("upto", Number.MAX_SAFE_INTEGER);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VIEW_PAGE) throw new ControlInputError(`limit must be 1-${MAX_VIEW_PAGE}`);
-  if (!Number.isInteger(offset) || offset < 0) throw new ControlInputError("offset must be a whole number >= 0");
-  if (!Number.isInteger(upto)) throw new ControlInputError("upto must be a whole number >= 0");
+  if (!Number.isInteger(offset)) throw new ControlInputError(`offset must be a whole number from 0 to ${MAX_POSITION}`);
+  if (!Number.isInteger(upto)) throw new ControlInputError(`upto must be a whole number from 0 to ${MAX_POSITION}`);
   return { limit, offset, upto };
 }
 

@@ -58,6 +58,48 @@ describe.skipIf(!chromiumAvailable)("run viewer layout and paging in headless Ch
     await expect.poll(firstOrderId).toBe((await listed("limit=1")).orders[0]!.order_id);
   }, 60_000);
 
+  test("an order-list address the list does not match is brought to it: no upto holds the page found, an upto past the end comes down, a page past the end moves to the last", async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const ids = async () => orderRows().evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-order-id")));
+    let total = (await listed("limit=1")).total;
+    // Only offset (a hand-written link): held at the list there is.
+    await page.goto(`${ex.controlUrl}/ui/?offset=50`);
+    await expect.poll(() => page.url()).toContain(`?offset=50&upto=${total}`);
+    await expect.poll(ids).toEqual((await listed(`limit=50&offset=50&upto=${total}`)).orders.map((o) => o.order_id));
+    // An upto past the end (as a restore to an earlier snapshot leaves one): lowered to the end, so the page stays held.
+    await page.goto(`${ex.controlUrl}/ui/?offset=50&upto=99999999`);
+    total = (await listed("limit=1")).total;
+    await expect.poll(() => page.url()).toContain(`?offset=50&upto=${total}`);
+    // A page past the end: the last page.
+    await page.goto(`${ex.controlUrl}/ui/?offset=100000&upto=100`);
+    await expect.poll(() => page.url()).toContain("?offset=50&upto=100");
+    await expect.poll(() => orderRows().count()).toBe(50);
+    await expect.poll(ids).toEqual((await listed("limit=50&offset=50&upto=100")).orders.map((o) => o.order_id));
+  }, 60_000);
+
+  test("a 320 px window: an order's and a request's facts stay inside their panel, and side-by-side panes stack", async () => {
+    await page.setViewportSize({ width: 320, height: 800 });
+    const { orders } = await listed("limit=1");
+    // A refused order with a long body: a rejection and two body panes side by side on a wide window.
+    const refused = await fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ side: "bid", note: "n".repeat(2000) }) });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    const requestId = refused.headers.get("x-request-id")!;
+    for (const route of [`/orders/${orders[0]!.order_id}`, `/requests/${requestId}`]) {
+      await page.goto(`${ex.controlUrl}/ui${route}`);
+      await page.locator("main section.panel").nth(1).locator(".facts").waitFor();
+      const outside = await page.locator(".facts").evaluateAll((grids) =>
+        grids.flatMap((g: any) => {
+          const edge = g.getBoundingClientRect().right;
+          return [...g.children].filter((c: any) => c.getBoundingClientRect().right > edge + 0.5).map((c: any) => c.textContent.slice(0, 40));
+        }),
+      );
+      expect(outside, route).toEqual([]);
+      const panes = await page.locator(".two").first().evaluate((two: any) => [...two.children].map((c: any) => c.getBoundingClientRect().left));
+      expect(new Set(panes).size, route).toBe(1);
+      expect(await pageWidth(), route).toBeLessThanOrEqual(320);
+    }
+  }, 60_000);
+
   test("a 400 px window: no page is wider than the window, and the header's links stay inside the header", async () => {
     await page.setViewportSize({ width: 400, height: 800 });
     for (const route of ["/", "/markets", "/batches", "/requests", "/timeline"]) {

@@ -160,7 +160,7 @@ function Chart({ opts, data }) {
   const plot = useRef(null);
   useEffect(() => {
     if (!el.current) return;
-    const width = Math.max(300, el.current.clientWidth || 600);
+    const width = Math.max(160, el.current.clientWidth || 600);
     plot.current?.destroy();
     plot.current = new uPlot({ ...opts, width, height: opts.height ?? 220 }, data, el.current);
     return () => {
@@ -171,7 +171,7 @@ function Chart({ opts, data }) {
   // And the window's width: a narrower window must not leave the chart overflowing until the data changes.
   useEffect(() => {
     const fit = () => {
-      if (plot.current && el.current) plot.current.setSize({ width: Math.max(300, el.current.clientWidth || 600), height: opts.height ?? 220 });
+      if (plot.current && el.current) plot.current.setSize({ width: Math.max(160, el.current.clientWidth || 600), height: opts.height ?? 220 });
     };
     window.addEventListener("resize", fit);
     return () => window.removeEventListener("resize", fit);
@@ -277,20 +277,17 @@ function wholeNumber(text, fallback) {
  * the entries there were when the user paged away (upto), so pages do not shift while the
  * run goes on; the first page is live.
  */
-function useHeldPage() {
+function useHeldPage(size) {
   const initial = routeQuery();
   const [page, setPage] = useState(() => {
     const offset = wholeNumber(initial.get("offset"), 0);
-    const upto = wholeNumber(initial.get("upto"), null);
-    return offset > 0 && upto !== null ? { offset, upto } : { offset: 0, upto: null };
+    return { offset, upto: offset > 0 ? wholeNumber(initial.get("upto"), null) : null };
   });
   const userMove = useRef(false);
   useEffect(() => {
     const params = new URLSearchParams();
-    if (page.offset > 0) {
-      params.set("offset", String(page.offset));
-      params.set("upto", String(page.upto));
-    }
+    if (page.offset > 0) params.set("offset", String(page.offset));
+    if (page.offset > 0 && page.upto !== null) params.set("upto", String(page.upto));
     setRouteQuery(params, userMove.current);
     userMove.current = false;
   }, [page.offset, page.upto]);
@@ -299,8 +296,26 @@ function useHeldPage() {
     userMove.current = true;
     setPage(offset > 0 ? { offset, upto: page.upto ?? total } : { offset: 0, upto: null });
   };
+  /**
+   * Against a loaded `total`: a page opened without `upto` holds at the list it found; an
+   * `upto` past the list's end (a restore shrank it, or the address asked for more) comes down
+   * to it, so the page stays held as the run goes on; a page past the end moves to the last.
+   */
+  const fit = (total) => {
+    if (page.offset === 0) return;
+    const upto = REPORT ? page.upto : Math.min(page.upto ?? total, total);
+    const offset = Math.min(page.offset, Math.max(0, Math.floor((total - 1) / size) * size));
+    if (offset !== page.offset || upto !== page.upto) setPage(offset > 0 ? { offset, upto } : { offset: 0, upto: null });
+  };
   const query = `offset=${page.offset}${page.upto !== null && !REPORT ? `&upto=${page.upto}` : ""}`;
-  return { offset: page.offset, held: page.upto !== null && !REPORT, query, mover };
+  return { offset: page.offset, held: page.offset > 0 && !REPORT, query, mover, fit };
+}
+
+/** Run `fit` of a held page whenever the list's loaded total (or the page) changes. */
+function useFitted(paged, total) {
+  useEffect(() => {
+    if (total !== null) paged.fit(total);
+  }, [total, paged.query]);
 }
 
 const ORDERS_PAGE = 50;
@@ -311,8 +326,10 @@ function pageOf(list, total, offset, size) {
 }
 
 function Home({ tick }) {
-  const { offset, held, query, mover } = useHeldPage();
+  const paged = useHeldPage(ORDERS_PAGE);
+  const { offset, held, query, mover } = paged;
   const state = useData(`/orders?limit=${ORDERS_PAGE}&${query}`, tick);
+  useFitted(paged, state.data ? pageOf(state.data.orders, state.data.total, offset, ORDERS_PAGE).total : null);
   return html`<section class="panel"><h2>Recent orders</h2>
     <${Loading} state=${state}>${(d) => {
       const page = pageOf(d.orders, d.total, offset, ORDERS_PAGE);
@@ -382,8 +399,10 @@ function OrderView({ id, tick }) {
 const BATCHES_PAGE = 200;
 
 function BatchesView({ tick }) {
-  const { offset, held, query, mover } = useHeldPage();
+  const paged = useHeldPage(BATCHES_PAGE);
+  const { offset, held, query, mover } = paged;
   const state = useData(`/batches?limit=${BATCHES_PAGE}&${query}`, tick);
+  useFitted(paged, state.data ? pageOf(state.data.batches, state.data.total, offset, BATCHES_PAGE).total : null);
   return html`<section class="panel"><h2>Settlement batches</h2>
     <${Loading} state=${state}>${(d) => {
       const page = pageOf(d.batches, d.total, offset, BATCHES_PAGE);
