@@ -20,7 +20,8 @@ import { ExchangeError } from "../core/errors.ts";
 import { Rng, type RngState } from "../core/rng.ts";
 import { drawLatency, isZeroLatency, parseLatency, type LatencySpec } from "./route-faults-latency.ts";
 import { FAIL_KINDS, answerWithFault, faultHooks, swallowResponse, type CommittedResponse, type FailKind, type HeaderSnapshot } from "./route-faults-outcome.ts";
-import { noteFault } from "./journal-notes.ts";
+import { noteDelayed, noteFault } from "./journal-notes.ts";
+import { readBodyAhead } from "./body-ahead.ts";
 import { SERVICE_UNAVAILABLE_DETAIL } from "./errors.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, readUnroutedBody } from "./body.ts";
 
@@ -228,6 +229,7 @@ export class RouteFaults {
       const edge = { ...res.getHeaders() };
       const hooks = faultHooks(res);
       const act = () => {
+        noteDelayed(false);
         if (kind === null) return next();
         if (hooks.replay) {
           // Applying a logged request again: the answer that was logged goes to the replay;
@@ -260,12 +262,19 @@ export class RouteFaults {
       const delay = this.latencyOf(rule);
       if (delay > 0 && !hooks.replay) {
         const moveClock = hooks.delayed ?? this.moveClock;
-        const timer = setTimeout(() => {
-          this.delayed.delete(timer);
-          if (moveClock) void moveClock().then(act, next);
-          else act();
-        }, delay);
-        this.delayed.set(timer, res);
+        noteDelayed(true);
+        // The body is read before the delay, as a server has it before its slow part: a client
+        // that gives up while it waits has still sent its request, which is then served (and
+        // after_commit takes effect); read after the delay, it was refused as cut short.
+        readBodyAhead(req, DEFAULT_BODY_LIMIT_BYTES, () => {
+          if (this.released) return refuseClosing(res);
+          const timer = setTimeout(() => {
+            this.delayed.delete(timer);
+            if (moveClock) void moveClock().then(act, next);
+            else act();
+          }, delay);
+          this.delayed.set(timer, res);
+        });
       } else act();
     };
   }

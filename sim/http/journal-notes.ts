@@ -35,6 +35,11 @@ export interface RequestNote {
   faultReplayed?: boolean;
   error?: { code: string; detail: string };
   signature?: SignatureNearMiss;
+  /**
+   * The request is waiting out a route rule's latency. A client that hangs up meanwhile
+   * does not end its entry: the request is still served, and its entry ends with that.
+   */
+  delayed?: boolean;
 }
 
 const store = new AsyncLocalStorage<RequestNote>();
@@ -60,6 +65,14 @@ export function noteSignatureMismatch(miss: SignatureNearMiss): void {
 export function noteError(code: string, detail: string): void {
   const n = store.getStore();
   if (n) n.error = { code, detail };
+}
+
+/** The request starts (true) or ends (false) waiting out a route rule's latency. */
+export function noteDelayed(on: boolean): void {
+  const n = store.getStore();
+  if (!n) return;
+  if (on) n.delayed = true;
+  else delete n.delayed;
 }
 
 /** A route fault replaced (or, after commit, swallowed) this request's answer. */

@@ -240,9 +240,12 @@ export class RequestJournal {
       // already moved baseUrl back out of /api/v1 (a pool instance's path would keep its /<id>).
       const path = apiPath(req.baseUrl, req.path);
       const note: RequestNote = {};
-      // The client can be gone already (it hung up during a body read ahead of the routes,
-      // body-ahead.ts): no close or finish comes, so the answer written into nothing ends the entry.
-      const sent = captureResponseBody(res, this.bodyBytes, res.closed ? () => finish() : undefined);
+      // The client can be gone before the answer (it hung up during a body read ahead of the
+      // routes, body-ahead.ts, or while a latency rule held the request): no finish comes then,
+      // so the answer written into nothing ends the entry.
+      const sent = captureResponseBody(res, this.bodyBytes, () => {
+        if (res.closed) finish();
+      });
       let done = false;
       const finish = () => {
         if (done) return;
@@ -255,8 +258,9 @@ export class RequestJournal {
         // What the client got: a reset or timed-out request no answer at all (0, never
         // express's default 200), a replayed 503 fault the 503 rather than the logged answer.
         const status = fault ? faultAnswerStatus(fault.kind, res.statusCode) : res.statusCode;
-        // Turned away: by the answer, or by the route whose answer a fault then lost.
-        const refused = status >= 400 || (fault?.after_commit === true && (fault.committed_status ?? 0) >= 400);
+        // Turned away: by the answer, or, after commit, by the route whose answer a fault then
+        // lost (a committed 201 lost to a 503 was not turned away).
+        const refused = fault?.after_commit === true ? (fault.committed_status ?? 0) >= 400 : status >= 400;
         const toEvent = this.source.log.length;
         const wallet = (res.locals["owner"] as string | undefined) ?? note.wallet ?? null;
         this.append({
@@ -281,10 +285,15 @@ export class RequestJournal {
         });
       };
       res.once("finish", finish);
-      res.once("close", finish);
-      // ...or a route fault's last answer, which may never end() it (a hold, a reset); a
-      // truncate writes its status just after it tells, so the entry waits a microtask.
-      if (res.closed) res.once(FAULT_ANSWERED, () => queueMicrotask(finish));
+      // A hang-up during a latency rule's delay: the request is served after it (above).
+      res.once("close", () => {
+        if (note.delayed !== true) finish();
+      });
+      // ...or, the client gone, a route fault's last answer, which may never end() it (a hold,
+      // a reset); a truncate writes its status just after it tells, so the entry waits a microtask.
+      res.once(FAULT_ANSWERED, () => {
+        if (res.closed) queueMicrotask(finish);
+      });
       withRequestNote(note, next);
     };
   }

@@ -1,0 +1,105 @@
+// A client that gives up while a latency rule holds its request (the commonest ambiguous
+// outcome: a client time-out on a slow answer) has still sent the request: it is served when
+// the delay ends, so after_commit takes effect as the README promises, and the journal entry
+// ends with what was served, not at the hang-up (before: the body was read after the delay,
+// refused as cut short, the order never placed, and the entry said 200 with no fault). Also:
+// a committed 201 that an after_commit 503 lost is not recorded as a rejection. With and
+// without a state directory (which reads bodies before its lock already).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import type { RouteFaultRule } from "../../sim/http/control-faults.ts";
+
+const DELAY_MS = 1200;
+
+/** A signed limit order body of `acc` on the USDT market, resting (price 0.5). */
+async function signedOrder(ex: FakeExchange) {
+  const m = ex.registry.markets().find((x) => x.baseSymbol === "USDT")!;
+  const acc = ex.accounts[0]!;
+  await ex.control.fund({ address: acc.address, token: m.quoteSymbol, amount: 100_000_000n, vault: true });
+  const preview = await (await fetch(`${ex.baseUrl}/orders/preview`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ex.newOrder(acc, { symbol: m.symbol, side: "bid", amount: "20", price: "0.5" })) })).json();
+  return (await ex.signOrder(acc, preview as never)).body as { order_id: string };
+}
+
+/** POST /orders with a client that gives up after 200 ms; resolves to the error it saw. */
+async function postAndGiveUp(ex: FakeExchange, body: unknown): Promise<unknown> {
+  return fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(200) }).then(
+    () => "answered",
+    (e: unknown) => e,
+  );
+}
+
+/** The journal entry of the one POST /orders, once it has ended. */
+async function entryOfPost(ex: FakeExchange) {
+  await expect.poll(() => ex.control.requests({ method: "POST", path: "/api/v1/orders" }).total, { timeout: 10_000 }).toBe(1);
+  return ex.control.requests({ method: "POST", path: "/api/v1/orders" }).entries[0]!;
+}
+
+describe.each([
+  ["without a state directory", false],
+  ["with a state directory", true],
+])("a client that hangs up during a latency rule's delay (%s)", (_name, withStateDir) => {
+  const start = () =>
+    createFakeExchange({ liquidity: false, users: 1, ...(withStateDir ? { stateDir: path.join(mkdtempSync(path.join(tmpdir(), "fakex-latency-hangup-")), "state") } : {}) });
+  const rule = (extra: Partial<RouteFaultRule>): RouteFaultRule[] => [{ method: "POST", path: "/orders", latency_ms: DELAY_MS, times: 1, ...extra }];
+
+  test("after_commit reset: the order is placed when the delay ends, and the entry says reset after a committed 201", async () => {
+    const ex = await start();
+    try {
+      const body = await signedOrder(ex);
+      ex.control.setRouteFaults(rule({ fail: "reset", after_commit: true }));
+      expect(await postAndGiveUp(ex, body)).toBeInstanceOf(Error);
+      await expect.poll(() => ex.parts.engine.orderRecord(body.order_id)?.status, { timeout: 10_000 }).toBe("pending");
+      const e = await entryOfPost(ex);
+      expect(e.status).toBe(0);
+      expect(e.fault).toEqual({ kind: "reset", after_commit: true, committed_status: 201 });
+      expect(e.links.orders_created.map((o) => o.order_id)).toEqual([body.order_id]);
+      expect(e.rejection).toBeNull();
+      // A faithful retry is a replay: 409, no second order.
+      const retry = await fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(retry.status).toBe(409);
+    } finally {
+      await ex.close();
+    }
+  }, 60_000);
+
+  test("plain latency: the order is placed all the same, and the entry shows the 201 the route answered into nothing", async () => {
+    const ex = await start();
+    try {
+      const body = await signedOrder(ex);
+      ex.control.setRouteFaults(rule({}));
+      expect(await postAndGiveUp(ex, body)).toBeInstanceOf(Error);
+      await expect.poll(() => ex.parts.engine.orderRecord(body.order_id)?.status, { timeout: 10_000 }).toBe("pending");
+      const e = await entryOfPost(ex);
+      expect(e.status).toBe(201);
+      expect(e.fault).toBeNull();
+      expect(e.links.orders_created.map((o) => o.order_id)).toEqual([body.order_id]);
+      expect(e.duration_ms).toBeGreaterThanOrEqual(DELAY_MS - 50);
+    } finally {
+      await ex.close();
+    }
+  }, 60_000);
+});
+
+describe("an after_commit 503 in the journal", () => {
+  test("the committed 201 it lost is not a rejection; a committed refusal still is", async () => {
+    const ex = await createFakeExchange({ liquidity: false, users: 1 });
+    try {
+      const body = await signedOrder(ex);
+      ex.control.setRouteFaults([{ method: "POST", path: "/orders", fail: 503, after_commit: true, times: 2 }]);
+      const post = () => fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect((await post()).status).toBe(503);
+      // The same order again: the route refuses it (409) and the fault loses that answer too.
+      expect((await post()).status).toBe(503);
+      const [replay, placed] = ex.control.requests({ method: "POST", path: "/api/v1/orders" }).entries;
+      expect(placed!.fault).toEqual({ kind: "503", after_commit: true, committed_status: 201 });
+      expect(placed!.rejection).toBeNull();
+      expect(replay!.fault).toEqual({ kind: "503", after_commit: true, committed_status: 409 });
+      expect(replay!.rejection).not.toBeNull();
+    } finally {
+      await ex.close();
+    }
+  }, 60_000);
+});
