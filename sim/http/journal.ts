@@ -534,12 +534,12 @@ function apiPath(baseUrl: string, path: string): string {
   return (at >= 0 ? baseUrl.slice(at) : baseUrl) + path;
 }
 
-/** The arrival number of a journal id ("r42" → 42); RangeError for anything else. */
 /** A value in an error: numbers as they are, anything else as JSON ("5" is not 5). */
 function shown(v: unknown): string {
   return typeof v === "number" ? String(v) : JSON.stringify(v) ?? String(v);
 }
 
+/** The arrival number of a journal id ("r42" → 42); RangeError for anything else. */
 function seqOfId(id: string): number {
   if (typeof id !== "string" || !/^r[1-9][0-9]{0,14}$/.test(id)) throw new RangeError(`before: a request id such as r42, not ${JSON.stringify(id)}`);
   return Number(id.slice(1));
