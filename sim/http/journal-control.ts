@@ -14,13 +14,14 @@ import { Router, type Request } from "express";
 import { z } from "zod";
 import { ControlInputError, checkQueryKeysOnce, isControlInputError } from "./control.ts";
 import type { JournalFilter, RequestJournal } from "./journal.ts";
+import { ADDRESS_RE } from "./fields.ts";
 
 const filterQuery = z
   .object({
     method: z.string().regex(/^[A-Za-z]{1,10}$/).optional(),
     path: z.string().min(1).max(500).optional(),
     status: z.string().regex(/^([1-5]\d\d|[1-5]xx|0)$/i, "a status code (404, or 0 for no answer) or class (4xx)").optional(),
-    owner: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x address").optional(),
+    owner: z.string().regex(ADDRESS_RE, "a 0x address").optional(),
     since: z.string().min(1).max(40).optional(),
     // Checked by the journal itself (RangeError → 400), the same rule as in code.
     before: z.string().max(40).optional(),

@@ -18,6 +18,7 @@ import { withRequestNote, type FaultNote, type RequestNote, type SignatureNearMi
 import { loggedBody, unparsedBody } from "./body.ts";
 import { FAULT_ANSWERED, faultAnswerBody, faultAnswerStatus } from "./route-faults-outcome.ts";
 import { SERVICE_UNAVAILABLE_DETAIL } from "./errors.ts";
+import { ADDRESS_RE } from "./fields.ts";
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
 /** Bytes of each body kept in an entry. */
@@ -422,7 +423,7 @@ export class RequestJournal {
     const beforeSeq = f.before === undefined ? undefined : seqOfId(f.before);
     // A NaN or a string would match nothing (or everything) without a word.
     if (f.sinceMs !== undefined && (typeof f.sinceMs !== "number" || !Number.isFinite(f.sinceMs))) throw new RangeError(`sinceMs must be a finite number (virtual Unix milliseconds), got ${shown(f.sinceMs)}`);
-    if (f.owner !== undefined && (typeof f.owner !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(f.owner))) throw new RangeError(`owner must be a 0x address, got ${JSON.stringify(f.owner)}`);
+    if (f.owner !== undefined && (typeof f.owner !== "string" || !ADDRESS_RE.test(f.owner))) throw new RangeError(`owner must be a 0x address, got ${shown(f.owner)}`);
     const owner = f.owner?.toLowerCase();
     const out: JournalEntry[] = [];
     const all = this.ordered();
