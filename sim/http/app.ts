@@ -17,6 +17,7 @@ import { apiKeysRouter } from "./routes/api-keys.ts";
 import { balancesRouter } from "./routes/balances.ts";
 import { broadcastRouter } from "./routes/broadcast.ts";
 import { fundsRouter } from "./routes/funds.ts";
+import { unservedFundsRouter } from "./routes/funds-unserved.ts";
 import { permitRouter } from "./routes/permit.ts";
 import { withdrawRouter } from "./routes/withdraw.ts";
 import { configRouter } from "./routes/config.ts";
@@ -83,8 +84,10 @@ export function createApp(ctx: HttpContext, into?: Application): Application {
     swapsRouter(ctx, ctx.engine, v1);
   }
   // Account and funds: balances, permit metadata, tx builders, withdraw, broadcasts.
+  const balances = ctx.funds ?? ctx.balances;
+  if (balances && ctx.registry) balancesRouter(ctx, ctx.registry, balances, v1);
+  if (!ctx.funds && ctx.fundsUnavailable !== undefined) unservedFundsRouter(ctx.fundsUnavailable, v1);
   if (ctx.funds && ctx.registry) {
-    balancesRouter(ctx, ctx.registry, ctx.funds, v1);
     permitRouter(ctx, ctx.funds, v1);
     fundsRouter(ctx, ctx.registry, ctx.funds, v1);
     broadcastRouter(ctx, ctx.registry, ctx.funds, v1);

@@ -15,6 +15,7 @@ import { exchangeDomain, type Address, type ExchangeDomain, type Hex } from "../
 import type { ApiKeyAuthenticator, WalletRateLimiter } from "./auth.ts";
 import type { CorsPolicy } from "./cors.ts";
 import type { FundsServices } from "./funds-services.ts";
+import type { BalancesSource } from "./routes/balances.ts";
 import type { HttpLogger } from "./errors.ts";
 
 /** EIP-1271 access for signature checks; the chain port supplies it. */
@@ -62,6 +63,13 @@ export interface HttpContext {
    * broadcast helpers (spec "Account and funds"). Needs `registry` as well.
    */
   funds?: FundsServices;
+  /** GET /balances for an app without `funds` (the memory exchange); `funds` serves it when given. */
+  balances?: BalancesSource;
+  /**
+   * Why an app without `funds` does not serve the other account and funds routes: they
+   * answer 404 with this reason rather than a bare "Not Found" (the memory exchange).
+   */
+  fundsUnavailable?: string;
   /**
    * The simulator's engine: order, VL, fill (and swap) routes. Absent means those
    * routes are not mounted. Its registry must be `registry`.

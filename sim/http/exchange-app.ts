@@ -28,6 +28,7 @@ import type { ApiKeyManager, ContractSignatureChecker } from "./context.ts";
 import { parseCorsOrigin, type CorsPolicy } from "./cors.ts";
 import type { HttpLogger } from "./errors.ts";
 import type { FundsServices } from "./funds-services.ts";
+import type { BalancesSource } from "./routes/balances.ts";
 
 export interface ExchangeAppParts {
   engine: Engine;
@@ -44,6 +45,10 @@ export interface ExchangeAppParts {
   logger?: HttpLogger;
   /** Funds routes (balances, permit, builders, withdraw, broadcasts); mounted when given. */
   funds?: FundsServices;
+  /** GET /balances without `funds` (the memory exchange's chain and ledger). */
+  balances?: BalancesSource;
+  /** Without `funds`: why the other account and funds routes are not served (their 404's detail). */
+  fundsUnavailable?: string;
   bodyLimit?: string | number;
   /** CORS on /api/v1 (default any origin); null when the caller mounts it in front. */
   cors?: CorsPolicy | null;
@@ -69,6 +74,8 @@ export function createExchangeApp(p: ExchangeAppParts, into?: Application): Appl
     ...(p.contractSignatures ? { contractSignatures: p.contractSignatures } : {}),
     ...(p.logger ? { logger: p.logger } : {}),
     ...(p.funds ? { funds: p.funds } : {}),
+    ...(p.balances ? { balances: p.balances } : {}),
+    ...(p.fundsUnavailable !== undefined ? { fundsUnavailable: p.fundsUnavailable } : {}),
     ...(p.bodyLimit !== undefined ? { bodyLimit: p.bodyLimit } : {}),
     ...(p.cors !== undefined ? { cors: p.cors } : {}),
   }, into);
@@ -104,6 +111,10 @@ export interface MemoryExchange extends Required<Omit<ExchangeAppParts, "contrac
   /** Mint to the wallet, deposit into the memory vault and credit the engine. */
   fund(owner: string, symbol: string, raw: bigint): void;
 }
+
+/** The 404 detail of the account and funds routes the memory exchange does not serve. */
+export const MEMORY_FUNDS_UNAVAILABLE =
+  "the memory exchange (createMemoryExchange) has no chain node to read permits from, build transactions for or broadcast to; createFakeExchange (Anvil) serves it";
 
 export const MEMORY_EXCHANGE_DEFAULTS = {
   startMs: Date.UTC(2026, 2, 14, 9, 30, 0),
@@ -176,18 +187,19 @@ export function createMemoryExchange(o: MemoryExchangeOptions = {}): MemoryExcha
     engine.creditDeposit(ev.owner, ev.token, ev.amount);
   };
   for (const f of o.funded ?? []) fund(f.owner, f.symbol, f.raw);
+  // fund() credits the ledger as it deposits, and nothing else moves the memory vault
+  // from outside, so GET /balances has nothing to sync first.
+  const balances: BalancesSource = {
+    sync: async () => undefined,
+    ledger: { peek: (owner, token) => engine.vaultAccount(owner, token) },
+    reader: { walletBalance: (owner, token) => chain.walletBalance(owner, token) },
+  };
+  const parts = { engine, registry, clock, apiKeys, rateLimits, health, fx, config, balances, fundsUnavailable: MEMORY_FUNDS_UNAVAILABLE };
   const app = createExchangeApp({
-    engine,
-    registry,
-    clock,
-    apiKeys,
-    rateLimits,
-    health,
-    fx,
-    config,
+    ...parts,
     ...(o.contractSignatures ? { contractSignatures: o.contractSignatures } : {}),
     ...(o.logger ? { logger: o.logger } : {}),
     cors: parseCorsOrigin(o.corsOrigin),
   });
-  return { app, engine, chain, registry, clock, apiKeys, rateLimits, health, fx, config, configInputs, fund };
+  return { ...parts, app, chain, configInputs, fund };
 }

@@ -33,9 +33,9 @@ const FUNDS: [string, bigint][] = [
   ["JPYS", 100_000_000n * 10n ** 2n],
 ];
 
-export function exchange(o: MemoryExchangeOptions & { unfunded?: boolean } = {}) {
+export function exchange({ unfunded, ...o }: MemoryExchangeOptions & { unfunded?: boolean } = {}) {
   const ex = createMemoryExchange({ logger: { error: () => undefined }, ...o });
-  if (!o.unfunded) for (const owner of [ALICE, BOB]) for (const [sym, raw] of FUNDS) ex.fund(owner, sym, raw);
+  if (!unfunded) for (const owner of [ALICE, BOB]) for (const [sym, raw] of FUNDS) ex.fund(owner, sym, raw);
   const ids = new Rng("http-order-ids");
   return { ...ex, ids, newId: () => ids.uuid4() };
 }

@@ -25,7 +25,14 @@ const BalancesQuery = z.object({
   include_zero: queryBoolean.optional(),
 });
 
-export function balancesRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router()): Router {
+/**
+ * What GET /balances reads: the vault columns (after a sync with the chain) and the
+ * wallets. The funds services are one; the memory exchange, which has no node and no
+ * other funds route, gives its own (its ledger is credited as it funds, so no sync).
+ */
+export type BalancesSource = Pick<FundsServices, "sync" | "ledger"> & { reader: Pick<FundsServices["reader"], "walletBalance"> };
+
+export function balancesRouter(ctx: HttpContext, registry: Registry, funds: BalancesSource, router: Router = Router()): Router {
   router
     .route("/balances")
     .get(requireApiKey(ctx), rateLimit(ctx, "read"), async (req, res) => {

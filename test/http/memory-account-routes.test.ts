@@ -1,0 +1,104 @@
+// The memory exchange (no chain node) and the spec's account and funds routes: GET
+// /balances is served from the memory chain's wallets and the engine's ledger; the
+// routes that need a node (permit reads, transaction builders, broadcasts, withdraw
+// co-signing) answer 404 saying why, not a bare "Not Found".
+import express from "express";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { createExchangeApp, MEMORY_FUNDS_UNAVAILABLE } from "../../sim/http/exchange-app.ts";
+import { FUNDS_ROUTES_NEEDING_A_NODE } from "../../sim/http/routes/funds-unserved.ts";
+import { ALICE, BOB, ISO, alice, apiKeyFor, exchange, place } from "./exchange-harness.ts";
+
+describe("memory exchange: GET /balances", () => {
+  it("answers the key owner's rows: wallet from the memory chain, vault columns from the ledger", async () => {
+    const ex = exchange();
+    const eurc = ex.registry.tokenBySymbol("EURC")!;
+    const usdc = ex.registry.tokenBySymbol("USDC")!;
+    // Tokens held in the wallet, not deposited: only the wallet column shows them.
+    ex.chain.mint(ALICE, eurc.address, 7_000_000n);
+    await place(ex, alice, { side: "ask", amount: "10", price: "1.08" }); // freezes 10 EURC
+    const key = apiKeyFor(ex, ALICE);
+    const res = await request(ex.app).get("/api/v1/balances").query({ owner_address: ALICE }).set("authorization", key);
+    expect(res.status).toBe(200);
+    expect(res.body.owner_address).toBe(ALICE);
+    expect(res.body.wallet_balance_available).toBe(true);
+    expect(res.body.updated_at).toMatch(ISO);
+    const row = (address: string) => (res.body.balances as Record<string, string>[]).find((r) => r.token === address)!;
+    const funded = 1_000_000n * 10n ** 6n;
+    expect(row(eurc.address)).toMatchObject({
+      symbol: "EURC",
+      wallet_balance: "7000000",
+      vault_available: String(funded - 10_000_000n),
+      vault_frozen: "10000000",
+      vault_total: String(funded),
+      total: String(funded + 7_000_000n),
+    });
+    expect(row(usdc.address)).toMatchObject({ wallet_balance: "0", vault_available: String(funded), vault_frozen: "0" });
+    // The same figures the engine holds.
+    const acc = ex.engine.vaultAccount(ALICE, eurc.address);
+    expect([acc.available, acc.frozen]).toEqual([funded - 10_000_000n, 10_000_000n]);
+  });
+
+  it("keeps the spec's auth order: 401 without a key, 403 for another owner", async () => {
+    const ex = exchange();
+    const noKey = await request(ex.app).get("/api/v1/balances").query({ owner_address: ALICE });
+    expect(noKey.status).toBe(401);
+    const other = await request(ex.app).get("/api/v1/balances").query({ owner_address: BOB }).set("authorization", apiKeyFor(ex, ALICE));
+    expect(other.status).toBe(403);
+    expect(other.body).toEqual({ detail: "owner_address does not match the API key owner" });
+  });
+
+  it("an unfunded wallet has no rows unless include_zero", async () => {
+    const ex = exchange({ unfunded: true });
+    const key = apiKeyFor(ex, ALICE);
+    const bare = await request(ex.app).get("/api/v1/balances").query({ owner_address: ALICE }).set("authorization", key);
+    expect(bare.status).toBe(200);
+    expect(bare.body.balances).toEqual([]);
+    const all = await request(ex.app).get("/api/v1/balances").query({ owner_address: ALICE, include_zero: "true" }).set("authorization", key);
+    expect(all.body.balances).toHaveLength(ex.registry.tokens().length);
+  });
+});
+
+describe("memory exchange: the account and funds routes that need a chain node", () => {
+  it("answer 404 naming the route and why, with or without a key", async () => {
+    const ex = exchange();
+    const key = apiKeyFor(ex, ALICE);
+    expect(FUNDS_ROUTES_NEEDING_A_NODE).toHaveLength(9);
+    for (const [method, path] of FUNDS_ROUTES_NEEDING_A_NODE) {
+      for (const auth of [undefined, key]) {
+        const r = method === "GET" ? request(ex.app).get(`/api/v1${path}`).query({ owner_address: ALICE }) : request(ex.app).post(`/api/v1${path}`).send({ owner: ALICE });
+        const res = await (auth ? r.set("authorization", auth) : r);
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(res.body).toEqual({ detail: `${method} /api/v1${path} is not served here: ${MEMORY_FUNDS_UNAVAILABLE}` });
+      }
+    }
+  });
+
+  it("nothing changes: balances and the event log are as before the refused calls", async () => {
+    const ex = exchange();
+    const before = ex.engine.log.hash();
+    await request(ex.app).post("/api/v1/withdraw").send({ intent: { user: ALICE } });
+    await request(ex.app).post("/api/v1/deposit").set("authorization", apiKeyFor(ex, ALICE)).send({ owner: ALICE, amount: "1" });
+    expect(ex.engine.log.hash()).toBe(before);
+  });
+
+  it("a path the spec does not have stays a plain Not Found", async () => {
+    const ex = exchange();
+    const res = await request(ex.app).post("/api/v1/deposits");
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: "Not Found" });
+  });
+
+  it("createExchangeApp(ex, app) builds the same routes from the memory exchange's parts", async () => {
+    const ex = exchange();
+    const outer = express();
+    createExchangeApp(ex, outer);
+    const key = apiKeyFor(ex, ALICE);
+    const balances = await request(outer).get("/api/v1/balances").query({ owner_address: ALICE }).set("authorization", key);
+    expect(balances.status).toBe(200);
+    expect(balances.body.balances.length).toBeGreaterThan(0);
+    const deposit = await request(outer).post("/api/v1/deposit").set("authorization", key).send({});
+    expect(deposit.status).toBe(404);
+    expect(deposit.body.detail).toContain(MEMORY_FUNDS_UNAVAILABLE);
+  });
+});
