@@ -67,11 +67,19 @@ export async function httpFetch(input: string | URL | Request, init: RequestInit
 }
 
 /**
+ * Base of viem's backoff between its three retries (it doubles each time). viem's 150 ms
+ * suits a remote provider; a local node that refuses a connection has stopped (a released
+ * pool instance, a killed Anvil), and each request waited ~1 s of retries to say so.
+ */
+const ANVIL_RETRY_DELAY_MS = 20;
+
+/**
  * viem's HTTP transport to an Anvil endpoint, through httpFetch. No cap on an answer's
  * size (viem's default is 10 MiB): the node is our own, and its state dump grows with the
  * chain (a --state-dir checkpoint of some 2,000 busy blocks is past 10 MiB). `timeoutMs`:
  * viem's 10 s unless given (a dump or load of a large state takes longer).
  */
 export function anvilTransport(rpcUrl: string, timeoutMs?: number): HttpTransport {
-  return http(rpcUrl, { fetchFn: httpFetch, maxResponseBodySize: false, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) });
+  return http(rpcUrl, { fetchFn: httpFetch, maxResponseBodySize: false, retryDelay: ANVIL_RETRY_DELAY_MS, ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) });
 }
+
