@@ -256,6 +256,8 @@ interface PendingSwap {
   owner: string;
   token: string;
   withPermit: boolean;
+  /** The nonce its permit was quoted with (absent in state saved before it was kept). */
+  permitNonce?: number;
 }
 
 export interface SwapDeskState {
@@ -410,7 +412,7 @@ export class SwapDesk {
     }
     const equity = this.o.vaultAvailable(req.owner, inTok.address);
     const initialDeposit = equity >= breakdown.maxInputAmount ? 0n : breakdown.maxInputAmount - equity;
-    const pendingPermits = this.pendingPermitSwaps(req.owner, inTok.address);
+    const afterPending = this.permitNonceAfterPending(req.owner, inTok.address);
     // The wallet's swap state these reads belong to, read before the await below: a swap
     // accepted meanwhile makes the quote stale (its permit nonce did not count that swap).
     const swapSeq = this.swapSeq.get(req.owner) ?? 0;
@@ -432,7 +434,10 @@ export class SwapDesk {
       uuid: standaloneUuidInt(tradeId, executorId),
       deadline: BigInt(deadline),
     };
-    const permit = tokenState !== null ? this.permitWire(inTok, req.owner, initialDeposit, deadline, tokenState, pendingPermits) : null;
+    // The chain's nonce may already count a pending swap (mined, its receipt not processed
+    // yet): the next nonce is past both, never their sum.
+    const permitNonce = tokenState !== null ? Math.max(Number(tokenState.nonce) + afterPending.unrecorded, afterPending.next) : 0;
+    const permit = tokenState !== null ? this.permitWire(inTok, req.owner, initialDeposit, deadline, tokenState, permitNonce) : null;
     const expiresAt = Math.floor((createdMs + QUOTE_TTL_MS) / 1000);
     const wire: QuoteWire = {
       uuid: quoteId,
@@ -474,7 +479,7 @@ export class SwapDesk {
     value: bigint,
     deadline: number,
     state: PermitTokenState,
-    pendingPermits: number,
+    nonce: number,
   ): PermitWire {
     const spender = this.depositSpender(token).toLowerCase();
     const base = {
@@ -486,7 +491,6 @@ export class SwapDesk {
       current_allowance_raw: state.allowance.toString(),
     };
     if (!token.permit) return { permit_supported: false, permit_required: false, ...base };
-    const nonce = Number(state.nonce) + pendingPermits;
     const domain: PermitDomainWire = { name: state.name, version: state.version, chainId: this.o.chainId, verifyingContract: token.address };
     return {
       permit_supported: true,
@@ -589,7 +593,8 @@ export class SwapDesk {
     if (rec !== p.quote) throw new Error("commit: quote record changed since prepare");
     rec.consumed = true;
     this.swapSeq.set(rec.owner, (this.swapSeq.get(rec.owner) ?? 0) + 1);
-    this.pending.set(rec.tradeId, { owner: rec.owner, token: rec.intent.inputToken, withPermit: p.permit !== null });
+    const permitNonce = p.permit !== null && rec.permit?.permit_supported ? rec.permit.nonce : undefined;
+    this.pending.set(rec.tradeId, { owner: rec.owner, token: rec.intent.inputToken, withPermit: p.permit !== null, ...(permitNonce !== undefined ? { permitNonce } : {}) });
   }
 
   /** prepare + commit for callers with nothing to do in between. */
@@ -602,6 +607,22 @@ export class SwapDesk {
   /** The swap's transaction was mined (settled or reverted): it no longer holds a future permit nonce. */
   markMined(tradeId: string): void {
     this.pending.delete(tradeId);
+  }
+
+  /**
+   * What the owner's pending permit swaps of `token` leave for the next permit: `next`, one
+   * past the highest nonce they were quoted with (0 when none), and `unrecorded`, how many
+   * carry no recorded nonce (state saved before nonces were kept) and add to the chain's.
+   */
+  permitNonceAfterPending(owner: string, token: string): { next: number; unrecorded: number } {
+    let next = 0;
+    let unrecorded = 0;
+    for (const p of this.pending.values()) {
+      if (!p.withPermit || p.owner !== owner || p.token !== token) continue;
+      if (p.permitNonce === undefined) unrecorded++;
+      else next = Math.max(next, p.permitNonce + 1);
+    }
+    return { next, unrecorded };
   }
 
   pendingPermitSwaps(owner: string, token: string): number {

@@ -274,6 +274,37 @@ describe("permit object", () => {
     env.desk.accept(validSwap(q3));
   });
 
+  it("a permit swap mined but not yet processed counts once: the next nonce is past the chain's and the pending one's, not their sum", async () => {
+    const env = setupDesk();
+    rest(env, "EURC/USDC", "ask", "200", "1.08");
+    const usdc = `${TAKER.toLowerCase()}|${token(env, "USDC").address}`;
+    const first = env.desk.accept(validSwap(await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n))));
+    const second = env.desk.accept(validSwap(await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n))));
+    expect(second.quote.permit!.nonce).toBe(1);
+    // The first swap is mined (the token's nonce moved) before its receipt reaches the desk.
+    env.chainNonces.set(usdc, 1n);
+    const q = await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n));
+    expect(q.permit!.nonce).toBe(2);
+    expect(q.permit!.eip712!.message.nonce).toBe(2);
+    // Both mined, neither processed: still 2 past the chain's 2.
+    env.chainNonces.set(usdc, 2n);
+    expect((await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n))).permit!.nonce).toBe(2);
+    env.desk.markMined(first.quote.tradeId);
+    env.desk.markMined(second.quote.tradeId);
+    expect((await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n))).permit!.nonce).toBe(2);
+  });
+
+  it("pending permit swaps restored from state saved before their nonces were kept still add to the chain's nonce", async () => {
+    const env = setupDesk();
+    rest(env, "EURC/USDC", "ask", "100", "1.08");
+    env.desk.accept(validSwap(await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n))));
+    const saved = env.desk.snapshot();
+    // As an older fakex wrote it: no permitNonce on the pending swap.
+    for (const [, p] of saved.pending) delete (p as { permitNonce?: number }).permitNonce;
+    env.desk.restore(saved);
+    expect((await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n))).permit!.nonce).toBe(1);
+  });
+
   it("a swap funded from vault equity (no permit) does not count toward the next permit's nonce", async () => {
     const env = setupDesk();
     rest(env, "EURC/USDC", "ask", "100", "1.08");
