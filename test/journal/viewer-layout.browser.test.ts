@@ -141,12 +141,13 @@ describe.skipIf(!chromiumAvailable)("run viewer layout and paging in headless Ch
       await page.locator('input[aria-label="seconds"]').fill("5");
       await page.locator('button[data-action="advance"]').click();
       await expect.poll(() => page.locator('[data-testid="message"]').innerText()).toBe("advance: running…");
-      for (const action of ["advance", "mine", "settle", "snapshot", "restore"]) expect(await page.locator(`button[data-action="${action}"]`).isDisabled(), action).toBe(true);
+      // Marked busy (aria-disabled), not disabled: a disabled button would drop the keyboard's focus.
+      for (const action of ["advance", "mine", "settle", "snapshot", "restore"]) expect(await page.locator(`button[data-action="${action}"]`).getAttribute("aria-disabled"), action).toBe("true");
       // A second click while it runs starts nothing.
       await page.locator('button[data-action="mine"]').click({ force: true });
       release();
       await expect.poll(() => page.locator('[data-testid="message"]').innerText()).toMatch(/^advance: \{"now":/);
-      expect(await page.locator('button[data-action="mine"]').isDisabled()).toBe(false);
+      expect(await page.locator('button[data-action="mine"]').getAttribute("aria-disabled")).toBe("false");
       expect(ex.control.now().now).toBeGreaterThanOrEqual(before + 5);
     } finally {
       release();

@@ -98,7 +98,7 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
 
   test("an order's page shows nothing of the order before it while the next one loads", async () => {
     await page.goto(`${ex.controlUrl}/ui/orders/${bid.order_id}`);
-    await page.locator("div.facts code").first().waitFor();
+    await page.locator("dl.facts code").first().waitFor();
     const bidOwner = ex.accounts[1]!.address.toLowerCase();
     expect(await page.locator("main").textContent()).toContain(bidOwner);
     // The ask's order view answers late; the heading changes at once, the bid's facts must go.
@@ -120,7 +120,7 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     await page.unroute(`**/__fakex/orders/${ask.order_id}`);
     // An order that is not there: the message, and nothing of the last order shown.
     await page.goto(`${ex.controlUrl}/ui/orders/${bid.order_id}`);
-    await page.locator("div.facts").first().waitFor();
+    await page.locator("dl.facts").first().waitFor();
     await page.evaluate((to) => {
       (globalThis as any).history.pushState(null, "", to);
       (globalThis as any).dispatchEvent(new Event("fakex:navigate"));

@@ -43,7 +43,7 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     await page.mouse.move(box.x + 3, box.y + box.height / 2);
     const time = page.locator(".u-legend .u-series").first().locator(".u-value");
     await expect.poll(() => time.textContent()).toMatch(/^2026-01-01 /);
-    expect(await page.locator("h2").first().textContent()).toContain("UTC");
+    expect(await page.locator("#view h2").first().textContent()).toContain("UTC");
   });
 
   test("the order list pages (Older / Newer) past its first 50", async () => {
@@ -65,7 +65,7 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     const res = await fetch(`${ex.baseUrl}/orderbook?symbol=USDT%2FUSDC&symbol=EURC%2FUSDC`);
     const id = res.headers.get("x-request-id")!;
     await page.goto(`${ex.controlUrl}/ui/requests/${id}`);
-    const request = page.locator(".facts div", { has: page.locator("label", { hasText: /^Request$/ }) });
+    const request = page.locator(".facts div", { has: page.locator("dt", { hasText: /^Request$/ }) });
     await expect.poll(() => request.textContent()).toContain("symbol=USDT/USDC&symbol=EURC/USDC");
   });
 

@@ -18,7 +18,6 @@ const UI = `${CONTROL}/ui`;
 const POLL_MS = 1000;
 /** The pool id this page shows, if it is a pool instance's (two tabs on two ids must look different). */
 const POOL_ID = CONTROL === "/__fakex" ? null : decodeURIComponent(CONTROL.slice(1, -"/__fakex".length));
-if (POOL_ID) document.title = `${POOL_ID} · fakex run viewer`;
 /** Journal entries per page of the request list. */
 const REQUESTS_PAGE = 200;
 
@@ -94,13 +93,13 @@ function navigate(route) {
   window.dispatchEvent(new Event("fakex:navigate"));
 }
 
-function Link({ to, children, cls }) {
+function Link({ to, children, cls, title, current }) {
   const onClick = (e) => {
     if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
     e.preventDefault();
     navigate(to);
   };
-  return html`<a class=${cls} href=${href(to)} onClick=${onClick}>${children}</a>`;
+  return html`<a class=${cls} href=${href(to)} title=${title} aria-current=${current ? "page" : undefined} onClick=${onClick}>${children}</a>`;
 }
 
 /** Load `path` now and, served, every POLL_MS; `tick` forces a reload after an action. */
@@ -149,13 +148,13 @@ function Body({ copy }) {
 }
 
 function Loading({ state, children }) {
-  if (state.error && !state.data) return html`<p class="error">${state.error}</p>`;
+  if (state.error && !state.data) return html`<p class="error" role="alert">${state.error}</p>`;
   if (!state.data) return html`<p class="muted">loading…</p>`;
-  return html`${state.error ? html`<p class="error">${state.error}</p>` : null}${children(state.data)}`;
+  return html`${state.error ? html`<p class="error" role="alert">${state.error}</p>` : null}${children(state.data)}`;
 }
 
 /** A uPlot chart that follows its data (rebuilt when the data changes shape). */
-function Chart({ opts, data }) {
+function Chart({ opts, data, summary }) {
   const el = useRef(null);
   const plot = useRef(null);
   useEffect(() => {
@@ -163,6 +162,7 @@ function Chart({ opts, data }) {
     const width = Math.max(160, el.current.clientWidth || 600);
     plot.current?.destroy();
     plot.current = new uPlot({ ...opts, width, height: opts.height ?? 220 }, data, el.current);
+    el.current.querySelector(".u-legend")?.setAttribute("aria-hidden", "true");
     return () => {
       plot.current?.destroy();
       plot.current = null;
@@ -176,7 +176,7 @@ function Chart({ opts, data }) {
     window.addEventListener("resize", fit);
     return () => window.removeEventListener("resize", fit);
   }, []);
-  return html`<div class="chart" ref=${el}></div>`;
+  return html`<div class="chart" role="img" aria-label=${summary} ref=${el}></div>`;
 }
 
 // ---------------------------------------------------------------- run panel and controls
@@ -190,6 +190,7 @@ function RunPanel({ tick, bump }) {
   // action's answer would otherwise be overwritten by the first one's.
   const [busy, setBusy] = useState(null);
   const advance = () => {
+    if (busy) return;
     const s = seconds.trim();
     if (!/^\d{1,9}$/.test(s)) return setMessage(`advance: enter a whole number of seconds, not "${s}"`);
     return act("advance", () => post("/clock/advance", { seconds: Number(s) }))();
@@ -209,31 +210,31 @@ function RunPanel({ tick, bump }) {
     bump();
   };
   const off = busy !== null;
-  return html`<section class="panel run">
+  return html`<section class="panel run" aria-labelledby="run-heading"><h2 id="run-heading" class="visually-hidden">Run</h2>
     <${Loading} state=${state}>${(r) => html`
-      <div class="facts">
-        <div><label>Virtual clock</label><strong data-testid="clock">${r.clock.iso}</strong> <span class="muted">(${r.clock.now})</span></div>
-        <div><label>Block mode</label><strong>${r.block_mode.mode}${r.block_mode.seconds ? ` ${r.block_mode.seconds}s` : ""}</strong></div>
-        <div><label>Health</label><${Status} s=${r.health.status} /> <span class="muted">executor ${r.health.executor_id}</span></div>
-        <div><label>Fault plan</label><code>${Object.keys(r.fault_plan ?? {}).length ? JSON.stringify(r.fault_plan) : "none"}</code></div>
-        <div><label>Route faults</label><code>${r.route_faults.length ? `${r.route_faults.length} rule(s)` : "none"}</code></div>
-        <div><label>Counts</label>${counted(r.counts.orders, "order")} · ${counted(r.counts.fills, "fill")} · ${counted(r.counts.settlement_batches, "batch", "batches")} · ${counted(r.counts.requests, "request")} · ${counted(r.counts.events, "event")}</div>
-      </div>`}<//>
+      <dl class="facts">
+        <div><dt>Virtual clock</dt><dd><strong data-testid="clock">${r.clock.iso}</strong> <span class="muted">(${r.clock.now})</span></dd></div>
+        <div><dt>Block mode</dt><dd><strong>${r.block_mode.mode}${r.block_mode.seconds ? ` ${r.block_mode.seconds}s` : ""}</strong></dd></div>
+        <div><dt>Health</dt><dd><${Status} s=${r.health.status} /> <span class="muted">executor ${r.health.executor_id}</span></dd></div>
+        <div><dt>Fault plan</dt><dd><code>${Object.keys(r.fault_plan ?? {}).length ? JSON.stringify(r.fault_plan) : "none"}</code></dd></div>
+        <div><dt>Route faults</dt><dd><code>${r.route_faults.length ? `${r.route_faults.length} rule(s)` : "none"}</code></dd></div>
+        <div><dt>Counts</dt><dd>${counted(r.counts.orders, "order")} · ${counted(r.counts.fills, "fill")} · ${counted(r.counts.settlement_batches, "batch", "batches")} · ${counted(r.counts.requests, "request")} · ${counted(r.counts.events, "event")}</dd></div>
+      </dl>`}<//>
     ${REPORT
       ? html`<p class="muted">Report of a run, captured ${REPORT.captured_at} from ${REPORT.source}.</p>`
       : html`<div class="controls">
-          <input aria-label="seconds" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} onKeyDown=${(e) => e.key === "Enter" && !off && advance()} />
-          <button data-action="advance" disabled=${off} onClick=${advance}>Advance clock</button>
-          <button data-action="mine" disabled=${off} onClick=${act("mine", () => post("/mine", { blocks: 1 }))}>Mine block</button>
-          <button data-action="settle" disabled=${off} onClick=${act("settle", () => post("/settle"))}>Settle</button>
-          <button data-action="snapshot" disabled=${off} onClick=${act("snapshot", async () => {
+          <span class="hint" aria-hidden="true">seconds</span><input aria-label="seconds" title="seconds to advance the clock by" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} onKeyDown=${(e) => e.key === "Enter" && !off && advance()} />
+          <button data-action="advance" aria-disabled=${off ? "true" : "false"} onClick=${advance}>Advance clock</button>
+          <button data-action="mine" aria-disabled=${off ? "true" : "false"} onClick=${act("mine", () => post("/mine", { blocks: 1 }))}>Mine block</button>
+          <button data-action="settle" aria-disabled=${off ? "true" : "false"} onClick=${act("settle", () => post("/settle"))}>Settle</button>
+          <button data-action="snapshot" aria-disabled=${off ? "true" : "false"} onClick=${act("snapshot", async () => {
             const out = await post("/snapshot");
             setSnapId(out.id);
             return out;
           })}>Snapshot</button>
-          <input aria-label="snapshot id" size="4" placeholder="id" value=${snapId} onInput=${(e) => setSnapId(e.target.value)} />
-          <button data-action="restore" disabled=${off} onClick=${act("restore", () => post("/restore", { id: snapId }))}>Restore</button>
-          <span class="message" data-testid="message">${message}</span>
+          <span class="hint" aria-hidden="true">snapshot</span><input aria-label="snapshot id" title="the snapshot id to restore" size="4" placeholder="id" value=${snapId} onInput=${(e) => setSnapId(e.target.value)} />
+          <button data-action="restore" aria-disabled=${off ? "true" : "false"} onClick=${act("restore", () => post("/restore", { id: snapId }))}>Restore</button>
+          <span class="message" role="status" data-testid="message">${message}</span>
         </div>`}
   </section>`;
 }
@@ -245,7 +246,7 @@ function OrdersTable({ orders }) {
   return html`<table class="orders">
     <thead><tr><th>Order</th><th>Owner</th><th>Market</th><th>Side</th><th>Type</th><th>Price</th><th>Amount</th><th>Filled</th><th>Status</th><th>Created</th></tr></thead>
     <tbody>${orders.map(
-      (o) => html`<tr data-order-id=${o.order_id}>
+      (o) => html`<tr key=${o.order_id} data-order-id=${o.order_id}>
         <td><${Link} to=${`/orders/${o.order_id}`}><code>${o.order_id}</code><//></td>
         <td><code title=${o.owner}>${short(o.owner)}</code></td>
         <td>${o.symbol}</td><td>${o.side}</td><td>${o.order_type}</td>
@@ -344,10 +345,10 @@ function FillsTable({ fills, compact }) {
   return html`<table class="fills">
     <thead><tr><th>Fill</th><th>Maker</th><th>Taker</th>${compact ? html`<th>When</th>` : html`<th>Price</th><th>Quantity</th>`}<th>Status</th><th>Batch</th><th>Tx hash</th><th>Revert reason</th></tr></thead>
     <tbody>${fills.map(
-      (f) => html`<tr data-fill-id=${f.fill_id}>
+      (f) => html`<tr key=${f.fill_id} data-fill-id=${f.fill_id}>
         <td>${f.fill_id}</td>
-        <td><${Link} to=${`/orders/${f.maker_order_id}`}><code>${short(f.maker_order_id)}</code><//></td>
-        <td><${Link} to=${`/orders/${f.taker_order_id}`}><code>${short(f.taker_order_id)}</code><//></td>
+        <td><${Link} to=${`/orders/${f.maker_order_id}`} title=${f.maker_order_id}><code>${short(f.maker_order_id)}</code><//></td>
+        <td><${Link} to=${`/orders/${f.taker_order_id}`} title=${f.taker_order_id}><code>${short(f.taker_order_id)}</code><//></td>
         ${compact ? html`<td>${f.during_request ? "during the request" : "later"}</td>` : html`<td class="num">${f.price}</td><td class="num">${f.quantity}</td>`}
         <td><${Status} s=${f.status} /></td><td>${f.settlement_id ?? "—"}</td>
         <td><${Hash} v=${f.tx_hash} /></td><td>${f.revert_reason ?? ""}</td>
@@ -361,7 +362,7 @@ function BatchesTable({ batches, markets }) {
   return html`<table class="batches">
     <thead><tr><th>Batch</th><th>Kind</th>${markets ? html`<th>Markets</th>` : null}<th>Status</th><th>Tx hash</th><th>Block</th><th>Fills</th><th>Revert reasons</th></tr></thead>
     <tbody>${batches.map(
-      (b) => html`<tr>
+      (b) => html`<tr key=${b.settlement_id}>
         <td>${b.settlement_id}</td><td>${b.kind}</td>${markets ? html`<td>${(b.symbols ?? []).join(", ")}</td>` : null}<td><${Status} s=${b.status} />${(b.revert_reasons ?? []).length ? html` <span class="bad">(mined; fills in it reverted)</span>` : null}</td>
         <td><${Hash} v=${b.tx_hash} /></td><td>${b.block ?? "—"}</td><td>${b.fill_ids.join(", ")}</td>
         <td>${(b.revert_reasons ?? []).join(", ")}</td>
@@ -374,22 +375,22 @@ function OrderView({ id, tick }) {
   const state = useData(`/orders/${encodeURIComponent(id)}`, tick);
   return html`<section class="panel"><h2>Order <code data-testid="order-id">${id}</code></h2>
     <${Loading} state=${state}>${(d) => html`
-      <div class="facts">
-        <div><label>Status</label><${Status} s=${d.order.status} /></div>
-        <div><label>Owner</label><code>${d.order.owner_address}</code></div>
-        <div><label>Market</label>${d.order.symbol} ${d.order.side} (${d.order.order_type})</div>
-        <div><label>Price × amount</label>${d.order.price} × ${d.order.amount}</div>
-        <div><label>Filled</label>${d.order.filled_base_amount} (remaining ${d.order.remaining_amount}; raw ${d.order.filled_amount})</div>
-        <div><label>Created / expires</label>${d.order.created_at} / ${expiresIso(d.order.expiration)} <span class="muted">(${d.order.expiration})</span></div>
+      <dl class="facts">
+        <div><dt>Status</dt><dd><${Status} s=${d.order.status} /></dd></div>
+        <div><dt>Owner</dt><dd><code>${d.order.owner_address}</code></dd></div>
+        <div><dt>Market</dt><dd>${d.order.symbol} ${d.order.side} (${d.order.order_type})</dd></div>
+        <div><dt>Price × amount</dt><dd>${d.order.price} × ${d.order.amount}</dd></div>
+        <div><dt>Filled</dt><dd>${d.order.filled_base_amount} (remaining ${d.order.remaining_amount}; raw ${d.order.filled_amount})</dd></div>
+        <div><dt>Created / expires</dt><dd>${d.order.created_at} / ${expiresIso(d.order.expiration)} <span class="muted">(${d.order.expiration})</span></dd></div>
         ${d.order.error_code
-          ? html`<div><label>${d.order.status === "pending" ? "Last reverted fill" : "Error"}</label>${d.order.error_code}: ${d.order.error}${d.order.status === "pending" ? html` <span class="muted">(its quantity went back to the book; the order is still live)</span>` : null}</div>`
+          ? html`<div><dt>${d.order.status === "pending" ? "Last reverted fill" : "Error"}</dt><dd>${d.order.error_code}: ${d.order.error}${d.order.status === "pending" ? html` <span class="muted">(its quantity went back to the book; the order is still live)</span>` : null}</dd></div>`
           : null}
-      </div>
+      </dl>
       <h3>Fills</h3><${FillsTable} fills=${d.fills} />
       <h3>Settlement batches</h3><${BatchesTable} batches=${d.settlement_batches} />
       <h3>Requests</h3>
       ${d.requests.length
-        ? html`<ul>${d.requests.map((r) => html`<li><${Link} to=${`/requests/${r.id}`}>${r.id}<//> ${r.method} ${r.path} → ${r.status} at ${r.at_iso}</li>`)}</ul>`
+        ? html`<ul>${d.requests.map((r) => html`<li key=${r.id}><${Link} to=${`/requests/${r.id}`}>${r.id}<//> ${r.method} ${r.path} → ${r.status} at ${r.at_iso}</li>`)}</ul>`
         : html`<p class="muted">No journaled request created or cancelled it (seeded liquidity, or the journal was cleared).</p>`}
       <h3>Settlement summary and economics</h3>
       <div class="two"><${Json} v=${d.order.settlement_summary} /><${Json} v=${d.order.settlement_economics} /></div>`}<//>
@@ -425,6 +426,12 @@ function depthSeries(m) {
   return [xs, xs.map((x) => at(bids, x)), xs.map((x) => at(asks, x))];
 }
 
+/** What the depth chart shows, in words. */
+function depthSummary(m) {
+  const side = (name, levels) => (levels.length ? `${counted(levels.length, "level")} of ${name}, best ${levels[0].price}` : `no ${name}`);
+  return `${m.symbol} depth: ${side("bids", m.bids)}; ${side("asks", m.asks)}`;
+}
+
 function MarketCard({ m }) {
   const data = depthSeries(m);
   const opts = {
@@ -440,7 +447,7 @@ function MarketCard({ m }) {
   };
   return html`<div class="market" data-symbol=${m.symbol}>
     <h3>${m.symbol}</h3>
-    ${data[0].length ? html`<${Chart} opts=${opts} data=${data} />` : html`<p class="muted">Empty book.</p>`}
+    ${data[0].length ? html`<${Chart} opts=${opts} data=${data} summary=${depthSummary(m)} />` : html`<p class="muted">Empty book.</p>`}
     <div class="two">
       <table class="ladder"><thead><tr><th>Bid qty</th><th>Bid</th><th>Ask</th><th>Ask qty</th></tr></thead>
         <tbody>${Array.from({ length: Math.min(10, Math.max(m.bids.length, m.asks.length)) }, (_, i) => html`<tr>
@@ -448,7 +455,7 @@ function MarketCard({ m }) {
           <td class="num ask">${m.asks[i]?.price ?? ""}</td><td class="num">${m.asks[i]?.quantity ?? ""}</td></tr>`)}</tbody></table>
       <div><h4>Recent trades</h4>${m.recent_trades.length
         ? html`<table><thead><tr><th>Fill</th><th>Price</th><th>Qty</th><th>Status</th></tr></thead><tbody>${m.recent_trades.map(
-            (t) => html`<tr><td>${t.fill_id}</td><td class="num">${t.price}</td><td class="num">${t.quantity}</td><td><${Status} s=${t.status} /></td></tr>`,
+            (t) => html`<tr key=${t.fill_id}><td>${t.fill_id}</td><td class="num">${t.price}</td><td class="num">${t.quantity}</td><td><${Status} s=${t.status} /></td></tr>`,
           )}</tbody></table>`
         : html`<p class="muted">No trades.</p>`}</div>
     </div>
@@ -458,7 +465,7 @@ function MarketCard({ m }) {
 function MarketsView({ tick }) {
   const state = useData("/markets", tick);
   return html`<section class="panel"><h2>Markets</h2>
-    <${Loading} state=${state}>${(d) => d.markets.map((m) => html`<${MarketCard} m=${m} />`)}<//>
+    <${Loading} state=${state}>${(d) => d.markets.map((m) => html`<${MarketCard} key=${m.symbol} m=${m} />`)}<//>
   </section>`;
 }
 
@@ -501,7 +508,7 @@ function RequestsView({ tick }) {
   // The list shows no bodies: leave them out of its once-a-second poll.
   const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${held}&bodies=0${q ? `&${q}` : ""}`, tick);
   const field = (k, placeholder) =>
-    html`<input placeholder=${placeholder} value=${draft[k]} onInput=${(e) => {
+    html`<input aria-label=${`filter by ${k}`} title=${`filter by ${placeholder}`} placeholder=${placeholder} value=${draft[k]} onInput=${(e) => {
       const typed = e.target.value;
       setDraft((d) => ({ ...d, [k]: typed }));
     }} onChange=${(e) => {
@@ -534,7 +541,7 @@ function RequestsView({ tick }) {
     <${Loading} state=${refused ? { data: null, error: refused } : state}>${() => html`<table class="requests">
       <thead><tr><th>Id</th><th>Virtual time</th><th>Method</th><th>Path</th><th>Status</th><th>Wallet</th><th>ms</th><th>Caused</th></tr></thead>
       <tbody>${rows.map(
-        (e) => html`<tr>
+        (e) => html`<tr key=${e.id}>
           <td><${Link} to=${`/requests/${e.id}`}>${e.id}<//></td><td class="time">${e.at_iso}</td><td>${e.method}</td><td><code class="path" title=${e.path}>${e.path}</code></td>
           <td><span class=${statusClass(e.status)}>${e.status}</span>${e.fault ? html` <span class="bad" title="route fault">${e.fault.kind === String(e.status) ? "(route fault)" : e.fault.kind}${e.fault.after_commit ? " after commit" : ""}</span>` : null}</td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
           <td class="num">${e.duration_ms}</td><td>${summary(e.links)}${e.rejection ? html` <span class="bad">${e.rejection.code ?? ""} ${e.rejection.fields.join(", ")}</span>` : null}</td>
@@ -625,16 +632,16 @@ function RequestView({ id, tick }) {
   const state = useData(`/requests/${encodeURIComponent(id)}`, tick);
   return html`<section class="panel"><h2>Request <code>${id}</code></h2>
     <${Loading} state=${state}>${(e) => html`
-      <div class="facts">
-        <div><label>Request</label><strong>${e.method} ${e.path}</strong> ${Object.keys(e.query).length ? html`<code>${queryText(e.query)}</code>` : null}</div>
-        <div><label>Status</label><span class=${statusClass(e.status)}>${e.status}</span>${e.status === 0 ? html` <span class="muted">(no answer reached the client)</span>` : null}</div>
-        ${e.fault ? html`<div data-testid="fault"><label>Route fault</label><strong class="bad">${e.fault.kind}</strong> ${e.fault.after_commit
+      <dl class="facts">
+        <div><dt>Request</dt><dd><strong>${e.method} ${e.path}</strong> ${Object.keys(e.query).length ? html`<code>${queryText(e.query)}</code>` : null}</dd></div>
+        <div><dt>Status</dt><dd><span class=${statusClass(e.status)}>${e.status}</span>${e.status === 0 ? html` <span class="muted">(no answer reached the client)</span>` : null}</dd></div>
+        ${e.fault ? html`<div data-testid="fault"><dt>Route fault</dt><dd><strong class="bad">${e.fault.kind}</strong> ${e.fault.after_commit
           ? html`after the request took effect: the client lost its ${e.fault.committed_status ?? ""} answer; what it caused (below) stands`
-          : html`before any effect: nothing was committed`}</div>` : null}
-        <div><label>Wallet</label><code>${e.wallet ?? "—"}</code></div>
-        <div><label>Virtual / wall time</label>${e.at_iso} / ${e.wall_time} (${e.duration_ms} ms)</div>
-        <div><label>Engine events</label>${e.events.to > e.events.from + 1 ? `#${e.events.from + 1}–#${e.events.to}` : e.events.to > e.events.from ? `#${e.events.to}` : "none"}</div>
-      </div>
+          : html`before any effect: nothing was committed`}</dd></div>` : null}
+        <div><dt>Wallet</dt><dd><code>${e.wallet ?? "—"}</code></dd></div>
+        <div><dt>Virtual / wall time</dt><dd>${e.at_iso} / ${e.wall_time} (${e.duration_ms} ms)</dd></div>
+        <div><dt>Engine events</dt><dd>${e.events.to > e.events.from + 1 ? `#${e.events.from + 1}–#${e.events.to}` : e.events.to > e.events.from ? `#${e.events.to}` : "none"}</dd></div>
+      </dl>
       ${hasReason(e.rejection) ? html`<h3>Why it was rejected</h3><div class="rejection"><p><strong>${e.rejection.code ?? ""}</strong> ${e.rejection.detail ?? ""}${wireCodeNote(e)}</p>
         ${e.rejection.fields.length ? html`<p>Fields: ${e.rejection.fields.map((f) => html`<code>${f}</code> `)}</p>` : null}
         ${e.rejection.signature ? html`<p>Expected signer <code>${e.rejection.signature.expected_signer}</code>, the signature recovers to <code>${e.rejection.signature.recovered_signer ?? "nobody"}</code>.</p><h4>Typed data the server checked</h4><${Json} v=${e.rejection.signature.typed_data} />` : null}</div>` : null}
@@ -699,11 +706,12 @@ function TimelineView({ tick }) {
         series: [{}, ...TIMELINE_SERIES.map(([, label, stroke]) => ({ label, stroke, paths: uPlot.paths.stepped({ align: 1 }) }))],
       };
       return html`${windowed ? html`<p class="muted" data-testid="timeline-window">The last ${events.length} of the run's ${events[events.length - 1].seq} events (from #${first}): the chart counts from there; the run panel has the run's totals.</p>` : null}
-        <${Chart} opts=${opts} data=${[xs, ...ys]} />
+        <${Chart} opts=${opts} data=${[xs, ...ys]} summary=${`Cumulative counts over these events: ${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(", ")}`} />
+        <p class="muted" data-testid="timeline-counts">${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(" · ")}</p>
         ${events.length > TIMELINE_ROWS ? html`<p class="muted">The newest ${TIMELINE_ROWS} of these events:</p>` : null}
         <table class="events"><thead><tr><th>#</th><th>Virtual time</th><th>Type</th><th>Data</th></tr></thead>
         <tbody>${[...events].reverse().slice(0, TIMELINE_ROWS).map(
-          (ev) => html`<tr><td>${ev.seq}</td><td class="time">${new Date(ev.at).toISOString()}</td><td>${ev.type}${typeof ev.data?.order_id === "string" ? html` <${Link} to=${`/orders/${ev.data.order_id}`}>order<//>` : null}</td><td class="data"><code class="data">${JSON.stringify(ev.data)}</code></td></tr>`,
+          (ev) => html`<tr key=${ev.seq}><td>${ev.seq}</td><td class="time">${new Date(ev.at).toISOString()}</td><td>${ev.type}${typeof ev.data?.order_id === "string" ? html` <${Link} to=${`/orders/${ev.data.order_id}`} title=${ev.data.order_id}>order ${short(ev.data.order_id, 8)}<//>` : null}</td><td class="data"><code class="data">${JSON.stringify(ev.data)}</code></td></tr>`,
         )}</tbody></table>`;
     }}<//>
   </section>`;
@@ -741,6 +749,22 @@ function viewFor(route, tick, nav) {
   }
 }
 
+/** The tab title of a route: the view, and the order or request it shows. */
+function viewTitle(route) {
+  const [, first, rest] = /^\/([^/]*)\/?(.*)$/.exec(route) ?? [];
+  if (first === "orders" && rest) return `Order ${short(rest, 8)}`;
+  if (first === "requests" && rest) return `Request ${rest}`;
+  return (NAV.find(([to]) => to === `/${first}`) ?? NAV[0])[1];
+}
+
+/** Focus the current view's heading (made focusable for this, not a tab stop). */
+function focusView() {
+  const heading = document.querySelector("#view h2");
+  if (!heading) return;
+  heading.setAttribute("tabindex", "-1");
+  heading.focus();
+}
+
 function App() {
   const [route, setRoute] = useState(currentRoute());
   const [tick, setTick] = useState(0);
@@ -761,11 +785,25 @@ function App() {
   }, []);
   const bump = () => setTick((t) => t + 1);
   const section = route.split("/")[1] ?? "";
+  // Each view names the tab (history and tab lists tell views apart), and a move to another
+  // view puts focus on its heading, so a keyboard or screen-reader user lands on what changed.
+  useEffect(() => {
+    // A pool instance's id is in it too, so two tabs on two ids look different.
+    document.title = `${viewTitle(route)} · ${POOL_ID ? `${POOL_ID} · ` : ""}fakex run viewer`;
+    if (nav > 0) focusView();
+  }, [route, nav]);
   return html`<header>
+      <a class="skip" href="#view" onClick=${(e) => {
+        e.preventDefault();
+        focusView();
+      }}>Skip to the view</a>
       <h1><${Link} to="/">fakex</${Link}> <span class="muted">run viewer${REPORT ? " · report" : ""}${POOL_ID ? html` · pool id <strong>${POOL_ID}</strong>` : ""}</span></h1>
-      <nav>${NAV.map(([to, label]) => html`<${Link} cls=${(to === "/" ? section === "" || section === "orders" : to === `/${section}`) ? "active" : ""} to=${to}>${label}<//>`)}</nav>
+      <nav aria-label="views">${NAV.map(([to, label]) => {
+        const here = to === "/" ? section === "" || section === "orders" : to === `/${section}`;
+        return html`<${Link} cls=${here ? "active" : ""} current=${here} to=${to}>${label}<//>`;
+      })}</nav>
     </header>
-    <main><${RunPanel} tick=${tick} bump=${bump} />${viewFor(route, tick, nav)}</main>`;
+    <main><${RunPanel} tick=${tick} bump=${bump} /><div id="view">${viewFor(route, tick, nav)}</div></main>`;
 }
 
 const root = document.getElementById("app");
