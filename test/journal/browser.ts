@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { PNG } from "pngjs";
 
 export const CHROMIUM = process.env["FAKEX_CHROMIUM"] ?? "/usr/bin/chromium";
@@ -51,4 +51,24 @@ export function distinctColours(png: Buffer): number {
   const seen = new Set<number>();
   for (let i = 0; i < img.data.length; i += 4) seen.add(img.data.readUInt32BE(i));
   return seen.size;
+}
+
+/**
+ * Hold the page's requests to `url` (a playwright glob) until release(), so the page's
+ * in-between state can be seen; stop() releases them and removes the hold.
+ */
+export async function holdRequests(page: Page, url: string): Promise<{ release(): void; stop(): Promise<void> }> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route(url, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return {
+    release,
+    async stop() {
+      release();
+      await page.unroute(url);
+    },
+  };
 }

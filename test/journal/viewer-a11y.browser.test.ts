@@ -7,7 +7,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
-import { chromiumAvailable, launchChromium, type RunningBrowser } from "./browser.ts";
+import { chromiumAvailable, holdRequests, launchChromium, type RunningBrowser } from "./browser.ts";
 
 describe.skipIf(!chromiumAvailable)("run viewer accessibility in headless Chromium", () => {
   let ex: FakeExchange;
@@ -54,12 +54,7 @@ describe.skipIf(!chromiumAvailable)("run viewer accessibility in headless Chromi
   test("a control button keeps focus while its action runs, and the outcome is announced (a status region)", async () => {
     await page.goto(`${ex.controlUrl}/ui/`);
     await page.locator("table.orders tbody tr").first().waitFor();
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    await page.route("**/__fakex/mine", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const hold = await holdRequests(page, "**/__fakex/mine");
     try {
       const mine = page.locator('button[data-action="mine"]');
       await mine.focus();
@@ -69,12 +64,11 @@ describe.skipIf(!chromiumAvailable)("run viewer accessibility in headless Chromi
       expect(await focused()).toMatchObject({ tag: "BUTTON", action: "mine" });
       // Enter again while it runs starts nothing.
       await page.keyboard.press("Enter");
-      release();
+      hold.release();
       await expect.poll(() => message.innerText()).toMatch(/^mine: \{/);
       expect(await focused()).toMatchObject({ tag: "BUTTON", action: "mine" });
     } finally {
-      release();
-      await page.unroute("**/__fakex/mine");
+      await hold.stop();
     }
   }, 60_000);
 

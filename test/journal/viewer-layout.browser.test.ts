@@ -7,7 +7,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
-import { chromiumAvailable, launchChromium, type RunningBrowser } from "./browser.ts";
+import { chromiumAvailable, holdRequests, launchChromium, type RunningBrowser } from "./browser.ts";
 
 describe.skipIf(!chromiumAvailable)("run viewer layout and paging in headless Chromium", () => {
   let ex: FakeExchange;
@@ -130,12 +130,7 @@ describe.skipIf(!chromiumAvailable)("run viewer layout and paging in headless Ch
     await page.goto(`${ex.controlUrl}/ui/`);
     await orderRows().first().waitFor();
     // Hold the advance in the browser for a moment so the page's in-between state can be seen.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    await page.route("**/__fakex/clock/advance", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const hold = await holdRequests(page, "**/__fakex/clock/advance");
     try {
       const before = ex.control.now().now;
       await page.locator('input[aria-label="seconds"]').fill("5");
@@ -145,13 +140,12 @@ describe.skipIf(!chromiumAvailable)("run viewer layout and paging in headless Ch
       for (const action of ["advance", "mine", "settle", "snapshot", "restore"]) expect(await page.locator(`button[data-action="${action}"]`).getAttribute("aria-disabled"), action).toBe("true");
       // A second click while it runs starts nothing.
       await page.locator('button[data-action="mine"]').click({ force: true });
-      release();
+      hold.release();
       await expect.poll(() => page.locator('[data-testid="message"]').innerText()).toMatch(/^advance: \{"now":/);
       expect(await page.locator('button[data-action="mine"]').getAttribute("aria-disabled")).toBe("false");
       expect(ex.control.now().now).toBeGreaterThanOrEqual(before + 5);
     } finally {
-      release();
-      await page.unroute("**/__fakex/clock/advance");
+      await hold.stop();
     }
   }, 60_000);
 

@@ -14,7 +14,7 @@ import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-excha
 import { writeReport } from "../../fixtures/report.ts";
 import { main } from "../../fixtures/cli.ts";
 import { capturedOutput } from "../fixtures/captured-output.ts";
-import { chromiumAvailable, launchChromium, type RunningBrowser } from "./browser.ts";
+import { chromiumAvailable, holdRequests, launchChromium, type RunningBrowser } from "./browser.ts";
 
 describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () => {
   let ex: FakeExchange;
@@ -102,12 +102,7 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     const bidOwner = ex.accounts[1]!.address.toLowerCase();
     expect(await page.locator("main").textContent()).toContain(bidOwner);
     // The ask's order view answers late; the heading changes at once, the bid's facts must go.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    await page.route(`**/__fakex/orders/${ask.order_id}`, async (route) => {
-      await held;
-      await route.continue();
-    });
+    const hold = await holdRequests(page, `**/__fakex/orders/${ask.order_id}`);
     await page.evaluate((to) => {
       // Same-page navigation as a link click does it.
       (globalThis as any).history.pushState(null, "", to);
@@ -115,9 +110,9 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     }, `${new URL(ex.controlUrl).pathname}/ui/orders/${ask.order_id}`);
     await expect.poll(() => page.locator('[data-testid="order-id"]').textContent()).toBe(ask.order_id);
     expect(await page.locator("section.panel:not(.run)").textContent()).not.toContain(bidOwner);
-    release();
+    hold.release();
     await expect.poll(() => page.locator("section.panel:not(.run)").textContent()).toContain(ex.accounts[0]!.address.toLowerCase());
-    await page.unroute(`**/__fakex/orders/${ask.order_id}`);
+    await hold.stop();
     // An order that is not there: the message, and nothing of the last order shown.
     await page.goto(`${ex.controlUrl}/ui/orders/${bid.order_id}`);
     await page.locator("dl.facts").first().waitFor();
