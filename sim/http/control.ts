@@ -346,6 +346,18 @@ const controlErrors: ErrorRequestHandler = (err: unknown, req, res, next) => {
     // A body too large, in an unknown charset or encoding, or cut short: the caller's (413, 415, 400).
     const bodyError = requestError(err);
     if (bodyError) res.status(bodyError.status).json({ detail: bodyError.detail });
+    else if (nodeUnreachable(err)) res.status(503).set("Retry-After", "1").json({ detail: `the chain node does not answer (its Anvil stopped?): ${(err as Error).message}` });
     else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
   }
 };
+
+/** Socket errors of a connection to the node, anywhere in the error's cause chain. */
+const NODE_SOCKET_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTCONN"]);
+
+/** Whether `err` (or what caused it) is the chain node not answering: no connection, or one cut. */
+function nodeUnreachable(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === "string" && NODE_SOCKET_ERRORS.has(e.code)) return true;
+  }
+  return false;
+}

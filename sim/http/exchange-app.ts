@@ -101,7 +101,9 @@ export interface MemoryExchangeOptions {
   corsOrigin?: string;
 }
 
-export interface MemoryExchange extends Required<Omit<ExchangeAppParts, "contractSignatures" | "logger" | "funds" | "bodyLimit" | "cors">> {
+export interface MemoryExchange extends Required<Omit<ExchangeAppParts, "contractSignatures" | "logger" | "funds" | "bodyLimit">> {
+  contractSignatures?: ContractSignatureChecker;
+  logger?: HttpLogger;
   app: Application;
   chain: MemoryChain;
   clock: VirtualClock;
@@ -194,12 +196,23 @@ export function createMemoryExchange(o: MemoryExchangeOptions = {}): MemoryExcha
     ledger: { peek: (owner, token) => engine.vaultAccount(owner, token) },
     reader: { walletBalance: (owner, token) => chain.walletBalance(owner, token) },
   };
-  const parts = { engine, registry, clock, apiKeys, rateLimits, health, fx, config, balances, fundsUnavailable: MEMORY_FUNDS_UNAVAILABLE };
-  const app = createExchangeApp({
-    ...parts,
+  // Everything the app is built from travels with the exchange, so createExchangeApp(ex, app)
+  // builds the same app (CORS policy, EIP-1271 checker and logger included).
+  const parts = {
+    engine,
+    registry,
+    clock,
+    apiKeys,
+    rateLimits,
+    health,
+    fx,
+    config,
+    balances,
+    fundsUnavailable: MEMORY_FUNDS_UNAVAILABLE,
+    cors: parseCorsOrigin(o.corsOrigin),
     ...(o.contractSignatures ? { contractSignatures: o.contractSignatures } : {}),
     ...(o.logger ? { logger: o.logger } : {}),
-    cors: parseCorsOrigin(o.corsOrigin),
-  });
+  };
+  const app = createExchangeApp(parts);
   return { ...parts, app, chain, configInputs, fund };
 }

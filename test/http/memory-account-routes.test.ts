@@ -82,6 +82,16 @@ describe("memory exchange: the account and funds routes that need a chain node",
     expect(ex.engine.log.hash()).toBe(before);
   });
 
+  it("another method on one of them is the 405 the served route gives, with Allow", async () => {
+    const ex = exchange();
+    const get = await request(ex.app).get("/api/v1/deposit");
+    expect(get.status).toBe(405);
+    expect(get.headers["allow"]).toBe("POST");
+    expect(get.body).toEqual({ detail: "Method Not Allowed" });
+    const post = await request(ex.app).post("/api/v1/permit/metadata");
+    expect([post.status, post.headers["allow"]]).toEqual([405, "GET"]);
+  });
+
   it("a path the spec does not have stays a plain Not Found", async () => {
     const ex = exchange();
     const res = await request(ex.app).post("/api/v1/deposits");
@@ -89,8 +99,8 @@ describe("memory exchange: the account and funds routes that need a chain node",
     expect(res.body).toEqual({ detail: "Not Found" });
   });
 
-  it("createExchangeApp(ex, app) builds the same routes from the memory exchange's parts", async () => {
-    const ex = exchange();
+  it("createExchangeApp(ex, app) builds the same routes from the memory exchange's parts, CORS policy included", async () => {
+    const ex = exchange({ corsOrigin: "https://a.example" });
     const outer = express();
     createExchangeApp(ex, outer);
     const key = apiKeyFor(ex, ALICE);
@@ -100,5 +110,12 @@ describe("memory exchange: the account and funds routes that need a chain node",
     const deposit = await request(outer).post("/api/v1/deposit").set("authorization", key).send({});
     expect(deposit.status).toBe(404);
     expect(deposit.body.detail).toContain(MEMORY_FUNDS_UNAVAILABLE);
+    // The memory exchange's own origin list, not the default "any origin".
+    for (const app of [ex.app, outer]) {
+      const allowed = await request(app).get("/api/v1/markets").set("origin", "https://a.example");
+      expect(allowed.headers["access-control-allow-origin"]).toBe("https://a.example");
+      const other = await request(app).get("/api/v1/markets").set("origin", "https://b.example");
+      expect(other.headers["access-control-allow-origin"]).toBeUndefined();
+    }
   });
 });

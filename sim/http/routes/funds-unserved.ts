@@ -6,6 +6,7 @@
 
 import { Router, type RequestHandler } from "express";
 import { ExchangeError } from "../../core/errors.ts";
+import { methodNotAllowed } from "../errors.ts";
 
 /** Each path with the one method the spec gives it. */
 export const FUNDS_ROUTES_NEEDING_A_NODE = [
@@ -25,7 +26,9 @@ export function unservedFundsRouter(reason: string, router: Router = Router()): 
     const unserved: RequestHandler = () => {
       throw new ExchangeError("NOT_FOUND", 404, `${method} /api/v1${path} is not served here: ${reason}`);
     };
-    router.all(path, unserved);
+    // Another method is the 405 the served route gives, so a client's wrong method is not taken for "not served".
+    const route = router.route(path);
+    (method === "GET" ? route.get(unserved) : route.post(unserved)).all(methodNotAllowed(method));
   }
   return router;
 }
