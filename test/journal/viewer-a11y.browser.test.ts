@@ -74,7 +74,7 @@ describe.skipIf(!chromiumAvailable)("run viewer accessibility in headless Chromi
 
   test("moving to another view names the tab and puts focus on the view's heading; the current view is marked", async () => {
     await page.goto(`${ex.controlUrl}/ui/`);
-    expect(await page.title()).toBe("Orders · fakex run viewer");
+    await expect.poll(() => page.title()).toBe("Orders · fakex run viewer");
     const nav = page.getByRole("navigation", { name: "views" });
     expect(await nav.getByRole("link", { name: "Orders" }).getAttribute("aria-current")).toBe("page");
     const first = page.locator("table.orders tbody tr").first();
@@ -89,6 +89,41 @@ describe.skipIf(!chromiumAvailable)("run viewer accessibility in headless Chromi
     expect(await nav.getByRole("link", { name: "Orders" }).getAttribute("aria-current")).toBeNull();
   }, 60_000);
 
+  test("Older by keyboard puts focus on the list's heading (its buttons are replaced while the page loads); a filter's result is announced", async () => {
+    await page.goto(`${ex.controlUrl}/ui/`);
+    const older = page.locator("button", { hasText: "Older" });
+    await older.focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.url()).toContain("offset=50");
+    expect(await focused()).toMatchObject({ tag: "H2", text: "Recent orders" });
+    // On an order's page the nav marks Orders as the section it is in, not as the page.
+    const id = (await page.locator("table.orders tbody tr").first().getAttribute("data-order-id"))!;
+    await page.goto(`${ex.controlUrl}/ui/orders/${id}`);
+    expect(await page.getByRole("navigation", { name: "views" }).getByRole("link", { name: "Orders" }).getAttribute("aria-current")).toBe("true");
+    // Requests: the filter box keeps focus, and the new count is said once it loads.
+    await page.goto(`${ex.controlUrl}/ui/requests`);
+    const method = page.getByRole("textbox", { name: "filter by method", exact: true });
+    await method.fill("POST");
+    await method.press("Enter");
+    await expect.poll(() => page.locator('[data-testid="filter-note"]').innerText()).toMatch(/^\d+ entr(y matches|ies match)$/);
+    expect(await focused()).toMatchObject({ tag: "INPUT" });
+  }, 60_000);
+
+  test("an unknown view says so in its title and heading; a stopped server is announced once, not by every panel", async () => {
+    await page.goto(`${ex.controlUrl}/ui/nope`);
+    await expect.poll(() => page.title()).toBe("No view · fakex run viewer");
+    expect(await page.locator("#view h2").innerText()).toBe("No view");
+    await page.goto(`${ex.controlUrl}/ui/requests`);
+    await page.locator("table.requests tbody tr").first().waitFor();
+    await page.route("**/__fakex/**", (route) => route.abort("connectionrefused"));
+    try {
+      await expect.poll(() => page.getByRole("alert").count()).toBe(1);
+      expect(await page.getByRole("alert").innerText()).toMatch(/does not answer/);
+    } finally {
+      await page.unroute("**/__fakex/**");
+    }
+  }, 60_000);
+
   test("the skip link is the first stop and takes the keyboard past the header and the run panel", async () => {
     await page.goto(`${ex.controlUrl}/ui/timeline`);
     await page.locator("table.events tbody tr").first().waitFor();
@@ -97,7 +132,7 @@ describe.skipIf(!chromiumAvailable)("run viewer accessibility in headless Chromi
     await page.keyboard.press("Enter");
     expect(await focused()).toMatchObject({ tag: "H2", text: "Timeline (virtual clock, UTC)" });
     // The timeline's chart in words, and its links name the order they open.
-    const chart = page.getByRole("img", { name: /^Cumulative counts over these events: orders \d+, fills \d+/ });
+    const chart = page.getByRole("img", { name: /^Cumulative counts over (these events|the events since #\d+): orders \d+, fills \d+/ });
     expect(await chart.count()).toBe(1);
     expect(await page.locator(".u-legend").first().getAttribute("aria-hidden")).toBe("true");
     expect(await page.locator("table.events tbody a").first().innerText()).toMatch(/^order [0-9a-f]{8}…$/);

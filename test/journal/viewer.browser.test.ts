@@ -232,7 +232,7 @@ describe.skipIf(!chromiumAvailable)("run viewer of a pool instance", () => {
     expect(await page.locator('[data-testid="order-id"]').textContent()).toBe(placed.body.order_id);
     // Its header and title name the instance, so two tabs on two ids look different.
     expect(await page.locator("header h1").textContent()).toContain(`pool id ${id}`);
-    expect(await page.title()).toBe(`Order ${placed.body.order_id.slice(0, 8)}… · ${id} · fakex run viewer`);
+    await expect.poll(() => page.title()).toBe(`Order ${placed.body.order_id.slice(0, 8)}… · ${id} · fakex run viewer`);
     // The default exchange's viewer does not know it.
     await page.goto(`${ex.controlUrl}/ui`);
     await page.locator("table").first().waitFor();

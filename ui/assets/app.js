@@ -99,7 +99,7 @@ function Link({ to, children, cls, title, current }) {
     e.preventDefault();
     navigate(to);
   };
-  return html`<a class=${cls} href=${href(to)} title=${title} aria-current=${current ? "page" : undefined} onClick=${onClick}>${children}</a>`;
+  return html`<a class=${cls} href=${href(to)} title=${title} aria-current=${current ?? undefined} onClick=${onClick}>${children}</a>`;
 }
 
 /** Load `path` now and, served, every POLL_MS; `tick` forces a reload after an action. */
@@ -147,10 +147,16 @@ function Body({ copy }) {
   return html`<div><pre class="json">${text}</pre>${copy.truncated ? html`<p class="muted">truncated: ${copy.bytes} bytes in all</p>` : null}</div>`;
 }
 
-function Loading({ state, children }) {
-  if (state.error && !state.data) return html`<p class="error" role="alert">${state.error}</p>`;
-  if (!state.data) return html`<p class="muted">loading…</p>`;
-  return html`${state.error ? html`<p class="error" role="alert">${state.error}</p>` : null}${children(state.data)}`;
+/**
+ * A view's data, "loading…" or the error. An error is an element of its own (a paragraph
+ * turned into an alert in place is announced unreliably); `quiet` for a panel whose error
+ * the view next to it announces already (a stopped server would be said twice).
+ */
+function Loading({ state, children, quiet }) {
+  const error = state.error ? html`<p key="error" class="error" role=${quiet ? undefined : "alert"}>${state.error}</p>` : null;
+  if (state.error && !state.data) return error;
+  if (!state.data) return html`<p key="loading" class="muted">loading…</p>`;
+  return html`${error}${children(state.data)}`;
 }
 
 /** A uPlot chart that follows its data (rebuilt when the data changes shape). */
@@ -189,10 +195,15 @@ function RunPanel({ tick, bump }) {
   // One action at a time: an advance with market activity can take seconds, and a second
   // action's answer would otherwise be overwritten by the first one's.
   const [busy, setBusy] = useState(null);
+  // A status region announces a change: the same text again is cleared first so it is read again.
+  const say = (text) => {
+    setMessage("");
+    setTimeout(() => setMessage(text), 50);
+  };
   const advance = () => {
     if (busy) return;
     const s = seconds.trim();
-    if (!/^\d{1,9}$/.test(s)) return setMessage(`advance: enter a whole number of seconds, not "${s}"`);
+    if (!/^\d{1,9}$/.test(s)) return say(`advance: enter a whole number of seconds, not "${s}"`);
     return act("advance", () => post("/clock/advance", { seconds: Number(s) }))();
   };
   const act = (label, fn) => async () => {
@@ -211,7 +222,7 @@ function RunPanel({ tick, bump }) {
   };
   const off = busy !== null;
   return html`<section class="panel run" aria-labelledby="run-heading"><h2 id="run-heading" class="visually-hidden">Run</h2>
-    <${Loading} state=${state}>${(r) => html`
+    <${Loading} state=${state} quiet=${true}>${(r) => html`
       <dl class="facts">
         <div><dt>Virtual clock</dt><dd><strong data-testid="clock">${r.clock.iso}</strong> <span class="muted">(${r.clock.now})</span></dd></div>
         <div><dt>Block mode</dt><dd><strong>${r.block_mode.mode}${r.block_mode.seconds ? ` ${r.block_mode.seconds}s` : ""}</strong></dd></div>
@@ -223,7 +234,7 @@ function RunPanel({ tick, bump }) {
     ${REPORT
       ? html`<p class="muted">Report of a run, captured ${REPORT.captured_at} from ${REPORT.source}.</p>`
       : html`<div class="controls">
-          <span class="hint" aria-hidden="true">seconds</span><input aria-label="seconds" title="seconds to advance the clock by" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} onKeyDown=${(e) => e.key === "Enter" && !off && advance()} />
+          <span class="field"><span class="hint" aria-hidden="true">seconds</span><input aria-label="seconds" title="seconds to advance the clock by" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} onKeyDown=${(e) => e.key === "Enter" && !off && advance()} /></span>
           <button data-action="advance" aria-disabled=${off ? "true" : "false"} onClick=${advance}>Advance clock</button>
           <button data-action="mine" aria-disabled=${off ? "true" : "false"} onClick=${act("mine", () => post("/mine", { blocks: 1 }))}>Mine block</button>
           <button data-action="settle" aria-disabled=${off ? "true" : "false"} onClick=${act("settle", () => post("/settle"))}>Settle</button>
@@ -232,7 +243,7 @@ function RunPanel({ tick, bump }) {
             setSnapId(out.id);
             return out;
           })}>Snapshot</button>
-          <span class="hint" aria-hidden="true">snapshot</span><input aria-label="snapshot id" title="the snapshot id to restore" size="4" placeholder="id" value=${snapId} onInput=${(e) => setSnapId(e.target.value)} />
+          <span class="field"><span class="hint" aria-hidden="true">snapshot</span><input aria-label="snapshot id" title="the snapshot id to restore" size="4" placeholder="id" value=${snapId} onInput=${(e) => setSnapId(e.target.value)} /></span>
           <button data-action="restore" aria-disabled=${off ? "true" : "false"} onClick=${act("restore", () => post("/restore", { id: snapId }))}>Restore</button>
           <span class="message" role="status" data-testid="message">${message}</span>
         </div>`}
@@ -257,14 +268,23 @@ function OrdersTable({ orders }) {
   </table>`;
 }
 
+/**
+ * A page move from a Newer / Older button: the buttons are replaced while the page loads,
+ * which would leave keyboard focus nowhere, so it goes to the list's heading.
+ */
+const paged = (move) => (...args) => {
+  move(...args);
+  focusView();
+};
+
 /** Newer / Older buttons over a list of `total` entries shown `size` at a time from `offset`. */
 function Pager({ offset, size, total, moveTo, held }) {
   if (total <= size && offset === 0) return null;
   // A list that shrank under this page (a restore) still offers the way back.
   const last = Math.max(0, Math.floor((total - 1) / size) * size);
   return html`<div class="controls"><span class="muted">${total ? `${Math.min(offset + 1, total)}–${Math.min(offset + size, total)} shown` : "none here"}${held ? `; the first ${total} only, newer ones are on the first page` : ""}</span>
-    ${offset > 0 ? html`<button onClick=${() => moveTo(Math.min(Math.max(0, offset - size), last))}>Newer</button>` : null}
-    ${offset + size < total ? html`<button onClick=${() => moveTo(offset + size)}>Older</button>` : null}</div>`;
+    ${offset > 0 ? html`<button onClick=${() => paged(moveTo)(Math.min(Math.max(0, offset - size), last))}>Newer</button>` : null}
+    ${offset + size < total ? html`<button onClick=${() => paged(moveTo)(offset + size)}>Older</button>` : null}</div>`;
 }
 
 /** A whole number from the address, or `fallback`. */
@@ -490,6 +510,8 @@ function RequestsView({ tick }) {
   // A page or filter the user moved to is a history entry of its own (Back returns to the
   // one before); the view's own corrections (the last-page clamp) replace the address.
   const userMove = useRef(false);
+  const filterMoved = useRef(false);
+  const [matchNote, setMatchNote] = useState("");
   const moveTo = (next, anchor) => {
     const to = next > 0 ? { offset: next, before: anchor === undefined ? before : anchor } : { offset: 0, before: null };
     if (to.offset === offset && to.before === before) return;
@@ -516,6 +538,7 @@ function RequestsView({ tick }) {
       const value = e.target.value.trim();
       if (value === filter[k]) return;
       userMove.current = true;
+      filterMoved.current = true;
       setFilter((latest) => ({ ...latest, [k]: value }));
       setPage({ offset: 0, before: null });
     }} />`;
@@ -534,10 +557,16 @@ function RequestsView({ tick }) {
     if (state.data && total !== undefined && offset > lastPage) setOffset(lastPage);
   }, [state.data, total, offset, lastPage]);
   const older = total !== undefined && offset + REQUESTS_PAGE < total;
+  // A new filter's result is announced once it loads (focus stays in the box); not every poll's count.
+  useEffect(() => {
+    if (!filterMoved.current || !state.data || total === undefined) return;
+    filterMoved.current = false;
+    setMatchNote(total === 1 ? "1 entry matches" : `${total} entries match`);
+  }, [state.data]);
   // A report keeps the newest entries only: say how many of the run's it left out.
   const left = REPORT && state.data?.total > (state.data?.entries.length ?? 0) ? state.data.total - state.data.entries.length : 0;
   return html`<section class="panel"><h2>Request journal</h2>
-    <div class="filters">${field("method", "method")} ${field("path", "path /api/v1/… (* wildcard)")} ${field("status", "status (404, 4xx, 0)")} ${field("owner", "owner 0x…")}</div>
+    <div class="filters">${field("method", "method")} ${field("path", "path /api/v1/… (* wildcard)")} ${field("status", "status (404, 4xx, 0)")} ${field("owner", "owner 0x…")}<span class="visually-hidden" role="status" data-testid="filter-note">${matchNote}</span></div>
     <${Loading} state=${refused ? { data: null, error: refused } : state}>${() => html`<table class="requests">
       <thead><tr><th>Id</th><th>Virtual time</th><th>Method</th><th>Path</th><th>Status</th><th>Wallet</th><th>ms</th><th>Caused</th></tr></thead>
       <tbody>${rows.map(
@@ -549,8 +578,8 @@ function RequestsView({ tick }) {
       )}</tbody></table>
       <div class="controls">
         <span class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}${total > REQUESTS_PAGE ? `; ${Math.min(offset + 1, total)}–${Math.min(offset + REQUESTS_PAGE, total)} shown` : ""}${left ? ` (this report keeps the newest ${state.data.entries.length} of the run's ${state.data.total} requests)` : ""}${before && !REPORT ? `; up to r${Number(before.slice(1)) - 1}, newer requests are on the first page` : ""}</span>
-        ${offset > 0 ? html`<button onClick=${() => moveTo(Math.max(0, Math.min(offset, lastPage + REQUESTS_PAGE) - REQUESTS_PAGE))}>Newer</button>` : null}
-        ${older ? html`<button onClick=${() => (before || REPORT ? moveTo(offset + REQUESTS_PAGE) : moveTo(REQUESTS_PAGE, heldAt(rows)))}>Older</button>` : null}
+        ${offset > 0 ? html`<button onClick=${() => paged(moveTo)(Math.max(0, Math.min(offset, lastPage + REQUESTS_PAGE) - REQUESTS_PAGE))}>Newer</button>` : null}
+        ${older ? html`<button onClick=${() => (before || REPORT ? paged(moveTo)(offset + REQUESTS_PAGE) : paged(moveTo)(REQUESTS_PAGE, heldAt(rows)))}>Older</button>` : null}
       </div>`}<//>
   </section>`;
 }
@@ -706,8 +735,8 @@ function TimelineView({ tick }) {
         series: [{}, ...TIMELINE_SERIES.map(([, label, stroke]) => ({ label, stroke, paths: uPlot.paths.stepped({ align: 1 }) }))],
       };
       return html`${windowed ? html`<p class="muted" data-testid="timeline-window">The last ${events.length} of the run's ${events[events.length - 1].seq} events (from #${first}): the chart counts from there; the run panel has the run's totals.</p>` : null}
-        <${Chart} opts=${opts} data=${[xs, ...ys]} summary=${`Cumulative counts over these events: ${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(", ")}`} />
-        <p class="muted" data-testid="timeline-counts">${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(" · ")}</p>
+        <${Chart} opts=${opts} data=${[xs, ...ys]} summary=${`Cumulative counts over ${windowed ? `the events since #${first}` : "these events"}: ${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(", ")}`} />
+        <p class="muted" aria-hidden="true" data-testid="timeline-counts">${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(" · ")}</p>
         ${events.length > TIMELINE_ROWS ? html`<p class="muted">The newest ${TIMELINE_ROWS} of these events:</p>` : null}
         <table class="events"><thead><tr><th>#</th><th>Virtual time</th><th>Type</th><th>Data</th></tr></thead>
         <tbody>${[...events].reverse().slice(0, TIMELINE_ROWS).map(
@@ -745,7 +774,7 @@ function viewFor(route, tick, nav) {
     case "timeline":
       return html`<${TimelineView} tick=${tick} />`;
     default:
-      return html`<section class="panel"><p class="error">No view at ${route}.</p></section>`;
+      return html`<section class="panel"><h2>No view</h2><p class="error">No view at ${route}.</p></section>`;
   }
 }
 
@@ -754,7 +783,8 @@ function viewTitle(route) {
   const [, first, rest] = /^\/([^/]*)\/?(.*)$/.exec(route) ?? [];
   if (first === "orders" && rest) return `Order ${short(rest, 8)}`;
   if (first === "requests" && rest) return `Request ${rest}`;
-  return (NAV.find(([to]) => to === `/${first}`) ?? NAV[0])[1];
+  if (first === "orders" || first === "") return "Orders";
+  return NAV.find(([to]) => to === `/${first}`)?.[1] ?? "No view";
 }
 
 /** Focus the current view's heading (made focusable for this, not a tab stop). */
@@ -789,18 +819,18 @@ function App() {
   // view puts focus on its heading, so a keyboard or screen-reader user lands on what changed.
   useEffect(() => {
     // A pool instance's id is in it too, so two tabs on two ids look different.
-    document.title = `${viewTitle(route)} · ${POOL_ID ? `${POOL_ID} · ` : ""}fakex run viewer`;
+    document.title = `${viewTitle(route)} · ${POOL_ID ? `${POOL_ID} · ` : ""}fakex run ${REPORT ? "report" : "viewer"}`;
     if (nav > 0) focusView();
   }, [route, nav]);
   return html`<header>
-      <a class="skip" href="#view" onClick=${(e) => {
+      <a class="skip" href=${href(route)} onClick=${(e) => {
         e.preventDefault();
         focusView();
       }}>Skip to the view</a>
       <h1><${Link} to="/">fakex</${Link}> <span class="muted">run viewer${REPORT ? " · report" : ""}${POOL_ID ? html` · pool id <strong>${POOL_ID}</strong>` : ""}</span></h1>
       <nav aria-label="views">${NAV.map(([to, label]) => {
         const here = to === "/" ? section === "" || section === "orders" : to === `/${section}`;
-        return html`<${Link} cls=${here ? "active" : ""} current=${here} to=${to}>${label}<//>`;
+        return html`<${Link} cls=${here ? "active" : ""} current=${here ? (route === to || (to === "/" && route === "/orders") ? "page" : "true") : null} to=${to}>${label}<//>`;
       })}</nav>
     </header>
     <main><${RunPanel} tick=${tick} bump=${bump} /><div id="view">${viewFor(route, tick, nav)}</div></main>`;
