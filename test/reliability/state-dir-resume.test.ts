@@ -88,7 +88,7 @@ describe("resuming from a state directory (in process)", () => {
     }
   }, 120_000);
 
-  test.runIf(process.platform === "linux")("requests that failed because Anvil was gone are not carried out on resume (control 500, /api/v1 503, JSON-RPC)", async () => {
+  test.runIf(process.platform === "linux")("requests that failed because Anvil was gone are not carried out on resume (control 503, /api/v1 503, JSON-RPC)", async () => {
     const before = new Set(anvilChildren());
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-failed-"));
     const ex = await start(dir, { clock: "virtual", logger: { error: () => undefined } });
@@ -113,7 +113,9 @@ describe("resuming from a state directory (in process)", () => {
     process.kill(mine[0]!, "SIGKILL");
     await expect.poll(async () => (await fetch(`${ex.baseUrl}/health`)).status).toBe(503);
     // Each client is told it failed: the control API, /api/v1 and rpc_url.
-    expect((await fund()).status).toBe(500);
+    const funded = await fund();
+    expect(funded.status).toBe(503);
+    expect(((await funded.json()) as { detail: string }).detail).toMatch(/^the chain node does not answer/);
     expect((await json(`${ex.baseUrl}/transfer/send`, { raw_tx: raw }, bearer)).status).toBe(503);
     const mined = await json(ex.rpcUrl, { jsonrpc: "2.0", id: 7, method: "evm_mine", params: [] });
     expect(mined.status).toBe(503);

@@ -196,9 +196,11 @@ function RunPanel({ tick, bump }) {
   // action's answer would otherwise be overwritten by the first one's.
   const [busy, setBusy] = useState(null);
   // A status region announces a change: the same text again is cleared first so it is read again.
+  const saying = useRef(null);
   const say = (text) => {
     setMessage("");
-    setTimeout(() => setMessage(text), 50);
+    clearTimeout(saying.current);
+    saying.current = setTimeout(() => setMessage(text), 50);
   };
   const advance = () => {
     if (busy) return;
@@ -208,6 +210,8 @@ function RunPanel({ tick, bump }) {
   };
   const act = (label, fn) => async () => {
     if (busy) return;
+    // An action's own messages replace one still on its way.
+    clearTimeout(saying.current);
     setBusy(label);
     setMessage(`${label}: running…`);
     try {
