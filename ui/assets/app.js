@@ -276,10 +276,10 @@ function OrdersTable({ orders }) {
  * A page move from a Newer / Older button: the buttons are replaced while the page loads,
  * which would leave keyboard focus nowhere, so it goes to the list's heading.
  */
-const paged = (move) => (...args) => {
+function movePage(move, ...args) {
   move(...args);
   focusView();
-};
+}
 
 /** Newer / Older buttons over a list of `total` entries shown `size` at a time from `offset`. */
 function Pager({ offset, size, total, moveTo, held }) {
@@ -287,8 +287,8 @@ function Pager({ offset, size, total, moveTo, held }) {
   // A list that shrank under this page (a restore) still offers the way back.
   const last = Math.max(0, Math.floor((total - 1) / size) * size);
   return html`<div class="controls"><span class="muted">${total ? `${Math.min(offset + 1, total)}–${Math.min(offset + size, total)} shown` : "none here"}${held ? `; the first ${total} only, newer ones are on the first page` : ""}</span>
-    ${offset > 0 ? html`<button onClick=${() => paged(moveTo)(Math.min(Math.max(0, offset - size), last))}>Newer</button>` : null}
-    ${offset + size < total ? html`<button onClick=${() => paged(moveTo)(offset + size)}>Older</button>` : null}</div>`;
+    ${offset > 0 ? html`<button onClick=${() => movePage(moveTo, Math.min(Math.max(0, offset - size), last))}>Newer</button>` : null}
+    ${offset + size < total ? html`<button onClick=${() => movePage(moveTo, offset + size)}>Older</button>` : null}</div>`;
 }
 
 /** A whole number from the address, or `fallback`. */
@@ -582,8 +582,8 @@ function RequestsView({ tick }) {
       )}</tbody></table>
       <div class="controls">
         <span class="muted">${total === 1 ? "1 entry matches" : `${total} entries match`}${total > REQUESTS_PAGE ? `; ${Math.min(offset + 1, total)}–${Math.min(offset + REQUESTS_PAGE, total)} shown` : ""}${left ? ` (this report keeps the newest ${state.data.entries.length} of the run's ${state.data.total} requests)` : ""}${before && !REPORT ? `; up to r${Number(before.slice(1)) - 1}, newer requests are on the first page` : ""}</span>
-        ${offset > 0 ? html`<button onClick=${() => paged(moveTo)(Math.max(0, Math.min(offset, lastPage + REQUESTS_PAGE) - REQUESTS_PAGE))}>Newer</button>` : null}
-        ${older ? html`<button onClick=${() => (before || REPORT ? paged(moveTo)(offset + REQUESTS_PAGE) : paged(moveTo)(REQUESTS_PAGE, heldAt(rows)))}>Older</button>` : null}
+        ${offset > 0 ? html`<button onClick=${() => movePage(moveTo, Math.max(0, Math.min(offset, lastPage + REQUESTS_PAGE) - REQUESTS_PAGE))}>Newer</button>` : null}
+        ${older ? html`<button onClick=${() => (before || REPORT ? movePage(moveTo, offset + REQUESTS_PAGE) : movePage(moveTo, REQUESTS_PAGE, heldAt(rows)))}>Older</button>` : null}
       </div>`}<//>
   </section>`;
 }
