@@ -30,6 +30,7 @@ import { zAddress, zUint256 } from "./fields.ts";
 import { noteBodyRefusal, requestError } from "./errors.ts";
 import { parseAhead } from "./body-ahead.ts";
 import { MAX_MINE_BLOCKS } from "../chain/anvil.ts";
+import { isNodeUnreachable } from "../chain/node-unreachable.ts";
 
 export const CONTROL_PREFIX = "/__fakex";
 
@@ -168,6 +169,11 @@ const schemas = {
 };
 
 /** `where` names what a whole-value issue (an unknown key) is about: the body, or the query. */
+/** A body of a route that takes no options: empty or `{}` (the pool's reset checks with it too). */
+export function checkNoOptions(body: unknown): void {
+  parse(schemas.noOptions, body);
+}
+
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query" = "body"): z.output<S> {
   const r = schema.safeParse(value ?? {});
   if (r.success) return r.data;
@@ -224,7 +230,7 @@ export function controlRouter(c: ControlHandle): Router {
   r.route("/settle")
     .post(
       h(async (req, res) => {
-        parse(schemas.noOptions, req.body);
+        checkNoOptions(req.body);
         res.json(await c.settle());
       }),
     )
@@ -240,7 +246,7 @@ export function controlRouter(c: ControlHandle): Router {
   r.route("/snapshot")
     .post(
       h(async (req, res) => {
-        parse(schemas.noOptions, req.body);
+        checkNoOptions(req.body);
         res.json({ id: await c.snapshot() });
       }),
     )
@@ -346,18 +352,7 @@ const controlErrors: ErrorRequestHandler = (err: unknown, req, res, next) => {
     // A body too large, in an unknown charset or encoding, or cut short: the caller's (413, 415, 400).
     const bodyError = requestError(err);
     if (bodyError) res.status(bodyError.status).json({ detail: bodyError.detail });
-    else if (nodeUnreachable(err)) res.status(503).set("Retry-After", "1").json({ detail: `the chain node does not answer (its Anvil stopped?): ${(err as Error).message}` });
+    else if (isNodeUnreachable(err)) res.status(503).set("Retry-After", "1").json({ detail: `the chain node does not answer (its Anvil stopped?): ${(err as Error).message}` });
     else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
   }
 };
-
-/** Socket errors of a connection to the node, anywhere in the error's cause chain. */
-const NODE_SOCKET_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTCONN"]);
-
-/** Whether `err` (or what caused it) is the chain node not answering: no connection, or one cut. */
-function nodeUnreachable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === "string" && NODE_SOCKET_ERRORS.has(e.code)) return true;
-  }
-  return false;
-}

@@ -191,9 +191,9 @@ export function runViewsRouter(p: RunViewParts): Router {
     const { rows: held, total, next_offset } = newestFirst(engine.settlementBatches(), page(req));
     const fills = new Map(engine.fillRecords().map((f) => [f.id, f]));
     const rows = held.map((b) => ({
-        ...batchLink(b, (id) => fills.get(id)?.revertReason),
-        symbols: [...new Set(b.fillIds.map((id) => fills.get(id)?.symbol).filter((x): x is string => typeof x === "string"))],
-      }));
+      ...batchLink(b, (id) => fills.get(id)?.revertReason),
+      symbols: [...new Set(b.fillIds.map((id) => fills.get(id)?.symbol).filter((x): x is string => typeof x === "string"))],
+    }));
     res.json({ batches: rows, total, next_offset });
   });
 
