@@ -1452,12 +1452,12 @@ export class Engine {
   /** GET /orders/{order_id}. 404 when unknown. */
   getOrder(orderId: string): OrderWire {
     const o = this.record(orderId);
-    return orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id)?.gas);
+    return orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id));
   }
 
   /** Every order of an owner in placement order (GET /orders filters, sorts and pages over this). */
   listOrders(owner: string): OrderWire[] {
-    return this.ordersOf(owner.toLowerCase()).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id)?.gas));
+    return this.ordersOf(owner.toLowerCase()).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id)));
   }
 
   /** GET /fills/{order_id}: fills of one order, from that order's perspective, in execution order. */

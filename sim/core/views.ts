@@ -19,6 +19,7 @@ import { filledTotals, type OrderRecord, type OrderStatus, type OrderType } from
 import type { MarketInfo, Registry } from "./registry.ts";
 import { publicFailureReason, type SettlementBatch } from "./settlement.ts";
 import type { IntentGas } from "./swap-intent.ts";
+import { ZERO_ADDRESS } from "./typed-data.ts";
 
 export interface SettlementSummary {
   status: string;
@@ -179,13 +180,19 @@ function feeLines(t: TokenRef, raw: bigint): FeeLine[] {
   return line(t, raw, formatRaw).map((l) => ({ ...l, type: "fee" }));
 }
 
+/** What a swap order's view needs of its signed terms: the Router's gas charge and where the output went. */
+export interface SwapViewTerms {
+  readonly gas: IntentGas;
+  readonly intent: { readonly recipient: string };
+}
+
 export function orderView(
   o: OrderRecord,
   fills: readonly FillRecord[],
   settlements: readonly SettlementBatch[],
   registry: Registry,
   movesOf: (f: FillRecord) => MatchMoves,
-  swapGas?: IntentGas,
+  swap?: SwapViewTerms,
 ): OrderWire {
   const m = o.market;
   const from = tokenRef(registry, o.fromToken);
@@ -200,12 +207,16 @@ export function orderView(
     debits = settled.give;
     credits = settled.get;
     // The Router charged the swap's gas when it settled: off the output or on top of the input.
+    const swapGas = swap?.gas;
     if (o.status === "settled" && swapGas !== undefined && swapGas.amount > 0n) {
       const onOutput = swapGas.token === o.toToken;
       if (onOutput) credits -= swapGas.amount;
       else debits += swapGas.amount;
       gasLines = line(onOutput ? to : from, swapGas.amount, formatRaw).map((l) => ({ ...l, type: "gas" }));
     }
+    // An Intent whose recipient is another wallet sent the output there: none of it reached the owner.
+    const recipient = swap?.intent.recipient.toLowerCase();
+    if (recipient !== undefined && recipient !== ZERO_ADDRESS && recipient !== o.owner) credits = 0n;
   } else {
     for (const f of fills) {
       if (f.status !== "settled") continue;

@@ -71,6 +71,37 @@ describe("engine swaps: a direct swap settles through the memory chain", () => {
     expect(env.engine.desk.pendingPermitSwaps(TAKER, tok(env, "USDC"))).toBe(0);
   });
 
+  it("balance_credits are the owner's own: the output sent to another wallet is no credit of the owner's (in its vault or its wallet it is)", async () => {
+    const OTHER = "0x4444444444444444444444444444444444444444";
+    const cases = [
+      { recipient: OTHER, owner: 0n, other: 1n },
+      // Non-zero and the owner's own address in capitals: its wallet.
+      { recipient: TAKER.toUpperCase().replace("0X", "0x"), owner: 1n, other: 0n },
+      { recipient: IN_VAULT.recipient, owner: 1n, other: 0n },
+    ];
+    for (const c of cases) {
+      const env = setupSwapEngine();
+      await directBook(env);
+      const q = await env.engine.quoteSwap(quoteBody(env, "USDC", "EURC", 5_400_000n, { recipient: c.recipient }));
+      const res = env.engine.swap(submission(q));
+      await env.engine.settleAll();
+      const settled = env.engine.getOrder(res.trade_id);
+      expect(settled.status).toBe("settled");
+      const eurc = tok(env, "EURC");
+      const out = 5_000_000n - BigInt(q.quote_breakdown!.gas_cost_output_token);
+      // Where the output went, on the memory chain: the other wallet, or the owner's wallet or vault.
+      const ownerGot = (await env.chain.walletBalance(TAKER, eurc)) + vault(env, TAKER, "EURC").available;
+      expect([ownerGot, await env.chain.walletBalance(OTHER, eurc)]).toEqual([c.owner * out, c.other * out]);
+      const economics = settled.settlement_economics;
+      expect(economics.balance_credits).toEqual(c.owner ? [expect.objectContaining({ token_address: eurc, amount_raw: out.toString() })] : []);
+      // The gross totals stay the swap's own, whoever received the output.
+      expect(economics.gross_credits).toEqual([expect.objectContaining({ token_address: eurc, amount_raw: "5000000" })]);
+      expect(economics.balance_debits).toEqual([expect.objectContaining({ token_address: tok(env, "USDC"), amount_raw: "5400000" })]);
+      // GET /orders shows the same economics as GET /orders/{id}.
+      expect(env.engine.listOrders(TAKER).find((o) => o.trade_id === res.trade_id)?.settlement_economics).toEqual(economics);
+    }
+  });
+
   it("the event log of the same commands under the same seed is identical (and includes the swap)", async () => {
     const run = async (seed: number) => {
       const env = setupSwapEngine(seed);
