@@ -406,18 +406,23 @@ describe("listing keys: GET /api-keys, GET /api-keys/list, POST /api-keys/list",
   });
 });
 
-describe("revoking one key: DELETE /api-keys, POST /api-keys/revoke", () => {
-  it("revokes with the revoke_<api_key> action on both aliases: 200 {status: ok, api_key}", async () => {
+describe("revoking one key: DELETE /api-keys, DELETE or POST /api-keys/revoke", () => {
+  it("revokes with the revoke_<api_key> action on every alias: 200 {status: ok, api_key}", async () => {
     const env = setup();
-    const k1 = await createKey(env, "one", { timestamp: env.clock.nowSec() - 1 });
-    const k2 = await createKey(env, "two");
+    const k1 = await createKey(env, "one", { timestamp: env.clock.nowSec() - 2 });
+    const k2 = await createKey(env, "two", { timestamp: env.clock.nowSec() - 1 });
+    const k3 = await createKey(env, "three");
     const viaDelete = await request(env.app).delete(`/api/v1/api-keys?${query({ ...(await manage(env, `revoke_${k1.api_key}`)), api_key: k1.api_key })}`);
     expect(viaDelete.status).toBe(200);
     expect(viaDelete.body).toEqual({ status: "ok", api_key: k1.api_key });
     const viaPost = await request(env.app).post("/api/v1/api-keys/revoke").send({ ...(await manage(env, `revoke_${k2.api_key}`)), api_key: k2.api_key });
     expect(viaPost.status).toBe(200);
     expect(viaPost.body).toEqual({ status: "ok", api_key: k2.api_key });
-    for (const k of [k1, k2]) {
+    // The interface's row pairs either method with either path (the query for DELETE), as the list row does.
+    const viaDeleteRevoke = await request(env.app).delete(`/api/v1/api-keys/revoke?${query({ ...(await manage(env, `revoke_${k3.api_key}`)), api_key: k3.api_key })}`);
+    expect(viaDeleteRevoke.status).toBe(200);
+    expect(viaDeleteRevoke.body).toEqual({ status: "ok", api_key: k3.api_key });
+    for (const k of [k1, k2, k3]) {
       const v = await request(env.app).post("/api/v1/api-keys/verify").send({ api_key: k.api_key, api_secret: k.api_secret });
       expect(v.status).toBe(401);
     }
@@ -630,8 +635,8 @@ describe("API-key paths and methods", () => {
       ["put", "/api/v1/api-keys", "GET, POST, DELETE"],
       ["patch", "/api/v1/api-keys", "GET, POST, DELETE"],
       ["delete", "/api/v1/api-keys/list", "GET, POST"],
-      ["get", "/api/v1/api-keys/revoke", "POST"],
-      ["delete", "/api/v1/api-keys/revoke", "POST"],
+      ["get", "/api/v1/api-keys/revoke", "POST, DELETE"],
+      ["put", "/api/v1/api-keys/revoke", "POST, DELETE"],
       ["get", "/api/v1/api-keys/revoke-all", "POST"],
       ["get", "/api/v1/api-keys/self-revoke", "POST"],
       ["get", "/api/v1/api-keys/verify", "POST"],

@@ -124,7 +124,9 @@ export function apiKeysRouter(ctx: HttpContext, keys: ApiKeyManager, router: Rou
 
   router.route("/api-keys/list").get(list("query")).post(body, list("body")).all(methodNotAllowed("GET", "POST"));
 
-  router.route("/api-keys/revoke").post(body, revoke("body")).all(methodNotAllowed("POST"));
+  // The interface's row is "DELETE or POST | /api-keys or /api-keys/revoke": DELETE (query) on
+  // both paths, as GET lists on both; POST on /api-keys is create, so POST revokes on /revoke only.
+  router.route("/api-keys/revoke").post(body, revoke("body")).delete(revoke("query")).all(methodNotAllowed("POST", "DELETE"));
 
   router
     .route("/api-keys/revoke-all")
