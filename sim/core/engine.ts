@@ -1455,6 +1455,11 @@ export class Engine {
     return orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id));
   }
 
+  /** The ids of an owner's orders in placement order (the run viewer's account page). */
+  orderIdsOf(owner: string): string[] {
+    return this.ordersOf(owner.toLowerCase()).map((o) => o.id);
+  }
+
   /** Every order of an owner in placement order (GET /orders filters, sorts and pages over this). */
   listOrders(owner: string): OrderWire[] {
     return this.ordersOf(owner.toLowerCase()).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id)));

@@ -70,7 +70,7 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     await expect.poll(() => page.url()).toContain("?status=4xx");
     await expect.poll(() => rows().count()).toBe(await count("status=4xx"));
     // Open one, come back: the filtered list, not the whole journal.
-    await rows().first().locator("a").click();
+    await rows().first().locator("a").first().click();
     await page.locator("h3", { hasText: "What it caused" }).waitFor();
     await page.goBack();
     await expect.poll(() => page.locator('input[placeholder^="status"]').inputValue()).toBe("4xx");
@@ -181,7 +181,7 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
   test("past the first page the list holds still while requests keep arriving; Newer back to the first page is live again", async () => {
     await page.goto(`${ex.controlUrl}/ui/requests`);
     await expect.poll(() => rows().count()).toBe(200);
-    const newest = Number((await rows().first().locator("a").textContent())!.slice(1));
+    const newest = Number((await rows().first().locator("a").first().textContent())!.slice(1));
     await page.locator("button", { hasText: "Older" }).click();
     await expect.poll(() => page.url()).toContain(`offset=200&before=r${newest + 1}`);
     await expect.poll(() => rows().first().locator("a").textContent()).toBe(`r${newest - 200}`);

@@ -84,7 +84,7 @@ describe.skipIf(!chromiumAvailable)("run viewer in headless Chromium", () => {
     const row = page.locator(`tr[data-order-id="${bid.order_id}"]`);
     await row.waitFor();
     await expect.poll(() => row.locator(".status").textContent()).toBe("settled");
-    expect(await row.locator("a").textContent()).toBe(bid.order_id);
+    expect(await row.locator("a").first().textContent()).toBe(bid.order_id);
     expect(await page.locator(`tr[data-order-id="${ask.order_id}"] .status`).textContent()).toBe("settled");
     // Filled in the same units as Amount (the order's decimal base amount, not raw units).
     expect(await row.locator("td.num").allTextContents()).toEqual(["1", "20", "20"]);
@@ -92,7 +92,7 @@ describe.skipIf(!chromiumAvailable)("run viewer in headless Chromium", () => {
   });
 
   test("an order's page (its own URL) shows its fill and the settlement transaction hash", async () => {
-    await page.locator(`tr[data-order-id="${bid.order_id}"] a`).click();
+    await page.locator(`tr[data-order-id="${bid.order_id}"] a`).first().click();
     await page.waitForURL(`${ex.controlUrl}/ui/orders/${bid.order_id}`);
     const txHash = ex.parts.engine.fillsOfOrder(bid.order_id)[0]!.tx_hash!;
     expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -152,7 +152,7 @@ describe.skipIf(!chromiumAvailable)("run viewer in headless Chromium", () => {
     expect(await row.locator(".status").textContent()).toBe("settled");
     expect(await page.locator("main").textContent()).toContain("Report of a run, captured");
     await nonBlankScreenshot("report-front");
-    await row.locator("a").click();
+    await row.locator("a").first().click();
     await page.locator("table.fills code.hash").first().waitFor();
     expect(page.url()).toContain(`#/orders/${bid.order_id}`);
     expect(await page.locator("table.fills code.hash").first().textContent()).toBe(ex.parts.engine.fillsOfOrder(bid.order_id)[0]!.tx_hash);

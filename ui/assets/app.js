@@ -87,19 +87,25 @@ function href(route) {
   return REPORT ? `#${encoded}` : `${UI}${encoded}`;
 }
 
-function navigate(route) {
-  if (REPORT) location.hash = route;
-  else history.pushState(null, "", href(route));
+/** A route's address, with `query` (URLSearchParams) after it when given: a filtered list's link. */
+function hrefWith(route, query) {
+  const q = query ? query.toString() : "";
+  return `${href(route)}${q ? `?${q}` : ""}`;
+}
+
+function navigate(route, query) {
+  if (REPORT) location.hash = hrefWith(route, query).slice(1);
+  else history.pushState(null, "", hrefWith(route, query));
   window.dispatchEvent(new Event("fakex:navigate"));
 }
 
-function Link({ to, children, cls, title, current }) {
+function Link({ to, query, children, cls, title, current }) {
   const onClick = (e) => {
     if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
     e.preventDefault();
-    navigate(to);
+    navigate(to, query);
   };
-  return html`<a class=${cls} href=${href(to)} title=${title} aria-current=${current ?? undefined} onClick=${onClick}>${children}</a>`;
+  return html`<a class=${cls} href=${hrefWith(to, query)} title=${title} aria-current=${current ?? undefined} onClick=${onClick}>${children}</a>`;
 }
 
 /** Load `path` now and, served, every POLL_MS; `tick` forces a reload after an action. */
@@ -133,6 +139,17 @@ const expiresIso = (sec) => (Number.isFinite(Number(sec)) && sec !== null && sec
 const counted = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const short = (s, n = 10) => (typeof s === "string" && s.length > n + 4 ? `${s.slice(0, n)}…` : s);
 const Status = ({ s }) => html`<span class=${`status status-${s}`}>${s ?? "—"}</span>`;
+/** A raw token amount (decimal string of base units) in whole tokens: "1500000", 6 → "1.5". */
+function units(raw, decimals) {
+  if (typeof raw !== "string" || !/^\d+$/.test(raw) || !Number.isInteger(decimals) || decimals <= 0) return raw;
+  const s = raw.padStart(decimals + 1, "0");
+  const frac = s.slice(s.length - decimals).replace(/0+$/, "");
+  return `${s.slice(0, s.length - decimals)}${frac ? `.${frac}` : ""}`;
+}
+const Amount = ({ raw, decimals }) => html`<span title=${`${raw} raw`}>${units(raw, decimals)}</span>`;
+/** A wallet address, linked to its account page. */
+const Wallet = ({ address, full }) =>
+  address ? html`<${Link} to=${`/accounts/${address}`} title=${address}><code>${full ? address : short(address)}</code><//>` : html`<span class="muted">—</span>`;
 const Hash = ({ v }) => (v ? html`<code class="hash" title=${v}>${v}</code>` : html`<span class="muted">—</span>`);
 const Json = ({ v }) => html`<pre class="json">${typeof v === "string" ? v : JSON.stringify(v, null, 2)}</pre>`;
 
@@ -256,14 +273,14 @@ function RunPanel({ tick, bump }) {
 
 // ---------------------------------------------------------------- views
 
-function OrdersTable({ orders }) {
+function OrdersTable({ orders, ownerless }) {
   if (!orders.length) return html`<p class="muted">No orders yet.</p>`;
   return html`<table class="orders">
-    <thead><tr><th>Order</th><th>Owner</th><th>Market</th><th>Side</th><th>Type</th><th>Price</th><th>Amount</th><th>Filled</th><th>Status</th><th>Created</th></tr></thead>
+    <thead><tr><th>Order</th>${ownerless ? null : html`<th>Owner</th>`}<th>Market</th><th>Side</th><th>Type</th><th>Price</th><th>Amount</th><th>Filled</th><th>Status</th><th>Created</th></tr></thead>
     <tbody>${orders.map(
       (o) => html`<tr key=${o.order_id} data-order-id=${o.order_id}>
         <td><${Link} to=${`/orders/${o.order_id}`}><code>${o.order_id}</code><//></td>
-        <td><code title=${o.owner}>${short(o.owner)}</code></td>
+        ${ownerless ? null : html`<td><${Wallet} address=${o.owner} /></td>`}
         <td>${o.symbol}</td><td>${o.side}</td><td>${o.order_type}</td>
         <td class="num">${o.price}</td><td class="num">${o.amount}</td><td class="num">${o.filled_base_amount}</td>
         <td><${Status} s=${o.status} /></td><td>${o.created_at}</td>
@@ -401,7 +418,7 @@ function OrderView({ id, tick }) {
     <${Loading} state=${state}>${(d) => html`
       <dl class="facts">
         <div><dt>Status</dt><dd><${Status} s=${d.order.status} /></dd></div>
-        <div><dt>Owner</dt><dd><code>${d.order.owner_address}</code></dd></div>
+        <div><dt>Owner</dt><dd><${Wallet} address=${d.order.owner_address} full=${true} /></dd></div>
         <div><dt>Market</dt><dd>${d.order.symbol} ${d.order.side} (${d.order.order_type})</dd></div>
         <div><dt>Price × amount</dt><dd>${d.order.price} × ${d.order.amount}</dd></div>
         <div><dt>Filled</dt><dd>${d.order.filled_base_amount} (remaining ${d.order.remaining_amount}; raw ${d.order.filled_amount})</dd></div>
@@ -576,7 +593,7 @@ function RequestsView({ tick }) {
       <tbody>${rows.map(
         (e) => html`<tr key=${e.id}>
           <td><${Link} to=${`/requests/${e.id}`}>${e.id}<//></td><td class="time">${e.at_iso}</td><td>${e.method}</td><td><code class="path" title=${e.path}>${e.path}</code></td>
-          <td><span class=${statusClass(e.status)}>${e.status}</span>${e.fault ? html` <span class="bad" title="route fault">${e.fault.kind === String(e.status) ? "(route fault)" : e.fault.kind}${e.fault.after_commit ? " after commit" : ""}</span>` : null}</td><td><code title=${e.wallet}>${short(e.wallet)}</code></td>
+          <td><span class=${statusClass(e.status)}>${e.status}</span>${e.fault ? html` <span class="bad" title="route fault">${e.fault.kind === String(e.status) ? "(route fault)" : e.fault.kind}${e.fault.after_commit ? " after commit" : ""}</span>` : null}</td><td><${Wallet} address=${e.wallet} /></td>
           <td class="num">${e.duration_ms}</td><td>${summary(e.links)}${e.rejection ? html` <span class="bad">${e.rejection.code ?? ""} ${e.rejection.fields.join(", ")}</span>` : null}</td>
         </tr>`,
       )}</tbody></table>
@@ -671,7 +688,7 @@ function RequestView({ id, tick }) {
         ${e.fault ? html`<div data-testid="fault"><dt>Route fault</dt><dd><strong class="bad">${e.fault.kind}</strong> ${e.fault.after_commit
           ? html`after the request took effect: the client lost its ${e.fault.committed_status ?? ""} answer; what it caused (below) stands`
           : html`before any effect: nothing was committed`}</dd></div>` : null}
-        <div><dt>Wallet</dt><dd><code>${e.wallet ?? "—"}</code></dd></div>
+        <div><dt>Wallet</dt><dd><${Wallet} address=${e.wallet} full=${true} /></dd></div>
         <div><dt>Virtual / wall time</dt><dd>${e.at_iso} / ${e.wall_time} (${e.duration_ms} ms)</dd></div>
         <div><dt>Engine events</dt><dd>${e.events.to > e.events.from + 1 ? `#${e.events.from + 1}–#${e.events.to}` : e.events.to > e.events.from ? `#${e.events.to}` : "none"}</dd></div>
       </dl>
@@ -750,12 +767,62 @@ function TimelineView({ tick }) {
   </section>`;
 }
 
+/** Accounts the list shows (the control view's largest page): known ones first, then by address. */
+const ACCOUNTS_SHOWN = 500;
+
+/** A wallet's vault columns in words, token by token: "USDC 1000 available, 20 frozen". */
+function VaultList({ vault }) {
+  if (!vault.length) return html`<span class="muted">nothing in the vault</span>`;
+  return html`<ul class="amounts">${vault.map(
+    (v) => html`<li key=${v.token}>${v.symbol} <${Amount} raw=${v.vault_available} decimals=${v.decimals} /> available${v.vault_frozen !== "0" ? html`, <${Amount} raw=${v.vault_frozen} decimals=${v.decimals} /> frozen` : null}</li>`,
+  )}</ul>`;
+}
+
+function AccountsView({ tick }) {
+  const state = useData(`/accounts?limit=${ACCOUNTS_SHOWN}`, tick);
+  return html`<section class="panel"><h2>Accounts</h2>
+    <p class="muted">The vault as the exchange's ledger has it: available to trade, and frozen for open orders, settlements in flight and co-signed withdrawals. An account's page adds its wallet.</p>
+    <${Loading} state=${state}>${(d) => html`<table class="accounts">
+        <thead><tr><th>Wallet</th><th>Who</th><th>Vault</th></tr></thead>
+        <tbody>${d.accounts.map(
+          (a) => html`<tr key=${a.owner} data-owner=${a.owner}><td><${Wallet} address=${a.owner} full=${true} /></td><td>${a.role ?? html`<span class="muted">—</span>`}</td><td><${VaultList} vault=${a.vault} /></td></tr>`,
+        )}</tbody>
+      </table>
+      <p class="muted">${d.accounts.length < d.total ? `The first ${d.accounts.length} of ${d.total} accounts` : counted(d.total, "account")}: the fixture's accounts, the liquidity makers and the fee recipient, then every other wallet with vault funds.</p>`}<//>
+  </section>`;
+}
+
+function AccountView({ address, tick }) {
+  const state = useData(`/accounts/${encodeURIComponent(address)}`, tick);
+  return html`<section class="panel"><h2>Account <code data-testid="account-address">${address}</code></h2>
+    <${Loading} state=${state}>${(d) => html`
+      <dl class="facts">
+        <div><dt>Who</dt><dd>${d.role ?? "a wallet the exchange saw"}</dd></div>
+        <div><dt>Read at</dt><dd>${d.updated_at}</dd></div>
+        <div><dt>Requests</dt><dd><${Link} to="/requests" query=${new URLSearchParams({ owner: d.owner_address })}>this wallet's requests<//></dd></div>
+      </dl>
+      ${d.wallet_balance_available ? null : html`<p class="error">The chain node did not answer: the wallet column reads 0.</p>`}
+      <h3>Balances</h3>
+      <table class="balances">
+        <thead><tr><th>Token</th><th>Wallet</th><th>Vault available</th><th>Vault frozen</th><th>Total</th></tr></thead>
+        <tbody>${d.balances.map(
+          (b) => html`<tr key=${b.token} data-token=${b.symbol}><td>${b.symbol}</td>
+            ${[b.wallet_balance, b.vault_available, b.vault_frozen, b.total].map((raw) => html`<td class="num"><${Amount} raw=${raw} decimals=${b.decimals} /></td>`)}</tr>`,
+        )}</tbody>
+      </table>
+      <h3>Orders</h3>
+      <${OrdersTable} orders=${d.orders} ownerless=${true} />
+      ${d.order_count > d.orders.length ? html`<p class="muted">The newest ${d.orders.length} of ${counted(d.order_count, "order")}.</p>` : null}`}<//>
+  </section>`;
+}
+
 // ---------------------------------------------------------------- shell
 
 const NAV = [
   ["/", "Orders"],
   ["/markets", "Markets"],
   ["/batches", "Settlement"],
+  ["/accounts", "Accounts"],
   ["/requests", "Requests"],
   ["/timeline", "Timeline"],
 ];
@@ -777,6 +844,8 @@ function viewFor(route, tick, nav) {
       return rest ? html`<${RequestView} id=${rest} tick=${tick} />` : html`<${RequestsView} key=${nav} tick=${tick} />`;
     case "timeline":
       return html`<${TimelineView} tick=${tick} />`;
+    case "accounts":
+      return rest ? html`<${AccountView} address=${rest} tick=${tick} />` : html`<${AccountsView} key=${nav} tick=${tick} />`;
     default:
       return html`<section class="panel"><h2>No view</h2><p class="error">No view at ${route}.</p></section>`;
   }
@@ -787,6 +856,7 @@ function viewTitle(route) {
   const [, first, rest] = /^\/([^/]*)\/?(.*)$/.exec(route) ?? [];
   if (first === "orders" && rest) return `Order ${short(rest, 8)}`;
   if (first === "requests" && rest) return `Request ${rest}`;
+  if (first === "accounts" && rest) return `Account ${short(rest, 8)}`;
   if (first === "orders" || first === "") return "Orders";
   return NAV.find(([to]) => to === `/${first}`)?.[1] ?? "No view";
 }

@@ -1,0 +1,116 @@
+// Read-only JSON views of the run's accounts for the viewer (/__fakex/ui/accounts) and the
+// report, mounted under /__fakex beside the run views:
+//
+//   GET /accounts?limit&offset   every wallet the exchange knows: the fixture's accounts, the
+//                                liquidity makers and the fee recipient first, then every
+//                                other owner with vault funds, by address; vault columns only
+//   GET /accounts/{address}      one wallet: GET /balances' rows (wallet column read from the
+//                                chain), its newest orders and how many it placed
+//
+// The vault columns are the ledger's as GET /balances shows them (net of owed withdrawals),
+// as of the last sync with the chain: these reads never sync (a GET of the control API
+// changes nothing), so a deposit mined since has left the wallet column and joins the vault
+// columns at the next sync (an API read of balances, a settlement).
+import { Router, type ErrorRequestHandler, type Request } from "express";
+import { balanceRows } from "../core/balance-rows.ts";
+import { isoOf } from "../core/clock.ts";
+import type { Engine } from "../core/engine.ts";
+import type { Registry, TokenInfo } from "../core/registry.ts";
+import type { Address } from "../core/typed-data.ts";
+import { ControlInputError, checkQueryKeysOnce, isControlInputError } from "./control.ts";
+import type { FundsServices } from "./funds-services.ts";
+
+/** Who a known wallet is, as the viewer names it. */
+export interface AccountRole {
+  address: string;
+  role: string;
+}
+
+export interface AccountViewParts {
+  engine: Pick<Engine, "ledger" | "orderIdsOf" | "getOrder" | "clock">;
+  registry: Registry;
+  funds: Pick<FundsServices, "ledger"> & { reader: Pick<FundsServices["reader"], "walletBalance"> };
+  /** Known wallets in the order they are listed first (lowercase addresses). */
+  roles: readonly AccountRole[];
+}
+
+const ACCOUNTS_PAGE = 100;
+export const MAX_ACCOUNTS_PAGE = 500;
+/** Orders an account's page lists (its newest). */
+export const ACCOUNT_ORDERS = 50;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** `limit` (1-500, default 100) and `offset`; any other query key is refused, not ignored. */
+function accountsPage(req: Request): { limit: number; offset: number } {
+  checkQueryKeysOnce(req.query);
+  for (const k of Object.keys(req.query)) if (k !== "limit" && k !== "offset") throw new ControlInputError(`unknown query parameter ${JSON.stringify(k)}; this view takes limit and offset`);
+  const whole = (k: string, fallback: number): number => {
+    const v = req.query[k];
+    if (v === undefined) return fallback;
+    return typeof v === "string" && /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
+  };
+  const limit = whole("limit", ACCOUNTS_PAGE);
+  const offset = whole("offset", 0);
+  if (!(limit >= 1 && limit <= MAX_ACCOUNTS_PAGE)) throw new ControlInputError(`limit must be 1-${MAX_ACCOUNTS_PAGE}`);
+  if (Number.isNaN(offset)) throw new ControlInputError("offset must be a whole number from 0 to 999999999");
+  return { limit, offset };
+}
+
+export function accountViewsRouter(p: AccountViewParts): Router {
+  const { engine, registry, funds, roles } = p;
+  const roleOf = new Map(roles.map((r) => [r.address, r.role]));
+  const r = Router({ caseSensitive: true });
+
+  /** The vault columns of one wallet, token by token (registry order), as raw decimal strings. */
+  const vaultRows = (owner: string, tokens: readonly TokenInfo[]) =>
+    tokens.flatMap((t) => {
+      const acc = funds.ledger.peek(owner, t.address);
+      if (acc.available === 0n && acc.frozen === 0n) return [];
+      return [{ token: t.address, symbol: t.symbol, decimals: t.decimals, vault_available: acc.available.toString(), vault_frozen: acc.frozen.toString(), vault_total: (acc.available + acc.frozen).toString() }];
+    });
+
+  r.get("/accounts", (req, res) => {
+    const { limit, offset } = accountsPage(req);
+    const tokens = registry.tokens();
+    // Known wallets first (funded or not: a user with only wallet funds is still worth a link),
+    // then every other owner the ledger holds funds for, by address.
+    const others = new Set<string>();
+    for (const row of engine.ledger.rows()) if (!roleOf.has(row.owner) && (row.available !== 0n || row.frozen !== 0n)) others.add(row.owner);
+    const owners = [...roles.map((x) => x.address), ...[...others].sort()];
+    const rows = owners.slice(offset, offset + limit).map((owner) => ({ owner, role: roleOf.get(owner) ?? null, vault: vaultRows(owner, tokens) }));
+    res.json({ accounts: rows, total: owners.length, next_offset: offset + limit < owners.length ? offset + limit : null, updated_at: isoOf(engine.clock.nowMs()) });
+  });
+
+  r.get("/accounts/:address", async (req, res) => {
+    checkQueryKeysOnce(req.query);
+    if (Object.keys(req.query).length > 0) throw new ControlInputError("this view takes no query parameters");
+    const raw = String(req.params["address"]);
+    if (!ADDRESS.test(raw)) throw new ControlInputError(`not an address: ${JSON.stringify(raw.slice(0, 80))} (0x and 40 hex digits)`);
+    const owner = raw.toLowerCase();
+    const tokens = registry.tokens();
+    let wallets: Map<string, bigint> | null = null;
+    try {
+      const values = await Promise.all(tokens.map((t) => funds.reader.walletBalance(owner as Address, t.address as Address)));
+      wallets = new Map(tokens.map((t, k) => [t.address, values[k]!]));
+    } catch {
+      // The node does not answer: the vault columns still say something (wallet_balance_available false).
+    }
+    const balances = balanceRows({ owner, tokens, vault: (t) => funds.ledger.peek(owner, t), wallets, includeZero: true, updatedAt: isoOf(engine.clock.nowMs()) });
+    const ids = engine.orderIdsOf(owner);
+    const orders = ids
+      .slice(-ACCOUNT_ORDERS)
+      .reverse()
+      .map((id) => {
+        const o = engine.getOrder(id);
+        return { order_id: id, symbol: o.symbol, side: o.side, order_type: o.order_type, status: o.status, price: o.price, amount: o.amount, filled_base_amount: o.filled_base_amount, created_at: o.created_at };
+      });
+    res.json({ ...balances, role: roleOf.get(owner) ?? null, orders, order_count: ids.length });
+  });
+
+  r.use(((err, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    if (isControlInputError(err)) res.status(400).json({ detail: err.message });
+    else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
+  }) as ErrorRequestHandler);
+  return r;
+}
