@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { importModule } from "../sim/platform/module-format.ts";
 import { JsonRpcClient } from "../sim/chain/anvil-rpc.ts";
+import { sameClassAcrossBuilds } from "../sim/platform/cross-build.ts";
 
 export const REPLAY_BUNDLE_VERSION = 1;
 export const DEFAULT_REPLAY_DIR = ".fakex/replays";
@@ -101,6 +102,7 @@ export class PropertyFailure extends Error {
     this.name = "PropertyFailure";
   }
 }
+sameClassAcrossBuilds(PropertyFailure, "PropertyFailure");
 
 function modulePath(m: string): string {
   return m.startsWith("file:") ? fileURLToPath(m) : resolve(m);

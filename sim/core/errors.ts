@@ -1,5 +1,6 @@
 // One typed error for every rejection the exchange can give. The HTTP layer maps
 // these to the spec's envelopes in one place; nothing else builds error bodies.
+import { sameClassAcrossBuilds } from "../platform/cross-build.ts";
 
 /** The spec's typed error_code vocabulary (Errors table). */
 export const ERROR_CODES = [
@@ -85,6 +86,7 @@ export class ExchangeError extends Error {
     return (ERROR_CODES as readonly string[]).includes(this.code);
   }
 }
+sameClassAcrossBuilds(ExchangeError, "ExchangeError");
 
 export function isExchangeError(e: unknown): e is ExchangeError {
   return e instanceof ExchangeError;

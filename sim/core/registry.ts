@@ -6,6 +6,7 @@ import { keccak256, stringToBytes } from "viem";
 import { formatRaw } from "./amounts.ts";
 import { baseBeforeQuoteOrder } from "./market-orientation.ts";
 import type { Address } from "./typed-data.ts";
+import { sameClassAcrossBuilds } from "../platform/cross-build.ts";
 
 export interface TokenInfo {
   symbol: string;
@@ -72,6 +73,7 @@ export class RegistryConfigError extends Error {
     this.name = "RegistryConfigError";
   }
 }
+sameClassAcrossBuilds(RegistryConfigError, "RegistryConfigError");
 
 /** Largest decimals for which every raw amount still fits a uint256 at value >= 1. */
 const MAX_DECIMALS = 77;

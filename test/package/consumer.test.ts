@@ -121,6 +121,17 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     expect(out).toContain("fakex/vitest: ESM-only, said so");
   });
 
+  test("one program loading both builds (import and require): errors are instanceof either build's class, stopAllAnvils from either stops all", async () => {
+    const out = await consumer(["dual.mjs"]);
+    expect(out.trim().split("\n")).toEqual([
+      "two copies of the class: yes",
+      "UnknownSnapshotError across builds: yes",
+      "ExchangeError across builds: yes",
+      "ExchangeClosedError across builds: yes",
+      "stopAllAnvils from the other build stopped it: yes",
+    ]);
+  });
+
   test("node:test", async () => {
     const out = await consumer(["--test", "node-test.test.mjs"]);
     expect(out).toMatch(/# pass 1\b/);

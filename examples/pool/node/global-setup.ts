@@ -13,7 +13,7 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   // One instance per worker: fewer, and an idle worker's id could be released between its requests.
   const server = await createFakeExchangePool({ clock: "virtual", size: project.config.maxWorkers });
-  project.provide("fakexPool", server.info.pool!);
+  project.provide("fakexPool", server.info.pool);
   project.provide("fakexAccounts", server.info.accounts);
   return () => server.close();
 }
