@@ -11,13 +11,14 @@
 // as of the last sync with the chain: these reads never sync (a GET of the control API
 // changes nothing), so a deposit mined since has left the wallet column and joins the vault
 // columns at the next sync (an API read of balances, a settlement).
-import { Router, type ErrorRequestHandler, type Request } from "express";
+import { Router, type Request } from "express";
 import { balanceRows } from "../core/balance-rows.ts";
 import { isoOf } from "../core/clock.ts";
 import type { Engine } from "../core/engine.ts";
 import type { Registry, TokenInfo } from "../core/registry.ts";
 import type { Address } from "../core/typed-data.ts";
-import { ControlInputError, checkQueryKeysOnce, isControlInputError } from "./control.ts";
+import { ControlInputError, checkQueryKeysOnce } from "./control.ts";
+import { checkViewQuery, queryWholeNumber, viewErrors } from "./run-views.ts";
 import type { FundsServices } from "./funds-services.ts";
 
 /** Who a known wallet is, as the viewer names it. */
@@ -40,17 +41,13 @@ export const MAX_ACCOUNTS_PAGE = 500;
 export const ACCOUNT_ORDERS = 50;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
+const ACCOUNT_PAGE_KEYS = new Set(["limit", "offset"]);
+
 /** `limit` (1-500, default 100) and `offset`; any other query key is refused, not ignored. */
 function accountsPage(req: Request): { limit: number; offset: number } {
-  checkQueryKeysOnce(req.query);
-  for (const k of Object.keys(req.query)) if (k !== "limit" && k !== "offset") throw new ControlInputError(`unknown query parameter ${JSON.stringify(k)}; this view takes limit and offset`);
-  const whole = (k: string, fallback: number): number => {
-    const v = req.query[k];
-    if (v === undefined) return fallback;
-    return typeof v === "string" && /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
-  };
-  const limit = whole("limit", ACCOUNTS_PAGE);
-  const offset = whole("offset", 0);
+  checkViewQuery(req, ACCOUNT_PAGE_KEYS, "limit and offset");
+  const limit = queryWholeNumber(req, "limit", ACCOUNTS_PAGE);
+  const offset = queryWholeNumber(req, "offset", 0);
   if (!(limit >= 1 && limit <= MAX_ACCOUNTS_PAGE)) throw new ControlInputError(`limit must be 1-${MAX_ACCOUNTS_PAGE}`);
   if (Number.isNaN(offset)) throw new ControlInputError("offset must be a whole number from 0 to 999999999");
   return { limit, offset };
@@ -107,10 +104,6 @@ export function accountViewsRouter(p: AccountViewParts): Router {
     res.json({ ...balances, role: roleOf.get(owner) ?? null, orders, order_count: ids.length });
   });
 
-  r.use(((err, _req, res, next) => {
-    if (res.headersSent) return next(err);
-    if (isControlInputError(err)) res.status(400).json({ detail: err.message });
-    else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
-  }) as ErrorRequestHandler);
+  r.use(viewErrors);
   return r;
 }

@@ -36,20 +36,27 @@ const MAX_POSITION = 999_999_999;
  * settlement id), so pages past the first stay put while the run goes on.
  */
 function page(req: Request, def = 50): { limit: number; offset: number; upto: number } {
-  checkQueryKeysOnce(req.query);
-  for (const k of Object.keys(req.query)) if (!PAGE_KEYS.has(k)) throw new ControlInputError(`unknown query parameter ${JSON.stringify(k)}; this view takes limit, offset and upto`);
-  const number = (k: string, fallback: number): number => {
-    const v = req.query[k];
-    if (v === undefined) return fallback;
-    return typeof v === "string" && /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
-  };
-  const limit = number("limit", def);
-  const offset = number("offset", 0);
-  const upto = number("upto", Number.MAX_SAFE_INTEGER);
+  checkViewQuery(req, PAGE_KEYS, "limit, offset and upto");
+  const limit = queryWholeNumber(req, "limit", def);
+  const offset = queryWholeNumber(req, "offset", 0);
+  const upto = queryWholeNumber(req, "upto", Number.MAX_SAFE_INTEGER);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VIEW_PAGE) throw new ControlInputError(`limit must be 1-${MAX_VIEW_PAGE}`);
   if (!Number.isInteger(offset)) throw new ControlInputError(`offset must be a whole number from 0 to ${MAX_POSITION}`);
   if (!Number.isInteger(upto)) throw new ControlInputError(`upto must be a whole number from 0 to ${MAX_POSITION}`);
   return { limit, offset, upto };
+}
+
+/** A view's query: each key once, and only the `allowed` ones (named in the refusal as `named`). */
+export function checkViewQuery(req: Request, allowed: ReadonlySet<string>, named: string): void {
+  checkQueryKeysOnce(req.query);
+  for (const k of Object.keys(req.query)) if (!allowed.has(k)) throw new ControlInputError(`unknown query parameter ${JSON.stringify(k)}; this view takes ${named}`);
+}
+
+/** Query value `k` as a whole decimal number of at most nine digits; `fallback` when absent, NaN when malformed. */
+export function queryWholeNumber(req: Request, k: string, fallback: number): number {
+  const v = req.query[k];
+  if (v === undefined) return fallback;
+  return typeof v === "string" && /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
 }
 
 /** The `limit` entries from `offset`, newest first, of the first `upto` of `all` (oldest first); total counts those `upto`. */
@@ -214,10 +221,13 @@ export function runViewsRouter(p: RunViewParts): Router {
     res.json({ markets });
   });
 
-  r.use(((err, _req, res, next) => {
-    if (res.headersSent) return next(err);
-    if (isControlInputError(err)) res.status(400).json({ detail: err.message });
-    else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
-  }) as ErrorRequestHandler);
+  r.use(viewErrors);
   return r;
 }
+
+/** The views' errors as JSON: the caller's input a 400, anything else a 500 saying what failed. */
+export const viewErrors: ErrorRequestHandler = (err, _req, res, next) => {
+  if (res.headersSent) return next(err);
+  if (isControlInputError(err)) res.status(400).json({ detail: err.message });
+  else res.status(500).json({ detail: err instanceof Error ? err.message : String(err) });
+};
