@@ -168,12 +168,12 @@ const schemas = {
   activityStop: z.object({ markets: z.union([z.literal("*"), z.array(z.string())]).optional() }).strict(),
 };
 
-/** `where` names what a whole-value issue (an unknown key) is about: the body, or the query. */
 /** A body of a route that takes no options: empty or `{}` (the pool's reset checks with it too). */
 export function checkNoOptions(body: unknown): void {
   parse(schemas.noOptions, body);
 }
 
+/** `where` names what a whole-value issue (an unknown key) is about: the body, or the query. */
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query" = "body"): z.output<S> {
   const r = schema.safeParse(value ?? {});
   if (r.success) return r.data;
