@@ -15,6 +15,7 @@ import type { Address, Hex, OrderMessage } from "../core/typed-data.ts";
 import { IntentRevert, simulateIntent, type ChainIntent, type IntentChainView, type IntentEffects } from "../core/swap-intent.ts";
 import type { IntentMessage } from "../core/typed-data.ts";
 import type { BatchReceipt, ChainMatch, ChainPort, DepositEvent, MatchFailure, SubmitOptions, WithdrawalEvent } from "./port.ts";
+import { sameClassAcrossBuilds } from "../platform/cross-build.ts";
 
 export const MAX_BATCH_SIZE = 20;
 export const MAX_FEE_BPS = 1_000n;
@@ -59,10 +60,12 @@ export interface MemoryChainState {
 
 /** A revert of the in-process chain, carrying the contract's reason string. */
 export class ChainRevert extends Error {
+  override readonly name = "ChainRevert";
   constructor(readonly reason: string) {
     super(reason);
   }
 }
+sameClassAcrossBuilds(ChainRevert, "ChainRevert");
 
 const key = (a: string, b: string) => `${a.toLowerCase()}|${b.toLowerCase()}`;
 const orderKey = (o: OrderMessage) => `${o.user.toLowerCase()}|${o.uuid.toString()}`;

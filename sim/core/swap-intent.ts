@@ -17,6 +17,7 @@ import type { OrderRecord } from "./orders.ts";
 import type { Route } from "./routing.ts";
 import type { Address, Hex, IntentMessage, OrderMessage } from "./typed-data.ts";
 import { ZERO_ADDRESS } from "./typed-data.ts";
+import { sameClassAcrossBuilds } from "../platform/cross-build.ts";
 
 export const MAX_INTENT_LEGS = 20;
 export const MAX_ORDER_LIFETIME_SEC = 365n * 86400n;
@@ -79,10 +80,12 @@ export function intentLegs(route: Route, orderMessage: (o: OrderRecord) => Order
 
 /** Revert of executeIntent, carrying the contract's reason string. */
 export class IntentRevert extends Error {
+  override readonly name = "IntentRevert";
   constructor(readonly reason: string) {
     super(reason);
   }
 }
+sameClassAcrossBuilds(IntentRevert, "IntentRevert");
 
 /** Read access to chain state; keys are lowercase. */
 export interface IntentChainView {

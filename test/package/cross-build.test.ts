@@ -5,6 +5,9 @@
 import { describe, expect, test } from "vitest";
 import { processWide, sameClassAcrossBuilds } from "../../sim/platform/cross-build.ts";
 import { ExchangeError } from "../../sim/core/errors.ts";
+import * as fixtures from "../../fixtures/index.ts";
+import * as sim from "../../sim/index.ts";
+import * as properties from "../../properties/index.ts";
 
 /** What each build's copy of a module defines: a fresh class under the same brand. */
 function copyOfModule() {
@@ -53,5 +56,24 @@ describe("classes that agree across fakex's two builds", () => {
     const b = processWide(key, () => ({ n: ++made }));
     expect(a).toBe(b);
     expect(made).toBe(1);
+  });
+});
+
+describe("fakex's exported error classes", () => {
+  test("every Error subclass the public entry points export agrees across the builds (a new one cannot be left out)", () => {
+    const brand = Symbol.for("fakex.class-brand");
+    const errors = Object.entries({ ...fixtures, ...sim, ...properties }).filter(
+      ([, v]) => typeof v === "function" && (v as { prototype?: unknown }).prototype instanceof Error,
+    );
+    expect(errors.length).toBeGreaterThanOrEqual(12);
+    expect(errors.filter(([, v]) => !Object.prototype.hasOwnProperty.call(v, brand)).map(([k]) => k)).toEqual([]);
+    // And each names itself, so a log or a test failure says which error it is.
+    expect(errors.filter(([k, v]) => {
+      try {
+        return new (v as new (...a: unknown[]) => Error)("VALIDATION", 400, "x").name !== k;
+      } catch {
+        return false;
+      }
+    }).map(([k]) => k)).toEqual([]);
   });
 });
