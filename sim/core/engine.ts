@@ -103,6 +103,9 @@ export interface SwapResult {
   fee_breakdown: { gas_cost_usd: string; gas_cost_from_token: string };
 }
 
+/** A vault event of the chain as the sync reads it. */
+type VaultEvent = { kind: "deposit" | "intent_deposit"; ev: DepositEvent } | { kind: "withdrawal"; ev: WithdrawalEvent };
+
 export interface VaultSyncReport {
   deposits: number;
   withdrawals: number;
@@ -417,21 +420,8 @@ export class Engine {
         if (this.vaultDebt.size > 0) this.coverVaultDebts();
         return out;
       }
-      const from = this.depositCursor + 1n;
-      type Ev = { kind: "deposit" | "intent_deposit"; ev: DepositEvent } | { kind: "withdrawal"; ev: WithdrawalEvent };
-      const events: Ev[] = [
-        ...(await this.chain.depositEvents(from, head)).map((ev): Ev => ({ kind: "deposit", ev })),
-        ...(this.chain.intentDepositEvents ? await this.chain.intentDepositEvents(from, head) : []).map((ev): Ev => ({ kind: "intent_deposit", ev })),
-        ...(this.chain.withdrawalEvents ? await this.chain.withdrawalEvents(from, head) : []).map((ev): Ev => ({ kind: "withdrawal", ev })),
-      ];
-      // Chain order; the sort is stable, so same-position events keep the kind order above.
-      events.sort((a, b) => (a.ev.blockNumber < b.ev.blockNumber ? -1 : a.ev.blockNumber > b.ev.blockNumber ? 1 : a.ev.logIndex - b.ev.logIndex));
-      const ownSwapTxs = new Set(this.settlements.filter((b) => b.kind === "swap").map((b) => b.txHash));
-      for (const e of events) {
-        const id = `${e.ev.txHash}:${e.ev.logIndex}`;
-        if (this.vaultEventsSeen.has(id) || !this.registry.token(e.ev.token)) continue;
-        if (e.kind === "intent_deposit" && ownSwapTxs.has(e.ev.txHash)) continue;
-        this.vaultEventsSeen.add(id);
+      for (const e of await this.vaultEventsUpTo(head)) {
+        this.vaultEventsSeen.add(`${e.ev.txHash}:${e.ev.logIndex}`);
         if (e.kind === "withdrawal") {
           this.applyWithdrawal(e.ev);
           out.withdrawals++;
@@ -447,6 +437,46 @@ export class Engine {
       if (this.vaultDebt.size > 0) this.coverVaultDebts();
       return out;
     });
+  }
+
+  /**
+   * The vault events mined after the last sync up to `head` that a sync would apply, in
+   * chain order (the sort is stable, so same-position events keep the kind order below):
+   * not seen before, of a listed token, and not the IntentDeposit of a swap this engine
+   * broadcast (that swap's receipt applies the whole intent). Reads only.
+   */
+  private async vaultEventsUpTo(head: bigint): Promise<VaultEvent[]> {
+    const from = this.depositCursor + 1n;
+    if (head < from) return [];
+    const events: VaultEvent[] = [
+      ...(await this.chain.depositEvents(from, head)).map((ev): VaultEvent => ({ kind: "deposit", ev })),
+      ...(this.chain.intentDepositEvents ? await this.chain.intentDepositEvents(from, head) : []).map((ev): VaultEvent => ({ kind: "intent_deposit", ev })),
+      ...(this.chain.withdrawalEvents ? await this.chain.withdrawalEvents(from, head) : []).map((ev): VaultEvent => ({ kind: "withdrawal", ev })),
+    ];
+    events.sort((a, b) => (a.ev.blockNumber < b.ev.blockNumber ? -1 : a.ev.blockNumber > b.ev.blockNumber ? 1 : a.ev.logIndex - b.ev.logIndex));
+    const ownSwapTxs = new Set(this.settlements.filter((b) => b.kind === "swap").map((b) => b.txHash));
+    return events.filter(
+      (e) => !this.vaultEventsSeen.has(`${e.ev.txHash}:${e.ev.logIndex}`) && this.registry.token(e.ev.token) !== undefined && !(e.kind === "intent_deposit" && ownSwapTxs.has(e.ev.txHash)),
+    );
+  }
+
+  /**
+   * An owner's vault moves mined since the last sync and not in the ledger yet, per token
+   * (deposits in, withdrawals out): what the next sync (a balance read, a settlement round)
+   * will apply. Reads the chain; changes nothing (the run viewer's account page).
+   */
+  async unsyncedVaultMoves(owner: string): Promise<Map<string, { deposits: bigint; withdrawals: bigint }>> {
+    const who = owner.toLowerCase();
+    const out = new Map<string, { deposits: bigint; withdrawals: bigint }>();
+    for (const e of await this.vaultEventsUpTo(await this.chain.blockNumber())) {
+      if (e.ev.owner.toLowerCase() !== who) continue;
+      const token = e.ev.token.toLowerCase();
+      const m = out.get(token) ?? { deposits: 0n, withdrawals: 0n };
+      if (e.kind === "withdrawal") m.withdrawals += e.ev.amount;
+      else m.deposits += e.ev.amount;
+      out.set(token, m);
+    }
+    return out;
   }
 
   /**

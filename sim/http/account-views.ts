@@ -5,12 +5,14 @@
 //                                liquidity makers and the fee recipient first, then every
 //                                other owner with vault funds, by address; vault columns only
 //   GET /accounts/{address}      one wallet: GET /balances' rows (wallet column read from the
-//                                chain), its newest orders and how many it placed
+//                                chain), the vault moves mined but not yet synced, its newest
+//                                orders and how many it placed
 //
 // The vault columns are the ledger's as GET /balances shows them (net of owed withdrawals),
 // as of the last sync with the chain: these reads never sync (a GET of the control API
 // changes nothing), so a deposit mined since has left the wallet column and joins the vault
-// columns at the next sync (an API read of balances, a settlement).
+// columns at the next sync (an API read of balances, a settlement); the page lists such
+// moves (unsynced_vault_moves) so its totals can be read.
 import { Router, type Request } from "express";
 import { balanceRows } from "../core/balance-rows.ts";
 import { isoOf } from "../core/clock.ts";
@@ -18,7 +20,7 @@ import type { Engine } from "../core/engine.ts";
 import type { Registry, TokenInfo } from "../core/registry.ts";
 import type { Address } from "../core/typed-data.ts";
 import { ControlInputError, checkQueryKeysOnce } from "./control.ts";
-import { checkViewQuery, queryWholeNumber, viewErrors } from "./run-views.ts";
+import { checkViewQuery, onlyGet, queryWholeNumber, viewErrors } from "./run-views.ts";
 import type { FundsServices } from "./funds-services.ts";
 
 /** Who a known wallet is, as the viewer names it. */
@@ -28,7 +30,7 @@ export interface AccountRole {
 }
 
 export interface AccountViewParts {
-  engine: Pick<Engine, "ledger" | "orderIdsOf" | "getOrder" | "clock">;
+  engine: Pick<Engine, "ledger" | "orderIdsOf" | "getOrder" | "clock" | "unsyncedVaultMoves">;
   registry: Registry;
   funds: Pick<FundsServices, "ledger"> & { reader: Pick<FundsServices["reader"], "walletBalance"> };
   /** Known wallets in the order they are listed first (lowercase addresses). */
@@ -66,7 +68,7 @@ export function accountViewsRouter(p: AccountViewParts): Router {
       return [{ token: t.address, symbol: t.symbol, decimals: t.decimals, vault_available: acc.available.toString(), vault_frozen: acc.frozen.toString(), vault_total: (acc.available + acc.frozen).toString() }];
     });
 
-  r.get("/accounts", (req, res) => {
+  r.route("/accounts").all(onlyGet).get((req, res) => {
     const { limit, offset } = accountsPage(req);
     const tokens = registry.tokens();
     // Known wallets first (funded or not: a user with only wallet funds is still worth a link),
@@ -78,7 +80,7 @@ export function accountViewsRouter(p: AccountViewParts): Router {
     res.json({ accounts: rows, total: owners.length, next_offset: offset + limit < owners.length ? offset + limit : null, updated_at: isoOf(engine.clock.nowMs()) });
   });
 
-  r.get("/accounts/:address", async (req, res) => {
+  r.route("/accounts/:address").all(onlyGet).get(async (req, res) => {
     checkQueryKeysOnce(req.query);
     if (Object.keys(req.query).length > 0) throw new ControlInputError("this view takes no query parameters");
     const raw = String(req.params["address"]);
@@ -92,6 +94,15 @@ export function accountViewsRouter(p: AccountViewParts): Router {
     } catch {
       // The node does not answer: the vault columns still say something (wallet_balance_available false).
     }
+    // Deposits and withdrawals mined since the ledger's last sync: in the wallet column's
+    // reading already, in the vault columns only once a sync applies them (this read does not).
+    let unsynced: { token: string; symbol: string; decimals: number; deposits: string; withdrawals: string }[] | null = null;
+    try {
+      const moves = await engine.unsyncedVaultMoves(owner);
+      unsynced = tokens.filter((t) => moves.has(t.address)).map((t) => ({ token: t.address, symbol: t.symbol, decimals: t.decimals, deposits: moves.get(t.address)!.deposits.toString(), withdrawals: moves.get(t.address)!.withdrawals.toString() }));
+    } catch {
+      // The node does not answer: unknown (null), as the wallet column.
+    }
     const balances = balanceRows({ owner, tokens, vault: (t) => funds.ledger.peek(owner, t), wallets, includeZero: true, updatedAt: isoOf(engine.clock.nowMs()) });
     const ids = engine.orderIdsOf(owner);
     const orders = ids
@@ -101,7 +112,7 @@ export function accountViewsRouter(p: AccountViewParts): Router {
         const o = engine.getOrder(id);
         return { order_id: id, symbol: o.symbol, side: o.side, order_type: o.order_type, status: o.status, price: o.price, amount: o.amount, filled_base_amount: o.filled_base_amount, created_at: o.created_at };
       });
-    res.json({ ...balances, role: roleOf.get(owner) ?? null, orders, order_count: ids.length });
+    res.json({ ...balances, unsynced_vault_moves: unsynced, role: roleOf.get(owner) ?? null, orders, order_count: ids.length });
   });
 
   r.use(viewErrors);

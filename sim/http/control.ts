@@ -190,7 +190,8 @@ function h(fn: (req: Request, res: Response) => unknown): RequestHandler {
   };
 }
 
-function notAllowed(...methods: string[]): RequestHandler {
+/** 405 with Allow for the other methods on a control route (the control API's, the journal's and the views'). */
+export function notAllowed(...methods: string[]): RequestHandler {
   return (_req, res) => {
     res.setHeader("Allow", methods.join(", "));
     res.status(405).json({ detail: "Method Not Allowed" });

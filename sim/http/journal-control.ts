@@ -12,7 +12,7 @@
 // default): what a list that shows neither, such as the viewer's once-a-second poll, needs.
 import { Router, type Request } from "express";
 import { z } from "zod";
-import { ControlInputError, checkQueryKeysOnce, isControlInputError } from "./control.ts";
+import { ControlInputError, checkQueryKeysOnce, isControlInputError, notAllowed } from "./control.ts";
 import type { JournalFilter, RequestJournal } from "./journal.ts";
 import { ADDRESS_RE } from "./fields.ts";
 
@@ -60,10 +60,6 @@ function sinceMs(s: string): number {
 
 export function journalRouter(journal: RequestJournal): Router {
   const r = Router({ caseSensitive: true });
-  const methodNotAllowed = (...methods: string[]) => (_req: Request, res: import("express").Response) => {
-    res.setHeader("Allow", methods.join(", "));
-    res.status(405).json({ detail: "Method Not Allowed" });
-  };
   r.route("/requests")
     .get((req, res) => {
       const page = journal.list(journalFilterOf(req.query));
@@ -81,7 +77,7 @@ export function journalRouter(journal: RequestJournal): Router {
       }
       res.json({ cleared: journal.clear() });
     })
-    .all(methodNotAllowed("GET", "DELETE"));
+    .all(notAllowed("GET", "DELETE"));
   r.route("/requests/count")
     .get((req, res) => {
       const f = journalFilterOf(req.query);
@@ -90,7 +86,7 @@ export function journalRouter(journal: RequestJournal): Router {
       }
       res.json({ count: journal.count(f) });
     })
-    .all(methodNotAllowed("GET"));
+    .all(notAllowed("GET"));
   r.route("/requests/:id")
     .get((req, res) => {
       const e = journal.get(String(req.params["id"]));
@@ -100,7 +96,7 @@ export function journalRouter(journal: RequestJournal): Router {
       }
       res.json(e);
     })
-    .all(methodNotAllowed("GET"));
+    .all(notAllowed("GET"));
   r.use(((err, _req, res, next) => {
     if (res.headersSent) return next(err);
     if (isControlInputError(err)) res.status(400).json({ detail: err.message });

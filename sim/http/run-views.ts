@@ -8,12 +8,12 @@
 //                                  settlement batches and tx hashes, and the requests that touched it
 //   GET /batches?limit&offset&upto settlement batches, newest first, with revert reasons
 //   GET /markets                   every market with its depth ladder and recent trades
-import { Router, type ErrorRequestHandler, type Request } from "express";
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import { formatUnits } from "../core/amounts.ts";
 import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
 import type { Registry } from "../core/registry.ts";
-import { ControlInputError, blockModeWire, isControlInputError, checkQueryKeysOnce, type ControlBlockMode, type ControlHandle } from "./control.ts";
+import { ControlInputError, blockModeWire, isControlInputError, checkQueryKeysOnce, notAllowed, type ControlBlockMode, type ControlHandle } from "./control.ts";
 import { batchLink, type RequestJournal } from "./journal.ts";
 
 export interface RunViewParts {
@@ -45,6 +45,9 @@ function page(req: Request, def = 50): { limit: number; offset: number; upto: nu
   if (!Number.isInteger(upto)) throw new ControlInputError(`upto must be a whole number from 0 to ${MAX_POSITION}`);
   return { limit, offset, upto };
 }
+
+/** In front of a view's GET handler: any other method is the control API's 405 (HEAD is a GET without its body). */
+export const onlyGet: RequestHandler = (req, res, next) => (req.method === "GET" || req.method === "HEAD" ? next() : notAllowed("GET")(req, res, next));
 
 /** A view's query: each key once, and only the `allowed` ones (named in the refusal as `named`). */
 export function checkViewQuery(req: Request, allowed: ReadonlySet<string>, named: string): void {
@@ -127,7 +130,7 @@ export function runViewsRouter(p: RunViewParts): Router {
   const orderIds = new OrderIdIndex(engine);
   const r = Router({ caseSensitive: true });
 
-  r.get("/run", (_req, res) => {
+  r.route("/run").all(onlyGet).get((_req, res) => {
     res.json({
       clock: control.now(),
       block_mode: runBlockMode(control.blockMode()),
@@ -145,7 +148,7 @@ export function runViewsRouter(p: RunViewParts): Router {
     });
   });
 
-  r.get("/orders", (req, res) => {
+  r.route("/orders").all(onlyGet).get((req, res) => {
     const { rows: ids, total, next_offset } = newestFirst(orderIds.all(), page(req));
     const orders = ids.map((id) => {
       const o = engine.getOrder(id);
@@ -167,7 +170,7 @@ export function runViewsRouter(p: RunViewParts): Router {
     res.json({ orders, total, next_offset });
   });
 
-  r.get("/orders/:id", (req, res) => {
+  r.route("/orders/:id").all(onlyGet).get((req, res) => {
     const id = String(req.params["id"]);
     let order;
     try {
@@ -193,7 +196,7 @@ export function runViewsRouter(p: RunViewParts): Router {
     res.json({ order, fills, settlement_batches: batches, requests });
   });
 
-  r.get("/batches", (req, res) => {
+  r.route("/batches").all(onlyGet).get((req, res) => {
     // Batches are numbered 1, 2, ... in the order they were sent: the first `upto` are those up to that number.
     const { rows: held, total, next_offset } = newestFirst(engine.settlementBatches(), page(req));
     const fills = new Map(engine.fillRecords().map((f) => [f.id, f]));
@@ -204,7 +207,7 @@ export function runViewsRouter(p: RunViewParts): Router {
     res.json({ batches: rows, total, next_offset });
   });
 
-  r.get("/markets", (_req, res) => {
+  r.route("/markets").all(onlyGet).get((_req, res) => {
     const fills = engine.fillRecords();
     const markets = registry.markets().map((m) => ({
       symbol: m.symbol,

@@ -7,6 +7,7 @@ import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-excha
 import type { FundedAccount } from "../../fixtures/chain.ts";
 import { captureRun } from "../../fixtures/report.ts";
 import { ACCOUNT_ORDERS } from "../../sim/http/account-views.ts";
+import { depositCalls, sendCalls } from "../../fixtures/chain-tx.ts";
 
 describe("account views of the control API", () => {
   let ex: FakeExchange;
@@ -125,10 +126,63 @@ describe("account views of the control API", () => {
     expect(page.orders.map((o: { order_id: string }) => o.order_id)).toEqual(placed.slice(-ACCOUNT_ORDERS).reverse());
   });
 
+  test("a deposit mined but not yet synced: listed as such on the page, the vault columns unchanged until a balance read syncs it", async () => {
+    const c = ex.accounts[2]!;
+    const gbpt = ex.registry.tokenBySymbol("GBPT")!;
+    const one = 10n ** 18n;
+    const before = (await control(`/accounts/${c.address}`)).body;
+    expect(before.unsynced_vault_moves).toEqual([]);
+    // The wallet deposits on its own (approve, depositFund), as a wallet app broadcasting itself would.
+    await sendCalls(ex.clients.public, c.privateKey, depositCalls({ exchange: ex.contracts.exchange, vault: ex.contracts.vault, token: gbpt.address, owner: c.address, amount: one }), "deposit");
+    const page = (await control(`/accounts/${c.address}`)).body;
+    expect(page.unsynced_vault_moves).toEqual([{ token: gbpt.address, symbol: "GBPT", decimals: 18, deposits: one.toString(), withdrawals: "0" }]);
+    const row = (p: { balances: { symbol: string; wallet_balance: string; vault_available: string }[] }) => p.balances.find((b) => b.symbol === "GBPT")!;
+    expect(BigInt(row(page).wallet_balance)).toBe(BigInt(row(before).wallet_balance) - one);
+    // Reading changed nothing: the ledger has not taken the deposit, the page says so again.
+    expect(row(page).vault_available).toBe(row(before).vault_available);
+    expect((await control(`/accounts/${c.address}`)).body.unsynced_vault_moves).toHaveLength(1);
+    // A balance read syncs: the deposit is in the vault and no longer listed.
+    await ex.parts.engine.syncVaultEvents();
+    const after = (await control(`/accounts/${c.address}`)).body;
+    expect(after.unsynced_vault_moves).toEqual([]);
+    expect(BigInt(row(after).vault_available)).toBe(BigInt(row(before).vault_available) + one);
+  });
+
+  test("another method on a view is a 405 with Allow: GET, as on the control API", async () => {
+    for (const path of ["/accounts", `/accounts/${OUTSIDER}`, "/orders", "/run", "/batches", "/markets"]) {
+      for (const method of ["POST", "DELETE", "PUT"]) {
+        const res = await fetch(`${ex.controlUrl}${path}`, { method });
+        expect([path, method, res.status, res.headers.get("allow"), await res.json()]).toEqual([path, method, 405, "GET", { detail: "Method Not Allowed" }]);
+      }
+    }
+  });
+
   test("the report holds the account list and each account's page", async () => {
     const report = await captureRun(ex.controlUrl);
     const list = report.data["/accounts"] as { accounts: { owner: string }[] };
     expect(list.accounts.map((a) => a.owner)).toEqual((await control("/accounts?limit=500")).body.accounts.map((a: { owner: string }) => a.owner));
     for (const a of list.accounts) expect((report.data[`/accounts/${a.owner}`] as { owner_address: string }).owner_address).toBe(a.owner);
   });
+});
+
+describe("account views with the chain node gone", () => {
+  test("the page still answers: wallet column unknown (wallet_balance_available false), unsynced moves unknown (null), vault columns from the ledger", async () => {
+    const ex = await createFakeExchange({ seed: 54, liquidity: false });
+    try {
+      const a = ex.accounts[0]!;
+      await ex.control.fund({ address: a.address, token: "USDC", amount: 5_000_000n, vault: true });
+      await ex.parts.anvil.stop();
+      const res = await fetch(`${ex.controlUrl}/accounts/${a.address}`);
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { wallet_balance_available: boolean; unsynced_vault_moves: unknown; balances: { symbol: string; wallet_balance: string; vault_available: string }[] };
+      expect(page.wallet_balance_available).toBe(false);
+      expect(page.unsynced_vault_moves).toBeNull();
+      expect(page.balances.find((b) => b.symbol === "USDC")).toMatchObject({ wallet_balance: "0", vault_available: "5000000" });
+      // The list reads only the ledger.
+      const list = await fetch(`${ex.controlUrl}/accounts`);
+      expect(list.status).toBe(200);
+    } finally {
+      await ex.close().catch(() => undefined);
+    }
+  }, 60_000);
 });

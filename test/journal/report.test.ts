@@ -56,7 +56,8 @@ describe("fakex report", () => {
       expect(wrote.value).toBe(0);
       // What the file holds (the run's counts where the file keeps them all).
       const run = (await (await fetch(`${ex.controlUrl}/run`)).json()) as { counts: { orders: number; settlement_batches: number; requests: number } };
-      expect(wrote.text).toBe(`fakex report: wrote ${live} (${run.counts.orders} orders, ${run.counts.settlement_batches} settlement batches, ${run.counts.requests} requests)\n`);
+      const accounts = (await (await fetch(`${ex.controlUrl}/accounts`)).json()) as { total: number };
+      expect(wrote.text).toBe(`fakex report: wrote ${live} (${run.counts.orders} orders, ${run.counts.settlement_batches} settlement batches, ${run.counts.requests} requests, ${accounts.total} accounts)\n`);
       const html = readFileSync(live, "utf8");
       // Self-contained: every script and style is inline; nothing points back at the server.
       expect(html).not.toMatch(/\b(src|href)="(https?:|\/)/);

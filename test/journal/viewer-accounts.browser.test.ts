@@ -10,6 +10,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { writeReport } from "../../fixtures/report.ts";
+import { depositCalls, sendCalls } from "../../fixtures/chain-tx.ts";
 import { chromiumAvailable, launchChromium, type RunningBrowser } from "./browser.ts";
 
 describe.skipIf(!chromiumAvailable)("run viewer accounts in headless Chromium", () => {
@@ -102,5 +103,20 @@ describe.skipIf(!chromiumAvailable)("run viewer accounts in headless Chromium", 
     await page.locator('table.balances tr[data-token="USDC"]').waitFor();
     expect(page.url()).toContain(`#/accounts/${b()}`);
     expect(await page.locator('table.balances tr[data-token="USDC"] td').nth(3).textContent()).toBe("15");
+  });
+
+  test("a deposit mined but not synced is named above the balances; with the node gone the wallet and total read unknown, not 0", async () => {
+    const c = ex.accounts[2]!;
+    const gbpt = ex.registry.tokenBySymbol("GBPT")!;
+    await sendCalls(ex.clients.public, c.privateKey, depositCalls({ exchange: ex.contracts.exchange, vault: ex.contracts.vault, token: gbpt.address, owner: c.address, amount: 25n * 10n ** 17n }), "deposit");
+    await page.goto(`${ex.controlUrl}/ui/accounts/${c.address.toLowerCase()}`);
+    const note = page.locator('[data-testid="unsynced"]');
+    await note.waitFor();
+    expect(await note.textContent()).toContain("GBPT +2.5 deposited");
+    // Last in this file: the node goes away under the open page.
+    await ex.parts.anvil.stop();
+    await page.locator("p.error", { hasText: "did not answer" }).waitFor({ timeout: 15_000 });
+    const usdc = page.locator('table.balances tr[data-token="USDC"] td');
+    expect(await usdc.allTextContents()).toEqual(["USDC", "—", "0", "0", "—"]);
   });
 });

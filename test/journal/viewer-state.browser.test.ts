@@ -172,7 +172,7 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     const wrote = await capturedOutput("stdout", () => main(["report", "--from", ex.controlUrl, "--out", long]));
     expect(wrote.value).toBe(0);
     // The command says what the file holds: the newest 1000 of the run's requests.
-    expect(wrote.text).toContain(`settlement batches, the newest 1000 of ${all} requests)`);
+    expect(wrote.text).toContain(`settlement batches, the newest 1000 of ${all} requests, `);
     await page.goto(`${pathToFileURL(long).href}#/requests`);
     await page.locator("div.controls span.muted", { hasText: "this report keeps" }).waitFor();
     expect(await page.locator("div.controls span.muted").textContent()).toBe(`1000 entries match; 1–200 shown (this report keeps the newest 1000 of the run's ${all} requests)`);

@@ -148,8 +148,13 @@ function units(raw, decimals) {
 }
 const Amount = ({ raw, decimals }) => html`<span title=${`${raw} raw`}>${units(raw, decimals)}</span>`;
 /** A wallet address, linked to its account page. */
-const Wallet = ({ address, full }) =>
-  address ? html`<${Link} to=${`/accounts/${address}`} title=${address}><code>${full ? address : short(address)}</code><//>` : html`<span class="muted">—</span>`;
+const Wallet = ({ address, full }) => {
+  if (!address) return html`<span class="muted">—</span>`;
+  const shown = html`<code title=${address}>${full ? address : short(address)}</code>`;
+  // A report holds the pages of some accounts only: the others are plain text there.
+  if (REPORT && !(`/accounts/${address}` in REPORT.data)) return shown;
+  return html`<${Link} to=${`/accounts/${address}`} title=${address}>${shown}<//>`;
+};
 const Hash = ({ v }) => (v ? html`<code class="hash" title=${v}>${v}</code>` : html`<span class="muted">—</span>`);
 const Json = ({ v }) => html`<pre class="json">${typeof v === "string" ? v : JSON.stringify(v, null, 2)}</pre>`;
 
@@ -792,27 +797,42 @@ function AccountsView({ tick }) {
   </section>`;
 }
 
+/** Who an account is: its role, or what the exchange holds of it. */
+function accountWho(d) {
+  if (d.role) return d.role;
+  const held = d.order_count > 0 || d.balances.some((b) => b.vault_total !== "0");
+  return held ? "a wallet with orders or vault funds here" : "no orders or vault funds here";
+}
+
 function AccountView({ address, tick }) {
   const state = useData(`/accounts/${encodeURIComponent(address)}`, tick);
-  return html`<section class="panel"><h2>Account <code data-testid="account-address">${address}</code></h2>
-    <${Loading} state=${state}>${(d) => html`
+  return html`<section class="panel"><h2>Account <code data-testid="account-address">${address.toLowerCase()}</code></h2>
+    <${Loading} state=${state}>${(d) => {
+      const walletKnown = d.wallet_balance_available;
+      const unsynced = d.unsynced_vault_moves ?? [];
+      return html`
       <dl class="facts">
-        <div><dt>Who</dt><dd>${d.role ?? "a wallet the exchange saw"}</dd></div>
+        <div><dt>Who</dt><dd>${accountWho(d)}</dd></div>
         <div><dt>Read at</dt><dd>${d.updated_at}</dd></div>
         <div><dt>Requests</dt><dd><${Link} to="/requests" query=${new URLSearchParams({ owner: d.owner_address })}>this wallet's requests<//></dd></div>
       </dl>
-      ${d.wallet_balance_available ? null : html`<p class="error">The chain node did not answer: the wallet column reads 0.</p>`}
+      ${walletKnown ? null : html`<p class="error">The chain node did not answer: the wallet and total columns are unknown.</p>`}
+      ${unsynced.length
+        ? html`<p class="hint" data-testid="unsynced">Mined but not in the exchange's ledger yet (the next balance read or settlement round applies it; until then the total below is short of it):
+            ${unsynced.map((m, i) => html`${i ? "; " : " "}${m.symbol} ${m.deposits !== "0" ? html`+<${Amount} raw=${m.deposits} decimals=${m.decimals} /> deposited` : null}${m.deposits !== "0" && m.withdrawals !== "0" ? ", " : null}${m.withdrawals !== "0" ? html`−<${Amount} raw=${m.withdrawals} decimals=${m.decimals} /> withdrawn` : null}`)}</p>`
+        : null}
       <h3>Balances</h3>
       <table class="balances">
         <thead><tr><th>Token</th><th>Wallet</th><th>Vault available</th><th>Vault frozen</th><th>Total</th></tr></thead>
         <tbody>${d.balances.map(
           (b) => html`<tr key=${b.token} data-token=${b.symbol}><td>${b.symbol}</td>
-            ${[b.wallet_balance, b.vault_available, b.vault_frozen, b.total].map((raw) => html`<td class="num"><${Amount} raw=${raw} decimals=${b.decimals} /></td>`)}</tr>`,
+            ${[walletKnown ? b.wallet_balance : null, b.vault_available, b.vault_frozen, walletKnown ? b.total : null].map((raw) => html`<td class="num">${raw === null ? html`<span class="muted" title="the chain node did not answer">—</span>` : html`<${Amount} raw=${raw} decimals=${b.decimals} />`}</td>`)}</tr>`,
         )}</tbody>
       </table>
       <h3>Orders</h3>
       <${OrdersTable} orders=${d.orders} ownerless=${true} />
-      ${d.order_count > d.orders.length ? html`<p class="muted">The newest ${d.orders.length} of ${counted(d.order_count, "order")}.</p>` : null}`}<//>
+      ${d.order_count > d.orders.length ? html`<p class="muted">The newest ${d.orders.length} of ${counted(d.order_count, "order")}.</p>` : null}`;
+    }}<//>
   </section>`;
 }
 
