@@ -20,7 +20,7 @@ import type { Engine } from "../core/engine.ts";
 import type { Registry, TokenInfo } from "../core/registry.ts";
 import type { Address } from "../core/typed-data.ts";
 import { ControlInputError, checkQueryKeysOnce } from "./control.ts";
-import { checkViewQuery, onlyGet, queryWholeNumber, viewErrors } from "./run-views.ts";
+import { checkViewQuery, onlyGet, orderListRow, queryWholeNumber, viewErrors } from "./run-views.ts";
 import type { FundsServices } from "./funds-services.ts";
 
 /** Who a known wallet is, as the viewer names it. */
@@ -108,10 +108,7 @@ export function accountViewsRouter(p: AccountViewParts): Router {
     const orders = ids
       .slice(-ACCOUNT_ORDERS)
       .reverse()
-      .map((id) => {
-        const o = engine.getOrder(id);
-        return { order_id: id, symbol: o.symbol, side: o.side, order_type: o.order_type, status: o.status, price: o.price, amount: o.amount, filled_base_amount: o.filled_base_amount, created_at: o.created_at };
-      });
+      .map((id) => orderListRow(engine.getOrder(id)));
     res.json({ ...balances, unsynced_vault_moves: unsynced, role: roleOf.get(owner) ?? null, orders, order_count: ids.length });
   });
 

@@ -11,6 +11,7 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import { formatUnits } from "../core/amounts.ts";
 import type { Engine } from "../core/engine.ts";
+import type { OrderWire } from "../core/views.ts";
 import type { FillRecord } from "../core/fills.ts";
 import type { Registry } from "../core/registry.ts";
 import { ControlInputError, blockModeWire, isControlInputError, checkQueryKeysOnce, notAllowed, type ControlBlockMode, type ControlHandle } from "./control.ts";
@@ -44,6 +45,24 @@ function page(req: Request, def = 50): { limit: number; offset: number; upto: nu
   if (!Number.isInteger(offset)) throw new ControlInputError(`offset must be a whole number from 0 to ${MAX_POSITION}`);
   if (!Number.isInteger(upto)) throw new ControlInputError(`upto must be a whole number from 0 to ${MAX_POSITION}`);
   return { limit, offset, upto };
+}
+
+/** An order as the order lists show it (the run's, an account's). */
+export function orderListRow(o: OrderWire) {
+  return {
+    order_id: o.trade_id,
+    owner: o.owner_address,
+    symbol: o.symbol,
+    side: o.side,
+    order_type: o.order_type,
+    status: o.status,
+    price: o.price,
+    amount: o.amount,
+    filled_amount: o.filled_amount,
+    filled_base_amount: o.filled_base_amount,
+    created_at: o.created_at,
+    settlement_summary: o.settlement_summary,
+  };
 }
 
 /** In front of a view's GET handler: any other method is the control API's 405 (HEAD is a GET without its body). */
@@ -150,23 +169,7 @@ export function runViewsRouter(p: RunViewParts): Router {
 
   r.route("/orders").all(onlyGet).get((req, res) => {
     const { rows: ids, total, next_offset } = newestFirst(orderIds.all(), page(req));
-    const orders = ids.map((id) => {
-      const o = engine.getOrder(id);
-      return {
-        order_id: id,
-        owner: o.owner_address,
-        symbol: o.symbol,
-        side: o.side,
-        order_type: o.order_type,
-        status: o.status,
-        price: o.price,
-        amount: o.amount,
-        filled_amount: o.filled_amount,
-        filled_base_amount: o.filled_base_amount,
-        created_at: o.created_at,
-        settlement_summary: o.settlement_summary,
-      };
-    });
+    const orders = ids.map((id) => orderListRow(engine.getOrder(id)));
     res.json({ orders, total, next_offset });
   });
 
