@@ -876,7 +876,7 @@ function viewTitle(route) {
   const [, first, rest] = /^\/([^/]*)\/?(.*)$/.exec(route) ?? [];
   if (first === "orders" && rest) return `Order ${short(rest, 8)}`;
   if (first === "requests" && rest) return `Request ${rest}`;
-  if (first === "accounts" && rest) return `Account ${short(rest, 8)}`;
+  if (first === "accounts" && rest) return `Account ${short(rest.toLowerCase(), 8)}`;
   if (first === "orders" || first === "") return "Orders";
   return NAV.find(([to]) => to === `/${first}`)?.[1] ?? "No view";
 }
