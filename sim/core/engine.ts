@@ -1485,6 +1485,11 @@ export class Engine {
     return orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id));
   }
 
+  /** Where a swap order's output goes: its Intent's recipient (the zero address: the owner's vault); null for other orders. */
+  swapRecipientOf(orderId: string): string | null {
+    return this.swapTerms.get(orderId.toLowerCase())?.intent.recipient.toLowerCase() ?? null;
+  }
+
   /** The ids of an owner's orders in placement order (the run viewer's account page). */
   orderIdsOf(owner: string): string[] {
     return this.ordersOf(owner.toLowerCase()).map((o) => o.id);

@@ -39,6 +39,15 @@ export interface RecordedLinks {
   fills: number[];
   quotes_consumed: string[];
   vl_batches: string[];
+  /** Deposits and withdrawals of the request's wallet the exchange took in while it ran (a broadcast, a balance read's sync). */
+  vault_moves?: VaultMoveLink[];
+}
+
+/** A vault deposit or withdrawal taken into the ledger: raw amount, token address. */
+export interface VaultMoveLink {
+  kind: "deposit" | "withdrawal";
+  token: string;
+  amount: string;
 }
 
 export interface Rejection {
@@ -121,6 +130,7 @@ export interface ResolvedEntry extends Omit<JournalEntry, "links"> {
     revert_reasons: string[];
     quotes_consumed: string[];
     vl_batches: string[];
+    vault_moves: (VaultMoveLink & { symbol: string | null; decimals: number | null })[];
   };
 }
 
@@ -154,7 +164,7 @@ export interface JournalState {
 }
 
 /** What the journal reads from the simulator: the clock and the engine's log and records. */
-export type JournalSource = Pick<Engine, "log" | "clock" | "orderRecord" | "fillRecords" | "settlementBatches">;
+export type JournalSource = Pick<Engine, "log" | "clock" | "orderRecord" | "fillRecords" | "settlementBatches" | "registry">;
 
 export interface RequestJournalOptions {
   /** Entries kept (oldest dropped first); 0 keeps none but still numbers requests. */
@@ -315,7 +325,7 @@ export class RequestJournal {
    * orders count, and fills and quotes only through those orders.
    */
   private linksIn(from: number, to: number, wallet: string | null): RecordedLinks {
-    const links: RecordedLinks = { orders_created: [], orders_cancelled: [], fills: [], quotes_consumed: [], vl_batches: [] };
+    const links: RecordedLinks = { orders_created: [], orders_cancelled: [], fills: [], quotes_consumed: [], vl_batches: [], vault_moves: [] };
     // A request without a wallet (public reads, previews, a signature that did not check
     // out) caused no order of anyone's: whatever else ran meanwhile is not its doing.
     const mine = (owner: unknown) => wallet !== null && owner === wallet;
@@ -343,6 +353,10 @@ export class RequestJournal {
           break;
         case "vl_batch":
           if (mine(d["owner"])) links.vl_batches.push(String(d["vl_batch_id"]));
+          break;
+        case "deposit":
+        case "withdrawal":
+          if (mine(d["owner"])) links.vault_moves!.push({ kind: ev.type, token: String(d["token"]), amount: String(d["amount"]) });
           break;
       }
     }
@@ -506,6 +520,11 @@ export class RequestJournal {
           revert_reasons,
           quotes_consumed: e.links.quotes_consumed,
           vl_batches: e.links.vl_batches,
+          // Entries saved before vault moves were recorded have none.
+          vault_moves: (e.links.vault_moves ?? []).map((m) => {
+            const t = this.source.registry.token(m.token);
+            return { ...m, symbol: t?.symbol ?? null, decimals: t?.decimals ?? null };
+          }),
         },
       };
     };

@@ -196,7 +196,7 @@ export function runViewsRouter(p: RunViewParts): Router {
       .all()
       .filter((e) => e.links.orders_created.includes(id) || e.links.orders_cancelled.includes(id))
       .map((e) => ({ id: e.id, method: e.method, path: e.path, status: e.status, at_iso: e.at_iso }));
-    res.json({ order, fills, settlement_batches: batches, requests });
+    res.json({ order, fills, settlement_batches: batches, requests, swap_recipient: engine.swapRecipientOf(id) });
   });
 
   r.route("/batches").all(onlyGet).get((req, res) => {

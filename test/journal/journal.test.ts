@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import type { FundedAccount } from "../../fixtures/chain.ts";
+import { depositCalls, sendCalls } from "../../fixtures/chain-tx.ts";
 
 let ex: FakeExchange;
 let clean: string;
@@ -191,6 +192,26 @@ describe("request journal", () => {
     expect(e.links.orders_created).toEqual([]);
   });
 
+  test("a request during which the exchange took in its wallet's deposit links it (a balance read's sync here); another wallet's read does not", async () => {
+    const [me, other] = [ex.accounts[1]!, ex.accounts[2]!];
+    const usdc = ex.registry.tokenBySymbol("USDC")!;
+    await sendCalls(ex.clients.public, me.privateKey, depositCalls({ exchange: ex.contracts.exchange, vault: ex.contracts.vault, token: usdc.address, owner: me.address, amount: 40_000_000n }), "deposit");
+    const keyOf = async (a: FundedAccount) => {
+      const k = (await api("POST", "/api-keys", { ...(await ex.signManageApiKey(a, "create", ex.control.now().now)), label: "moves" })).body;
+      return { authorization: `Bearer ${k.api_key}:${k.api_secret}` };
+    };
+    // The other wallet's read syncs first: the deposit is taken in during its request, but it is not that wallet's.
+    const otherRead = await api("GET", `/balances?owner_address=${other.address.toLowerCase()}`, undefined, await keyOf(other));
+    expect(otherRead.status).toBe(200);
+    expect((await control("GET", `/requests/${otherRead.id}`)).body.links.vault_moves).toEqual([]);
+    const amount = 15_000_000n;
+    await sendCalls(ex.clients.public, me.privateKey, depositCalls({ exchange: ex.contracts.exchange, vault: ex.contracts.vault, token: usdc.address, owner: me.address, amount }), "deposit");
+    const read = await api("GET", `/balances?owner_address=${me.address.toLowerCase()}`, undefined, await keyOf(me));
+    expect(read.status).toBe(200);
+    const e = (await control("GET", `/requests/${read.id}`)).body;
+    expect(e.links.vault_moves).toEqual([{ kind: "deposit", token: usdc.address, amount: amount.toString(), symbol: "USDC", decimals: 6 }]);
+  });
+
   test("a swap links the quote it consumed, its order, its legs and, once settled, its transaction", async () => {
     const me = ex.accounts[0]!;
     const quote = await api("POST", "/swap/quote", {
@@ -212,6 +233,10 @@ describe("request journal", () => {
     expect(e.links.orders_created).toEqual([{ order_id: swap.body.trade_id, status: "settled" }]);
     expect(e.links.fills.length).toBeGreaterThan(0);
     expect(e.links.settlement_batches).toEqual([expect.objectContaining({ kind: "swap", status: "confirmed", tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })]);
+    // The viewer's order view names where a swap's output went; other orders have none.
+    expect((await control("GET", `/orders/${swap.body.trade_id}`)).body.swap_recipient).toBe(me.address.toLowerCase());
+    const limit = e.links.fills[0].maker_order_id;
+    expect((await control("GET", `/orders/${limit}`)).body.swap_recipient).toBeNull();
   });
 
   test("near misses: a bad signature records the typed data expected and the address it recovers to; a bad field names the field", async () => {

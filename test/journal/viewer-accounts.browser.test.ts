@@ -105,6 +105,22 @@ describe.skipIf(!chromiumAvailable)("run viewer accounts in headless Chromium", 
     expect(await page.locator('table.balances tr[data-token="USDC"] td').nth(3).textContent()).toBe("15");
   });
 
+  test("a swap's order page says where its output went (another wallet, linked) and what it filled in both tokens", async () => {
+    const [me, them] = [ex.accounts[0]!, ex.accounts[2]!];
+    const call = async (path: string, body: unknown) => (await fetch(`${ex.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<any>;
+    const quote = await call("/swap/quote", { from_token: ex.contracts.tokens.USDC, to_token: ex.contracts.tokens.USDT, from_amount: "30000000", owner_address: me.address, recipient: them.address, expiration: ex.control.now().now + 600 });
+    const swap = await call("/swap", (await ex.signIntent(me, quote)).body);
+    await ex.control.settle();
+    await page.goto(`${ex.controlUrl}/ui/orders/${swap.trade_id}`);
+    const to = page.locator('[data-testid="swap-recipient"]');
+    await to.waitFor();
+    expect(await to.locator("dd").textContent()).toBe(`another wallet: ${them.address.toLowerCase()}`);
+    expect(await to.locator("a").getAttribute("href")).toBe(`/__fakex/ui/accounts/${them.address.toLowerCase()}`);
+    const order = (await (await fetch(`${ex.controlUrl}/orders/${swap.trade_id}`)).json()) as { order: { filled_base_amount: string; filled_quote_amount: string; base_symbol: string; quote_symbol: string } };
+    const filled = page.locator(".facts div", { has: page.locator("dt", { hasText: /^Filled$/ }) }).locator("dd");
+    expect(await filled.textContent()).toBe(`${order.order.filled_base_amount} ${order.order.base_symbol} for ${order.order.filled_quote_amount} ${order.order.quote_symbol} (remaining 0)`);
+  });
+
   test("a deposit mined but not synced is named above the balances; with the node gone the wallet and total read unknown, not 0", async () => {
     const c = ex.accounts[2]!;
     const gbpt = ex.registry.tokenBySymbol("GBPT")!;

@@ -16,6 +16,7 @@ const CONTROL = (() => {
 })();
 const UI = `${CONTROL}/ui`;
 const POLL_MS = 1000;
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 /** The pool id this page shows, if it is a pool instance's (two tabs on two ids must look different). */
 const POOL_ID = CONTROL === "/__fakex" ? null : decodeURIComponent(CONTROL.slice(1, -"/__fakex".length));
 /** Journal entries per page of the request list. */
@@ -406,10 +407,10 @@ function FillsTable({ fills, compact }) {
 function BatchesTable({ batches, markets }) {
   if (!batches.length) return html`<p class="muted">No settlement batches.</p>`;
   return html`<table class="batches">
-    <thead><tr><th>Batch</th><th>Kind</th>${markets ? html`<th>Markets</th>` : null}<th>Status</th><th>Tx hash</th><th>Block</th><th>Fills</th><th>Revert reasons</th></tr></thead>
+    <thead><tr><th>Batch</th><th>Kind</th>${markets ? html`<th>Markets</th>` : null}<th>Status</th><th>Tx hash</th><th>Block</th><th>Fill ids</th><th>Revert reasons</th></tr></thead>
     <tbody>${batches.map(
       (b) => html`<tr key=${b.settlement_id}>
-        <td>${b.settlement_id}</td><td>${b.kind}</td>${markets ? html`<td>${(b.symbols ?? []).join(", ")}</td>` : null}<td><${Status} s=${b.status} />${(b.revert_reasons ?? []).length ? html` <span class="bad">(mined; fills in it reverted)</span>` : null}</td>
+        <td>${b.settlement_id}</td><td>${b.kind}</td>${markets ? html`<td>${(b.symbols ?? []).join(", ")}</td>` : null}<td><${Status} s=${b.status} />${(b.revert_reasons ?? []).length ? html` <span class="bad">${b.status === "failed" ? "(the transaction reverted)" : "(mined; some of its fills reverted)"}</span>` : null}</td>
         <td><${Hash} v=${b.tx_hash} /></td><td>${b.block ?? "—"}</td><td>${b.fill_ids.join(", ")}</td>
         <td>${(b.revert_reasons ?? []).join(", ")}</td>
       </tr>`,
@@ -426,10 +427,11 @@ function OrderView({ id, tick }) {
         <div><dt>Owner</dt><dd><${Wallet} address=${d.order.owner_address} full=${true} /></dd></div>
         <div><dt>Market</dt><dd>${d.order.symbol} ${d.order.side} (${d.order.order_type})</dd></div>
         <div><dt>Price × amount</dt><dd>${d.order.price} × ${d.order.amount}</dd></div>
-        <div><dt>Filled</dt><dd>${d.order.filled_base_amount} (remaining ${d.order.remaining_amount}; raw ${d.order.filled_amount})</dd></div>
+        <div><dt>Filled</dt><dd>${d.order.filled_base_amount} ${d.order.base_symbol} for ${d.order.filled_quote_amount} ${d.order.quote_symbol} (remaining ${d.order.remaining_amount})</dd></div>
+        ${d.swap_recipient ? html`<div data-testid="swap-recipient"><dt>Output to</dt><dd>${d.swap_recipient === ZERO_ADDRESS ? "the owner's vault" : d.swap_recipient === d.order.owner_address.toLowerCase() ? "the owner's wallet" : html`another wallet: <${Wallet} address=${d.swap_recipient} full=${true} />`}</dd></div>` : null}
         <div><dt>Created / expires</dt><dd>${d.order.created_at} / ${expiresIso(d.order.expiration)} <span class="muted">(${d.order.expiration})</span></dd></div>
         ${d.order.error_code
-          ? html`<div><dt>${d.order.status === "pending" ? "Last reverted fill" : "Error"}</dt><dd>${d.order.error_code}: ${d.order.error}${d.order.status === "pending" ? html` <span class="muted">(its quantity went back to the book; the order is still live)</span>` : null}</dd></div>`
+          ? html`<div><dt>${d.order.status === "pending" ? "Last reverted fill" : "Error"}</dt><dd>${d.order.error} <span class="muted">(the order's error_code: <code>${d.order.error_code}</code>)</span>${d.order.status === "pending" ? html` <span class="muted">(its quantity went back to the book; the order is still live)</span>` : null}</dd></div>`
           : null}
       </dl>
       <h3>Fills</h3><${FillsTable} fills=${d.fills} />
@@ -660,6 +662,10 @@ function summary(l) {
   if (l.fills.length) parts.push(`${l.fills.length} fill(s)`);
   if (l.settlement_batches.length) parts.push(`${l.settlement_batches.length} batch(es)`);
   if (l.quotes_consumed.length) parts.push(`${l.quotes_consumed.length} quote(s)`);
+  const moves = l.vault_moves ?? [];
+  const deposits = moves.filter((m) => m.kind === "deposit").length;
+  if (deposits) parts.push(`${deposits} deposit(s)`);
+  if (moves.length > deposits) parts.push(`${moves.length - deposits} withdrawal(s)`);
   return parts.join(", ");
 }
 
@@ -701,12 +707,13 @@ function RequestView({ id, tick }) {
         ${e.rejection.fields.length ? html`<p>Fields: ${e.rejection.fields.map((f) => html`<code>${f}</code> `)}</p>` : null}
         ${e.rejection.signature ? html`<p>Expected signer <code>${e.rejection.signature.expected_signer}</code>, the signature recovers to <code>${e.rejection.signature.recovered_signer ?? "nobody"}</code>.</p><h4>Typed data the server checked</h4><${Json} v=${e.rejection.signature.typed_data} />` : null}</div>` : null}
       <h3>What it caused</h3>
-      ${summary(e.links) || e.links.vl_batches.length ? null : html`<p class="muted">Nothing in the engine: no order, cancel, fill or quote.</p>`}
+      ${summary(e.links) || e.links.vl_batches.length ? null : html`<p class="muted">Nothing in the engine: no order, cancel, fill, quote, deposit or withdrawal of this wallet's.</p>`}
       <ul class="links">
         ${e.links.orders_created.map((o) => html`<li>created order <${Link} to=${`/orders/${o.order_id}`}><code>${o.order_id}</code><//> <${Status} s=${o.status} /></li>`)}
         ${e.links.orders_cancelled.map((o) => html`<li>cancelled order <${Link} to=${`/orders/${o.order_id}`}><code>${o.order_id}</code><//> <${Status} s=${o.status} /></li>`)}
         ${e.links.quotes_consumed.map((q) => html`<li>consumed quote <code>${q}</code></li>`)}
         ${e.links.vl_batches.map((b) => html`<li>VL batch <code>${b}</code></li>`)}
+        ${(e.links.vault_moves ?? []).map((m) => html`<li data-testid="vault-move">${m.kind === "deposit" ? "vault deposit credited" : "vault withdrawal debited"}: <${Amount} raw=${m.amount} decimals=${m.decimals} /> ${m.symbol ?? m.token}</li>`)}
         ${e.links.revert_reasons.map((r) => html`<li class="bad">reverted on chain: <code>${r}</code></li>`)}
       </ul>
       ${e.links.fills.length ? html`<h4>Fills</h4><${FillsTable} fills=${e.links.fills} compact=${true} />` : null}
@@ -724,6 +731,11 @@ const TIMELINE_SERIES = [
 
 /** uPlot's time axis and legend in UTC, as every other time on the page (not the browser's zone). */
 const utcDate = (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC");
+/** A time axis tick (Unix seconds) as ISO UTC: "12:34:56", or "2026-01-01 12:34" when the chart spans days. */
+const isoTick = (t, days) => {
+  const iso = new Date(t * 1000).toISOString();
+  return days ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 19);
+};
 const TIMELINE_WINDOW = 1000;
 const TIMELINE_ROWS = 300;
 
@@ -757,7 +769,11 @@ function TimelineView({ tick }) {
         tzDate: utcDate,
         // Events at one virtual instant: widen the axis to a minute either side.
         scales: { x: { auto: false, range: xs[0] === xs[xs.length - 1] ? [xs[0] - 60, xs[0] + 60] : [xs[0], xs[xs.length - 1]] } },
-        axes: [{}, { label: windowed ? `count since event #${first}` : "cumulative count" }],
+        // Ticks in the page's ISO UTC form (uPlot's own would read "4:11pm 11/28/26"): the time, with the date over a day.
+        axes: [
+          { label: "virtual time (UTC)", values: (_u, ticks) => ticks.map((t) => isoTick(t, xs[xs.length - 1] - xs[0] > 86_400)) },
+          { label: windowed ? `count since event #${first}` : "cumulative count" },
+        ],
         series: [{}, ...TIMELINE_SERIES.map(([, label, stroke]) => ({ label, stroke, paths: uPlot.paths.stepped({ align: 1 }) }))],
       };
       return html`${windowed ? html`<p class="muted" data-testid="timeline-window">The last ${events.length} of the run's ${events[events.length - 1].seq} events (from #${first}): the chart counts from there; the run panel has the run's totals.</p>` : null}
