@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { Router, type ErrorRequestHandler, type Response } from "express";
 import { nodeRequire } from "../platform/module-format.ts";
 import { PACKAGE_ROOT } from "../platform/package-paths.ts";
+import { onlyGet } from "./run-views.ts";
 
 /** The ui/ folder at the package root (the repository, or the installed package). */
 export const UI_DIR = join(PACKAGE_ROOT, "ui");
@@ -87,6 +88,8 @@ export function viewerRouter(uiDir: string = UI_DIR): Router {
     res.type("html").setHeader("Cache-Control", "no-cache");
     sendViewerFile(res, join(uiDir, "index.html"));
   });
+  // The viewer's pages and files are read only: another method is the control API's 405.
+  r.all(["/ui", "/ui/*rest"], onlyGet);
   // A path express cannot decode (/ui/%zz) answers like every control route, not with
   // express's HTML page and its stack trace.
   r.use(((err, _req, res, next) => {

@@ -39,4 +39,13 @@ describe("viewer files under a dot folder", () => {
       expect(res.text, path).not.toMatch(/node_modules|at .*\.js:\d+/);
     }
   });
+
+  it("another method on a viewer page or file is the control API's 405 with Allow: GET", async () => {
+    for (const path of ["/__fakex/ui", "/__fakex/ui/accounts/0xabc", "/__fakex/ui/assets/app.js", "/__fakex/ui/vendor/preact.js"]) {
+      for (const method of ["post", "delete"] as const) {
+        const res = await request(app)[method](path);
+        expect([path, method, res.status, res.headers["allow"], res.body]).toEqual([path, method, 405, "GET", { detail: "Method Not Allowed" }]);
+      }
+    }
+  });
 });

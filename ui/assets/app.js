@@ -764,6 +764,7 @@ function TimelineView({ tick }) {
         xs.push(ev.at / 1000);
         ys.forEach((col, i) => col.push(counts[i]));
       }
+      const days = xs[xs.length - 1] - xs[0] > 86_400;
       const opts = {
         height: 240,
         tzDate: utcDate,
@@ -771,7 +772,7 @@ function TimelineView({ tick }) {
         scales: { x: { auto: false, range: xs[0] === xs[xs.length - 1] ? [xs[0] - 60, xs[0] + 60] : [xs[0], xs[xs.length - 1]] } },
         // Ticks in the page's ISO UTC form (uPlot's own would read "4:11pm 11/28/26"): the time, with the date over a day.
         axes: [
-          { label: "virtual time (UTC)", values: (_u, ticks) => ticks.map((t) => isoTick(t, xs[xs.length - 1] - xs[0] > 86_400)) },
+          { label: "virtual time (UTC)", values: (_u, ticks) => ticks.map((t) => isoTick(t, days)), space: days ? 130 : 60 },
           { label: windowed ? `count since event #${first}` : "cumulative count" },
         ],
         series: [{}, ...TIMELINE_SERIES.map(([, label, stroke]) => ({ label, stroke, paths: uPlot.paths.stepped({ align: 1 }) }))],
