@@ -196,7 +196,11 @@ export function runViewsRouter(p: RunViewParts): Router {
       .all()
       .filter((e) => e.links.orders_created.includes(id) || e.links.orders_cancelled.includes(id))
       .map((e) => ({ id: e.id, method: e.method, path: e.path, status: e.status, at_iso: e.at_iso }));
-    res.json({ order, fills, settlement_batches: batches, requests, swap_recipient: engine.swapRecipientOf(id) });
+    // What the order holds frozen in its owner's vault now (its from-token): what the owner cannot spend elsewhere.
+    const record = engine.orderRecord(id);
+    const from = registry.token(record.fromToken);
+    const frozen = { token: record.fromToken, symbol: from?.symbol ?? null, decimals: from?.decimals ?? null, amount: record.reserved.toString() };
+    res.json({ order, fills, settlement_batches: batches, requests, swap_recipient: engine.swapRecipientOf(id), frozen });
   });
 
   r.route("/batches").all(onlyGet).get((req, res) => {

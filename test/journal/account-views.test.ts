@@ -98,6 +98,8 @@ describe("account views of the control API", () => {
     expect(page.orders.map((o: { order_id: string }) => o.order_id)).toEqual([resting, bid]);
     expect(page.orders[0]).toMatchObject({ symbol: "USDT/USDC", side: "bid", order_type: "limit", status: "pending", price: "0.9", amount: "12" });
     expect(page.order_count).toBe(2);
+    // The resting bid's page says what it holds frozen: 12 at 0.9 is 10.8 USDC.
+    expect((await control(`/orders/${resting}`)).body.frozen).toEqual({ token: ex.registry.tokenBySymbol("USDC")!.address, symbol: "USDC", decimals: 6, amount: "10800000" });
     // The maker's page lists its order too.
     expect((await control(`/accounts/${a.address}`)).body.orders.map((o: { order_id: string }) => o.order_id)).toEqual([ask]);
   });

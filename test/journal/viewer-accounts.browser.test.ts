@@ -85,6 +85,8 @@ describe.skipIf(!chromiumAvailable)("run viewer accounts in headless Chromium", 
     const owner = page.locator(".facts div", { has: page.locator("dt", { hasText: /^Owner$/ }) }).locator("a");
     await owner.waitFor();
     expect(await owner.getAttribute("href")).toBe(`/__fakex/ui/accounts/${b()}`);
+    // The resting bid (20 at 0.75) holds 15 USDC of its owner's vault.
+    expect(await page.locator('[data-testid="frozen"] dd').textContent()).toMatch(/^15 USDC \(of its owner's vault/);
     await page.goto(`${ex.controlUrl}/ui/requests/${requestId}`);
     const wallet = page.locator(".facts div", { has: page.locator("dt", { hasText: /^Wallet$/ }) }).locator("a");
     await wallet.waitFor();

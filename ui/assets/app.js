@@ -428,6 +428,7 @@ function OrderView({ id, tick }) {
         <div><dt>Market</dt><dd>${d.order.symbol} ${d.order.side} (${d.order.order_type})</dd></div>
         <div><dt>Price × amount</dt><dd>${d.order.price} × ${d.order.amount}</dd></div>
         <div><dt>Filled</dt><dd>${d.order.filled_base_amount} ${d.order.base_symbol} for ${d.order.filled_quote_amount} ${d.order.quote_symbol} (remaining ${d.order.remaining_amount})</dd></div>
+        ${d.frozen && d.frozen.amount !== "0" ? html`<div data-testid="frozen"><dt>Holds frozen</dt><dd><${Amount} raw=${d.frozen.amount} decimals=${d.frozen.decimals} /> ${d.frozen.symbol ?? d.frozen.token} <span class="muted">(of its owner's vault, until it fills, settles or is cancelled)</span></dd></div>` : null}
         ${d.swap_recipient ? html`<div data-testid="swap-recipient"><dt>Output to</dt><dd>${d.swap_recipient === ZERO_ADDRESS ? "the owner's vault" : d.swap_recipient === d.order.owner_address.toLowerCase() ? "the owner's wallet" : html`another wallet: <${Wallet} address=${d.swap_recipient} full=${true} />`}</dd></div>` : null}
         <div><dt>Created / expires</dt><dd>${d.order.created_at} / ${expiresIso(d.order.expiration)} <span class="muted">(${d.order.expiration})</span></dd></div>
         ${d.order.error_code
