@@ -12,6 +12,7 @@ import { Router, type ErrorRequestHandler, type Request, type RequestHandler } f
 import { formatUnits } from "../core/amounts.ts";
 import type { Engine } from "../core/engine.ts";
 import type { OrderWire } from "../core/views.ts";
+import type { OrderRecord, OrderStatus } from "../core/orders.ts";
 import type { FillRecord } from "../core/fills.ts";
 import type { Registry } from "../core/registry.ts";
 import { ControlInputError, blockModeWire, isControlInputError, checkQueryKeysOnce, notAllowed, type ControlBlockMode, type ControlHandle } from "./control.ts";
@@ -36,8 +37,8 @@ const MAX_POSITION = 999_999_999;
  * ignored. `upto` holds a list at its first n entries (orders in placement order, batches by
  * settlement id), so pages past the first stay put while the run goes on.
  */
-function page(req: Request, def = 50): { limit: number; offset: number; upto: number } {
-  checkViewQuery(req, PAGE_KEYS, "limit, offset and upto");
+function page(req: Request, def = 50, keys: { allowed: ReadonlySet<string>; named: string } = { allowed: PAGE_KEYS, named: "limit, offset and upto" }): { limit: number; offset: number; upto: number } {
+  checkViewQuery(req, keys.allowed, keys.named);
   const limit = queryWholeNumber(req, "limit", def);
   const offset = queryWholeNumber(req, "offset", 0);
   const upto = queryWholeNumber(req, "upto", Number.MAX_SAFE_INTEGER);
@@ -79,6 +80,21 @@ export function queryWholeNumber(req: Request, k: string, fallback: number): num
   const v = req.query[k];
   if (v === undefined) return fallback;
   return typeof v === "string" && /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
+}
+
+const ORDER_LIST_KEYS = { allowed: new Set([...PAGE_KEYS, "status", "symbol"]), named: "limit, offset, upto, status and symbol" };
+const ORDER_STATUSES: readonly OrderStatus[] = ["pending", "matched", "settled", "failed", "cancelled"];
+
+/** The order list's `status` and `symbol` filters as one test of a record; null without either. */
+function orderFilter(req: Request, registry: Registry): ((o: Readonly<OrderRecord>) => boolean) | null {
+  const status = req.query["status"];
+  const symbol = req.query["symbol"];
+  if (status === undefined && symbol === undefined) return null;
+  if (status !== undefined && !ORDER_STATUSES.includes(status as OrderStatus)) throw new ControlInputError(`status must be one of ${ORDER_STATUSES.join(", ")}`);
+  if (symbol !== undefined && (typeof symbol !== "string" || registry.marketBySymbol(symbol)?.symbol !== symbol)) {
+    throw new ControlInputError(`symbol: no market ${JSON.stringify(String(symbol).slice(0, 40))} (one of ${registry.markets().map((m) => m.symbol).join(", ")})`);
+  }
+  return (o) => (status === undefined || o.status === status) && (symbol === undefined || o.market.symbol === symbol);
 }
 
 /** The `limit` entries from `offset`, newest first, of the first `upto` of `all` (oldest first); total counts those `upto`. */
@@ -168,9 +184,15 @@ export function runViewsRouter(p: RunViewParts): Router {
   });
 
   r.route("/orders").all(onlyGet).get((req, res) => {
-    const { rows: ids, total, next_offset } = newestFirst(orderIds.all(), page(req));
+    const p = page(req, 50, ORDER_LIST_KEYS);
+    const match = orderFilter(req, registry);
+    // `upto` holds the list at the first n orders placed, filtered or not; `placed` says that n.
+    const all = orderIds.all();
+    const placed = Math.min(all.length, p.upto);
+    const listed = match === null ? all : all.slice(0, placed).filter((id) => match(engine.orderRecord(id)));
+    const { rows: ids, total, next_offset } = newestFirst(listed, match === null ? p : { ...p, upto: Number.MAX_SAFE_INTEGER });
     const orders = ids.map((id) => orderListRow(engine.getOrder(id)));
-    res.json({ orders, total, next_offset });
+    res.json({ orders, total, next_offset, placed });
   });
 
   r.route("/orders/:id").all(onlyGet).get((req, res) => {

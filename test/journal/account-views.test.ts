@@ -159,6 +159,26 @@ describe("account views of the control API", () => {
     }
   });
 
+  test("the order list filters by status and market; upto holds it at the first n orders placed (placed says n); bad filters are 400s", async () => {
+    const all = (await control("/orders?limit=500")).body as { orders: { order_id: string; status: string; symbol: string }[]; total: number; placed: number };
+    expect(all.placed).toBe(all.total);
+    expect(all.orders).toHaveLength(all.total); // the whole list fits one page here
+    const pending = (await control("/orders?limit=500&status=pending")).body as typeof all;
+    expect(pending.orders.map((o) => o.order_id)).toEqual(all.orders.filter((o) => o.status === "pending").map((o) => o.order_id));
+    expect([pending.total, pending.placed]).toEqual([pending.orders.length, all.total]);
+    const symbol = all.orders[0]!.symbol;
+    const both = (await control(`/orders?limit=500&status=pending&symbol=${encodeURIComponent(symbol)}`)).body as typeof all;
+    expect(both.orders.map((o) => o.order_id)).toEqual(all.orders.filter((o) => o.status === "pending" && o.symbol === symbol).map((o) => o.order_id));
+    // Held at the first 3 orders placed: the filter applies to those only.
+    const held = (await control("/orders?limit=500&status=pending&upto=3")).body as typeof all;
+    const firstThree = all.orders.slice(-3).reverse();
+    expect(held.orders.map((o) => o.order_id)).toEqual(firstThree.filter((o) => o.status === "pending").map((o) => o.order_id).reverse());
+    expect(held.placed).toBe(3);
+    expect(await control("/orders?status=open")).toEqual({ status: 400, body: { detail: "status must be one of pending, matched, settled, failed, cancelled" } });
+    expect((await control("/orders?symbol=usdt%2Fusdc")).status).toBe(400);
+    expect(await control("/orders?owner=x")).toEqual({ status: 400, body: { detail: 'unknown query parameter "owner"; this view takes limit, offset, upto, status and symbol' } });
+  });
+
   test("the report holds the account list and each account's page", async () => {
     const report = await captureRun(ex.controlUrl);
     const list = report.data["/accounts"] as { accounts: { owner: string }[] };

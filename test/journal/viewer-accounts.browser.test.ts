@@ -105,6 +105,12 @@ describe.skipIf(!chromiumAvailable)("run viewer accounts in headless Chromium", 
     await page.locator('table.balances tr[data-token="USDC"]').waitFor();
     expect(page.url()).toContain(`#/accounts/${b()}`);
     expect(await page.locator('table.balances tr[data-token="USDC"] td').nth(3).textContent()).toBe("15");
+    // The report filters its captured orders as the server would: the resting bid is the one pending order of its market.
+    await page.goto(`${pathToFileURL(out).href}#/?status=pending&symbol=USDT%2FUSDC`);
+    const rows = page.locator("table.orders tbody tr");
+    await expect.poll(async () => [...new Set(await rows.locator(".status").allTextContents())]).toEqual(["pending"]);
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-order-id")))).toContain(orderId);
+    expect(new Set(await rows.locator("td:nth-child(3)").allTextContents())).toEqual(new Set(["USDT/USDC"]));
   });
 
   test("a swap's order page says where its output went (another wallet, linked) and what it filled in both tokens", async () => {

@@ -61,6 +61,27 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     await expect.poll(() => page.locator("main").textContent()).toContain("1–50 shown");
   });
 
+  test("the order list filters by status and market: the filter goes into the address, holds across Older, and Back undoes it", async () => {
+    const settled = ((await (await fetch(`${ex.controlUrl}/orders?limit=1&status=settled&symbol=${encodeURIComponent(SYMBOL)}`)).json()) as { total: number }).total;
+    expect(settled).toBeGreaterThan(50);
+    await page.goto(`${ex.controlUrl}/ui/`);
+    await page.locator("table.orders tbody tr").first().waitFor();
+    await page.locator('select[aria-label="filter by status"]').selectOption("settled");
+    await page.locator('select[aria-label="filter by market"]').selectOption(SYMBOL);
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/?status=settled&symbol=${encodeURIComponent(SYMBOL)}`);
+    const rows = page.locator("table.orders tbody tr");
+    await expect.poll(async () => [...new Set(await rows.locator(".status").allTextContents())]).toEqual(["settled"]);
+    expect(new Set((await rows.locator("td:nth-child(3)").allTextContents()))).toEqual(new Set([SYMBOL]));
+    await page.locator("button", { hasText: "Older" }).click();
+    await expect.poll(() => page.url()).toMatch(/\?status=settled&symbol=[^&]+&offset=50&upto=\d+$/);
+    await expect.poll(async () => [...new Set(await rows.locator(".status").allTextContents())]).toEqual(["settled"]);
+    await page.goBack();
+    await page.goBack();
+    await page.goBack();
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/`);
+    await expect.poll(() => page.locator('select[aria-label="filter by status"]').inputValue()).toBe("");
+  });
+
   test("a request with a query key given twice shows it twice, as sent", async () => {
     const res = await fetch(`${ex.baseUrl}/orderbook?symbol=USDT%2FUSDC&symbol=EURC%2FUSDC`);
     const id = res.headers.get("x-request-id")!;

@@ -325,20 +325,27 @@ function wholeNumber(text, fallback) {
  * the entries there were when the user paged away (upto), so pages do not shift while the
  * run goes on; the first page is live.
  */
-function useHeldPage(size) {
+function useHeldPage(size, filter = {}) {
   const initial = routeQuery();
   const [page, setPage] = useState(() => {
     const offset = wholeNumber(initial.get("offset"), 0);
     return { offset, upto: offset > 0 ? wholeNumber(initial.get("upto"), null) : null };
   });
   const userMove = useRef(false);
+  // The list's filter (its keys with a value) goes into the address before the page.
+  const filterQuery = new URLSearchParams(Object.entries(filter).filter(([, v]) => v)).toString();
   useEffect(() => {
-    const params = new URLSearchParams();
+    const params = new URLSearchParams(filterQuery);
     if (page.offset > 0) params.set("offset", String(page.offset));
     if (page.offset > 0 && page.upto !== null) params.set("upto", String(page.upto));
     setRouteQuery(params, userMove.current);
     userMove.current = false;
-  }, [page.offset, page.upto]);
+  }, [page.offset, page.upto, filterQuery]);
+  /** A new filter: back to the live first page, as a history entry of its own. */
+  const restart = () => {
+    userMove.current = true;
+    setPage({ offset: 0, upto: null });
+  };
   /** Go to `offset`; leaving the live first page holds the list at the `total` it showed. */
   const mover = (total) => (offset) => {
     userMove.current = true;
@@ -349,21 +356,21 @@ function useHeldPage(size) {
    * `upto` past the list's end (a restore shrank it, or the address asked for more) comes down
    * to it, so the page stays held as the run goes on; a page past the end moves to the last.
    */
-  const fit = (total) => {
+  const fit = (total, placed = total) => {
     if (page.offset === 0) return;
-    const upto = REPORT ? page.upto : Math.min(page.upto ?? total, total);
+    const upto = REPORT ? page.upto : Math.min(page.upto ?? placed, placed);
     const offset = Math.min(page.offset, Math.max(0, Math.floor((total - 1) / size) * size));
     if (offset !== page.offset || upto !== page.upto) setPage(offset > 0 ? { offset, upto } : { offset: 0, upto: null });
   };
-  const query = `offset=${page.offset}${page.upto !== null && !REPORT ? `&upto=${page.upto}` : ""}`;
-  return { offset: page.offset, held: page.offset > 0 && !REPORT, query, mover, fit };
+  const query = `offset=${page.offset}${page.upto !== null && !REPORT ? `&upto=${page.upto}` : ""}${filterQuery ? `&${filterQuery}` : ""}`;
+  return { offset: page.offset, held: page.offset > 0 && !REPORT, query, mover, fit, restart };
 }
 
 /** Run `fit` of a held page whenever the list's loaded total (or the page) changes. */
-function useFitted(paged, total) {
+function useFitted(paged, total, placed = total) {
   useEffect(() => {
-    if (total !== null) paged.fit(total);
-  }, [total, paged.query]);
+    if (total !== null) paged.fit(total, placed ?? total);
+  }, [total, placed, paged.query]);
 }
 
 const ORDERS_PAGE = 50;
@@ -373,16 +380,33 @@ function pageOf(list, total, offset, size) {
   return REPORT ? { rows: list.slice(offset, offset + size), total: list.length } : { rows: list, total };
 }
 
+const ORDER_STATUSES = ["pending", "matched", "settled", "failed", "cancelled"];
+
 function Home({ tick }) {
-  const paged = useHeldPage(ORDERS_PAGE);
-  const { offset, held, query, mover } = paged;
+  const initial = routeQuery();
+  const [filter, setFilter] = useState(() => ({ status: initial.get("status") ?? "", symbol: initial.get("symbol") ?? "" }));
+  const paged = useHeldPage(ORDERS_PAGE, filter);
+  const { offset, held, query, mover, restart } = paged;
+  const run = useData("/run", tick);
   const state = useData(`/orders?limit=${ORDERS_PAGE}&${query}`, tick);
-  useFitted(paged, state.data ? pageOf(state.data.orders, state.data.total, offset, ORDERS_PAGE).total : null);
+  // A report holds the newest orders unfiltered: filter them here as the server would.
+  const matches = (o) => (!filter.status || o.status === filter.status) && (!filter.symbol || o.symbol === filter.symbol);
+  const listed = (d) => (REPORT ? d.orders.filter(matches) : d.orders);
+  useFitted(paged, state.data ? pageOf(listed(state.data), state.data.total, offset, ORDERS_PAGE).total : null, state.data?.placed ?? null);
+  const choose = (k) => (e) => {
+    setFilter((f) => ({ ...f, [k]: e.target.value }));
+    restart();
+  };
+  const filtered = Boolean(filter.status || filter.symbol);
   return html`<section class="panel"><h2>Recent orders</h2>
+    <div class="filters">
+      <label class="field">status <select aria-label="filter by status" value=${filter.status} onChange=${choose("status")}><option value="">any</option>${ORDER_STATUSES.map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
+      <label class="field">market <select aria-label="filter by market" value=${filter.symbol} onChange=${choose("symbol")}><option value="">any</option>${(run.data?.markets ?? (filter.symbol ? [filter.symbol] : [])).map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
+    </div>
     <${Loading} state=${state}>${(d) => {
-      const page = pageOf(d.orders, d.total, offset, ORDERS_PAGE);
-      return html`<${OrdersTable} orders=${page.rows} />${held ? null : html`<p class="muted">${counted(d.total, "order")} in all</p>`}
-        <${Pager} offset=${offset} size=${ORDERS_PAGE} total=${page.total} moveTo=${mover(page.total)} held=${held} />`;
+      const page = pageOf(listed(d), d.total, offset, ORDERS_PAGE);
+      return html`<${OrdersTable} orders=${page.rows} />${held ? null : html`<p class="muted">${filtered ? `${counted(page.total, "order")} match` : `${counted(d.total, "order")} in all`}</p>`}
+        <${Pager} offset=${offset} size=${ORDERS_PAGE} total=${page.total} moveTo=${mover(d.placed ?? page.total)} held=${held} />`;
     }}<//>
   </section>`;
 }
