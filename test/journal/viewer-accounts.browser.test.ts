@@ -111,6 +111,9 @@ describe.skipIf(!chromiumAvailable)("run viewer accounts in headless Chromium", 
     await expect.poll(async () => [...new Set(await rows.locator(".status").allTextContents())]).toEqual(["pending"]);
     expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-order-id")))).toContain(orderId);
     expect(new Set(await rows.locator("td:nth-child(3)").allTextContents())).toEqual(new Set(["USDT/USDC"]));
+    // A value the server would refuse is refused in the report too, in the server's words.
+    await page.goto(`${pathToFileURL(out).href}#/?status=bogus`);
+    await expect.poll(() => page.locator("p.error").first().textContent()).toBe("status must be one of pending, matched, settled, failed, cancelled");
   });
 
   test("a swap's order page says where its output went (another wallet, linked) and what it filled in both tokens", async () => {

@@ -69,6 +69,8 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     await page.locator('select[aria-label="filter by status"]').selectOption("settled");
     await page.locator('select[aria-label="filter by market"]').selectOption(SYMBOL);
     await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/?status=settled&symbol=${encodeURIComponent(SYMBOL)}`);
+    // The new count is announced once it loads.
+    await expect.poll(() => page.locator('[data-testid="orders-filter-note"]').textContent()).toBe(`${settled} orders match`);
     const rows = page.locator("table.orders tbody tr");
     await expect.poll(async () => [...new Set(await rows.locator(".status").allTextContents())]).toEqual(["settled"]);
     expect(new Set((await rows.locator("td:nth-child(3)").allTextContents()))).toEqual(new Set([SYMBOL]));
@@ -80,6 +82,15 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     await page.goBack();
     await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/`);
     await expect.poll(() => page.locator('select[aria-label="filter by status"]').inputValue()).toBe("");
+    // A held page under a status filter says its rows follow the statuses of now.
+    await page.goto(`${ex.controlUrl}/ui/?status=settled&offset=50`);
+    await expect.poll(() => page.locator("main").textContent()).toContain("the status filter reads their statuses now");
+    // A filter nothing matches says so (not "No orders yet").
+    // (Nothing trades on EURC/GBPT in this run: its seeded makers' orders rest there, none settles.)
+    const none = ((await (await fetch(`${ex.controlUrl}/orders?limit=1&status=settled&symbol=EURC%2FGBPT`)).json()) as { total: number }).total;
+    expect(none).toBe(0);
+    await page.goto(`${ex.controlUrl}/ui/?status=settled&symbol=EURC%2FGBPT`);
+    await expect.poll(() => page.locator("main").textContent()).toContain("No orders match this filter.");
   });
 
   test("a request with a query key given twice shows it twice, as sent", async () => {

@@ -389,23 +389,47 @@ function Home({ tick }) {
   const { offset, held, query, mover, restart } = paged;
   const run = useData("/run", tick);
   const state = useData(`/orders?limit=${ORDERS_PAGE}&${query}`, tick);
-  // A report holds the newest orders unfiltered: filter them here as the server would.
+  const markets = run.data?.markets ?? [];
+  // A report holds the newest orders unfiltered: filter them here as the server would, and
+  // refuse what it refuses, in its words (sim/http/run-views.ts orderFilter).
   const matches = (o) => (!filter.status || o.status === filter.status) && (!filter.symbol || o.symbol === filter.symbol);
   const listed = (d) => (REPORT ? d.orders.filter(matches) : d.orders);
-  useFitted(paged, state.data ? pageOf(listed(state.data), state.data.total, offset, ORDERS_PAGE).total : null, state.data?.placed ?? null);
+  const refused = !REPORT
+    ? null
+    : filter.status && !ORDER_STATUSES.includes(filter.status)
+      ? `status must be one of ${ORDER_STATUSES.join(", ")}`
+      : filter.symbol && run.data && !markets.includes(filter.symbol)
+        ? `symbol: no market ${JSON.stringify(filter.symbol)} (one of ${markets.join(", ")})`
+        : null;
+  const total = state.data ? pageOf(listed(state.data), state.data.total, offset, ORDERS_PAGE).total : null;
+  useFitted(paged, total, state.data?.placed ?? null);
+  // A new filter's count is announced once it loads (focus stays on the select), as the request list's.
+  const filterMoved = useRef(false);
+  const [matchNote, setMatchNote] = useState("");
+  useEffect(() => {
+    if (!filterMoved.current || total === null) return;
+    filterMoved.current = false;
+    setMatchNote(`${counted(total, "order")} match`);
+  }, [state.data]);
   const choose = (k) => (e) => {
+    filterMoved.current = true;
     setFilter((f) => ({ ...f, [k]: e.target.value }));
     restart();
   };
   const filtered = Boolean(filter.status || filter.symbol);
+  // A report keeps the newest orders only: a count there is of those.
+  const kept = (d) => (REPORT && d.total > d.orders.length ? ` (this report keeps the newest ${d.orders.length} of the run's ${d.total} orders)` : "");
   return html`<section class="panel"><h2>Recent orders</h2>
     <div class="filters">
       <label class="field">status <select aria-label="filter by status" value=${filter.status} onChange=${choose("status")}><option value="">any</option>${ORDER_STATUSES.map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
-      <label class="field">market <select aria-label="filter by market" value=${filter.symbol} onChange=${choose("symbol")}><option value="">any</option>${(run.data?.markets ?? (filter.symbol ? [filter.symbol] : [])).map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
+      <label class="field">market <select aria-label="filter by market" value=${filter.symbol} onChange=${choose("symbol")}><option value="">any</option>${(markets.length ? markets : filter.symbol ? [filter.symbol] : []).map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
+      <span class="visually-hidden" role="status" data-testid="orders-filter-note">${matchNote}</span>
     </div>
-    <${Loading} state=${state}>${(d) => {
+    <${Loading} state=${refused ? { data: null, error: refused } : state}>${(d) => {
       const page = pageOf(listed(d), d.total, offset, ORDERS_PAGE);
-      return html`<${OrdersTable} orders=${page.rows} />${held ? null : html`<p class="muted">${filtered ? `${counted(page.total, "order")} match` : `${counted(d.total, "order")} in all`}</p>`}
+      return html`${page.rows.length || !filtered ? html`<${OrdersTable} orders=${page.rows} />` : html`<p class="muted">No orders match this filter.</p>`}
+        ${held ? null : html`<p class="muted">${filtered ? `${counted(page.total, "order")} match` : `${counted(d.total, "order")} in all`}${kept(d)}</p>`}
+        ${held && filter.status ? html`<p class="muted">This page holds the orders placed up to then; the status filter reads their statuses now, so an order whose status changed leaves or joins it.</p>` : null}
         <${Pager} offset=${offset} size=${ORDERS_PAGE} total=${page.total} moveTo=${mover(d.placed ?? page.total)} held=${held} />`;
     }}<//>
   </section>`;
