@@ -59,7 +59,7 @@ describe.skipIf(!chromiumAvailable)("run viewer accessibility in headless Chromi
       const mine = page.locator('button[data-action="mine"]');
       await mine.focus();
       await page.keyboard.press("Enter");
-      const message = page.getByRole("status");
+      const message = page.locator('[role="status"][data-testid="message"]');
       await expect.poll(() => message.innerText()).toBe("mine: running…");
       expect(await focused()).toMatchObject({ tag: "BUTTON", action: "mine" });
       // Enter again while it runs starts nothing.
