@@ -66,7 +66,10 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     expect(settled).toBeGreaterThan(50);
     await page.goto(`${ex.controlUrl}/ui/`);
     await page.locator("table.orders tbody tr").first().waitFor();
+    // Each change waits for the address to follow, so each is a history entry of its own
+    // (two changes before the page renders would make one).
     await page.locator('select[aria-label="filter by status"]').selectOption("settled");
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/?status=settled`);
     await page.locator('select[aria-label="filter by market"]').selectOption(SYMBOL);
     await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/?status=settled&symbol=${encodeURIComponent(SYMBOL)}`);
     // The new count is announced once it loads.
@@ -78,7 +81,9 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     await expect.poll(() => page.url()).toMatch(/\?status=settled&symbol=[^&]+&offset=50&upto=\d+$/);
     await expect.poll(async () => [...new Set(await rows.locator(".status").allTextContents())]).toEqual(["settled"]);
     await page.goBack();
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/?status=settled&symbol=${encodeURIComponent(SYMBOL)}`);
     await page.goBack();
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/?status=settled`);
     await page.goBack();
     await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/`);
     await expect.poll(() => page.locator('select[aria-label="filter by status"]').inputValue()).toBe("");
