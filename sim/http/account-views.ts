@@ -19,7 +19,7 @@ import { isoOf } from "../core/clock.ts";
 import type { Engine } from "../core/engine.ts";
 import type { Registry, TokenInfo } from "../core/registry.ts";
 import type { Address } from "../core/typed-data.ts";
-import { ControlInputError, checkQueryKeysOnce } from "./control.ts";
+import { ControlInputError } from "./control.ts";
 import { checkViewQuery, onlyGet, orderListRow, queryWholeNumber, viewErrors } from "./run-views.ts";
 import type { FundsServices } from "./funds-services.ts";
 
@@ -44,6 +44,7 @@ export const ACCOUNT_ORDERS = 50;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 const ACCOUNT_PAGE_KEYS = new Set(["limit", "offset"]);
+const NO_KEYS = new Set<string>();
 
 /** `limit` (1-500, default 100) and `offset`; any other query key is refused, not ignored. */
 function accountsPage(req: Request): { limit: number; offset: number } {
@@ -81,8 +82,7 @@ export function accountViewsRouter(p: AccountViewParts): Router {
   });
 
   r.route("/accounts/:address").all(onlyGet).get(async (req, res) => {
-    checkQueryKeysOnce(req.query);
-    if (Object.keys(req.query).length > 0) throw new ControlInputError("this view takes no query parameters");
+    checkViewQuery(req, NO_KEYS, "no query parameters");
     const raw = String(req.params["address"]);
     if (!ADDRESS.test(raw)) throw new ControlInputError(`not an address: ${JSON.stringify(raw.slice(0, 80))} (0x and 40 hex digits)`);
     const owner = raw.toLowerCase();

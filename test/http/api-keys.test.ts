@@ -473,6 +473,13 @@ describe("revoking one key: DELETE /api-keys, DELETE or POST /api-keys/revoke", 
     const del = await request(env.app).delete(`/api/v1/api-keys?${query(await manage(env, "revoke_x"))}`);
     expect(del.status).toBe(422);
     expect(del.body.detail).toMatch(/^query\.api_key: /);
+    // The same on the other DELETE alias, and its fields in a body are not read (the query is the input).
+    const delRevoke = await request(env.app).delete(`/api/v1/api-keys/revoke?${query(await manage(env, "revoke_x"))}`);
+    expect(delRevoke.status).toBe(422);
+    expect(delRevoke.body.detail).toMatch(/^query\.api_key: /);
+    const bodyOnly = await request(env.app).delete("/api/v1/api-keys/revoke").send({ ...(await manage(env, "revoke_x")), api_key: "x" });
+    expect(bodyOnly.status).toBe(422);
+    expect(bodyOnly.body.detail).toMatch(/^query\./);
   });
 });
 
