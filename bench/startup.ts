@@ -14,7 +14,7 @@
 //                                      # stages createFakeExchange runs, composed here)
 //   FAKEX_PROFILE=testnet npm run bench:startup   # the fake started with that --profile
 //
-// Last line: `ratio: <fakex median ÷ bare median>` (goal: at most 5).
+// Last line: `ratio: <fakex median ÷ bare median>` (goal: at most 2, issue 20).
 import { performance } from "node:perf_hooks";
 import { startAnvil } from "../fixtures/anvil.ts";
 import { startBootAnvil } from "../fixtures/boot/anvil-start.ts";

@@ -573,7 +573,8 @@ export class ConformanceRun {
       return String(apiKey).slice(0, 12) + "…";
     });
 
-    let balances: Obj[] = [];
+    // Null until GET /balances answered: a later skip must not blame the wallet for a refused read.
+    let balances: Obj[] | null = null;
     await this.check("write", "GET /balances with the key", async () => {
       if (!auth) throw new CheckSkipped("no API key");
       const r = await this.call("GET", `/balances?owner_address=${owner}&include_zero=true`, { auth });
@@ -588,9 +589,9 @@ export class ConformanceRun {
         must(vt === a! + f!, `${String(row.symbol)}: vault_total = vault_available + vault_frozen`);
         must(t === w! + vt!, `${String(row.symbol)}: total = wallet_balance + vault_total`);
       }
+      balances = b.balances as Obj[];
       const other = await this.call("GET", `/balances?owner_address=${PROBE_OWNER}`, { auth });
       this.expectStatus(other, 403, "another owner's balances");
-      balances = b.balances as Obj[];
       return `${balances.length} rows`;
     });
 
@@ -598,8 +599,10 @@ export class ConformanceRun {
     let placed: { orderId: string; open: boolean } | undefined;
     await this.check("write", "POST /orders signed ask, GET /orders/{id}, cancel", async () => {
       if (!auth || !domain) throw new CheckSkipped("no API key");
+      const rows = balances;
+      if (rows === null) throw new CheckSkipped("GET /balances failed above, so the wallet's vault funds are unknown");
       const funded = this.markets.find((m) => {
-        const row = balances.find((r) => String(r.token).toLowerCase() === String(m.base_address).toLowerCase());
+        const row = rows.find((r) => String(r.token).toLowerCase() === String(m.base_address).toLowerCase());
         return row !== undefined && BigInt(String(row.vault_available)) >= minAskRaw(m);
       });
       if (!funded) throw new CheckSkipped("the wallet has no vault funds for a minimum ask on any market");

@@ -126,7 +126,8 @@ const EARLY_FLUSH_CHARS = MAX_REQUEST_CHARS;
 /** While nothing is in flight, the first ~10 transactions of a round go out at once: the node starts executing early. */
 const FIRST_FLUSH_CHARS = 256_000;
 const GWEI = 1_000_000_000n;
-const EIP1271_MAGIC = "0x1626ba7e";
+/** bytes32(IERC1271.isValidSignature.selector): what a valid answer's first word is. */
+const EIP1271_MAGIC_WORD = `0x1626ba7e${"0".repeat(56)}`;
 
 /** Build a port and apply its block mode; reads the executor's nonce and the base fee. */
 export async function createAnvilChainPort(options: AnvilChainPortOptions): Promise<AnvilChainPort> {
@@ -488,7 +489,9 @@ export class AnvilChainPort implements ChainPort {
     });
     try {
       const out = await this.ethCall(addr, data);
-      return out.length >= 10 && out.slice(0, 10).toLowerCase() === EIP1271_MAGIC;
+      // As OpenZeppelin's SignatureChecker (the contracts' check): at least one 32-byte word,
+      // and that word the selector followed by zeros; a bare 4-byte answer or a dirty word fails.
+      return out.length >= 66 && out.slice(0, 66).toLowerCase() === EIP1271_MAGIC_WORD;
     } catch (e) {
       if (e instanceof RpcError) return false;
       throw e;

@@ -39,12 +39,18 @@ export function parseCanonicalDecimal(s: unknown, field: string): Decimal {
   if (s.length === 0 || s.length > MAX_DECIMAL_LENGTH || !CANONICAL_DECIMAL.test(s)) {
     throw invalidDecimal(field, `${field} must be a canonical positive decimal string (digits with an optional fractional part)`);
   }
-  const dot = s.indexOf(".");
-  const intPart = dot < 0 ? s : s.slice(0, dot);
-  const fracPart = dot < 0 ? "" : s.slice(dot + 1);
-  const d: Decimal = { units: BigInt(intPart + fracPart), scale: fracPart.length };
+  const d = decimalOf(s);
   if (d.units === 0n) throw invalidDecimal(field, `${field} must be greater than zero`);
   return d;
+}
+
+/**
+ * A decimal string of digits with an optional fractional part (its form checked by the
+ * caller: a field fakex printed, a matched filter bound) as a Decimal, exactly.
+ */
+export function decimalOf(s: string): Decimal {
+  const dot = s.indexOf(".");
+  return dot < 0 ? { units: BigInt(s), scale: 0 } : { units: BigInt(s.slice(0, dot) + s.slice(dot + 1)), scale: s.length - dot - 1 };
 }
 
 function invalidDecimal(field: string, detail: string): ExchangeError {

@@ -131,6 +131,32 @@ export class EventLog<RefType extends string = never> {
     return out;
   }
 
+  /**
+   * A page of events with after < seq < before (`before` absent: to the end), of `types`
+   * only when given. Without `before`, the oldest `limit` of them and `nextAfter` to read
+   * on from; with it, the newest `limit` (still in log order) and `nextBefore` to read
+   * back from. Each is null when no further matching event lies that way.
+   */
+  page(q: { after: number; before?: number; limit: number; types?: ReadonlySet<string> }): { events: EngineEvent[]; nextAfter: number | null; nextBefore: number | null } {
+    const types = q.types;
+    // Indexes lo .. hi - 1 hold the seqs after+1 .. before-1.
+    const lo = Math.min(Math.max(0, q.after), this.n);
+    const hi = q.before === undefined ? this.n : Math.max(lo, Math.min(this.n, q.before - 1));
+    const matches = (i: number) => types === undefined || types.has(this.typeChunks[i >>> CHUNK_BITS]![i & CHUNK_MASK]!);
+    const picked: number[] = [];
+    if (q.before === undefined) {
+      let i = lo;
+      for (; i < hi && picked.length < q.limit; i++) if (matches(i)) picked.push(i);
+      while (i < hi && !matches(i)) i++;
+      return { events: picked.map((k) => this.at(k)), nextAfter: i < hi ? picked[picked.length - 1]! + 1 : null, nextBefore: null };
+    }
+    let i = hi - 1;
+    for (; i >= lo && picked.length < q.limit; i--) if (matches(i)) picked.push(i);
+    while (i >= lo && !matches(i)) i--;
+    picked.reverse();
+    return { events: picked.map((k) => this.at(k)), nextAfter: null, nextBefore: i >= lo ? picked[0]! + 1 : null };
+  }
+
   /** sha256 chain: h_n = sha256(h_{n-1} || canonical(event_n)). */
   hash(): string {
     for (; this.hashedUpTo < this.n; this.hashedUpTo++) {

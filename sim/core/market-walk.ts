@@ -4,6 +4,7 @@
 // deviation volatility * sqrt(dt / 60) (volatility is per minute), the shock cut
 // at ±4 standard deviations; the deviation itself stays within ±walkBand(volatility).
 import { standardNormal } from "./distributions.ts";
+import { portableExp, portableSqrt } from "./portable-math.ts";
 import type { Rng } from "./rng.ts";
 
 /** Share of the deviation given back per step (keeps the walk near the anchor). */
@@ -21,19 +22,19 @@ export function walkBand(volatility: number): number {
 
 /** Largest |change of log deviation| one step of dtSec can make (shock cap plus reversion). */
 export function maxStepMove(volatility: number, dtSec: number): number {
-  return WALK_SHOCK_CAP * volatility * Math.sqrt(dtSec / 60) + WALK_REVERSION * walkBand(volatility);
+  return WALK_SHOCK_CAP * volatility * portableSqrt(dtSec / 60) + WALK_REVERSION * walkBand(volatility);
 }
 
 /** The next log deviation after dtSec. */
 export function stepWalk(logDev: number, volatility: number, dtSec: number, rng: Rng): number {
   const z = Math.max(-WALK_SHOCK_CAP, Math.min(WALK_SHOCK_CAP, standardNormal(rng)));
-  const next = logDev * (1 - WALK_REVERSION) + volatility * Math.sqrt(dtSec / 60) * z;
+  const next = logDev * (1 - WALK_REVERSION) + volatility * portableSqrt(dtSec / 60) * z;
   const band = walkBand(volatility);
   return Math.max(-band, Math.min(band, next));
 }
 
 /** The anchor (ticks) moved by a log deviation, at least one tick. */
 export function midOf(anchorTicks: bigint, logDev: number): bigint {
-  const mid = BigInt(Math.round(Number(anchorTicks) * Math.exp(logDev)));
+  const mid = BigInt(Math.round(Number(anchorTicks) * portableExp(logDev)));
   return mid > 0n ? mid : 1n;
 }

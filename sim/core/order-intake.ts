@@ -66,9 +66,12 @@ const MEMO_LIMIT = 16_384;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const UINT256_LIMIT = 1n << 256n;
 
+/** 10^0 .. 10^15 as literals (exact doubles; `**` is implementation-approximated). */
+const EXACT_POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
 /** A power of ten as a double when it is exact there (10^0 .. 10^15), else 0. */
 function exactPow10(n: number): number {
-  return n >= 0 && n <= 15 ? 10 ** n : 0;
+  return n >= 0 && n <= 15 ? EXACT_POW10[n]! : 0;
 }
 
 /** ceil(n / d) of positive bigints as a double (rounded up past 2^53, where the hot path never reaches). */

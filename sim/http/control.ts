@@ -55,6 +55,23 @@ export interface ControlEvent {
   data: unknown;
 }
 
+export interface EventPageOptions {
+  /** Only events with a smaller seq; the page is then the newest `limit` of them. */
+  before?: number;
+  /** Only these event types (sim/core/event-types.ts); an unknown name is refused. */
+  types?: readonly string[];
+}
+
+export interface ControlEventPage {
+  events: ControlEvent[];
+  /** The log's length. */
+  total: number;
+  /** Without `before`: the `after` of the next page, null at the end. */
+  next_after: number | null;
+  /** With `before`: the `before` of the next older page, null at the start. */
+  next_before: number | null;
+}
+
 /** Counts by status after settling; a status no fill (order) has is absent. */
 export interface SettleSummary {
   /** Fills by settlement status. */
@@ -76,7 +93,8 @@ export interface ControlHandle {
   snapshot(): Promise<string>;
   restore(id: string): Promise<void>;
   eventHash(): string;
-  events(after: number, limit: number): { events: ControlEvent[]; total: number; next_after: number | null };
+  /** A page of the event log: after `after` (a seq), and with `before` the newest ones below it; `types` filters. */
+  events(after: number, limit: number, options?: EventPageOptions): ControlEventPage;
   faultPlan(): FaultPlan;
   /** null clears the plan. */
   setFaultPlan(plan: unknown): FaultPlan;
@@ -136,7 +154,9 @@ const schemas = {
   events: z
     .object({
       after: z.string().regex(/^\d{1,15}$/).optional(),
+      before: z.string().regex(/^\d{1,15}$/).optional(),
       limit: z.string().regex(/^\d{1,6}$/).optional(),
+      type: z.string().max(1000).optional(),
     })
     .strict(),
   // Routes that take no options: a body with keys is refused, not ignored (a caller
@@ -271,7 +291,11 @@ export function controlRouter(c: ControlHandle): Router {
         const q = parse(schemas.events, req.query, "query");
         const limit = q.limit === undefined ? 100 : Number(q.limit);
         if (limit < 1 || limit > MAX_EVENTS_PAGE) throw new ControlInputError(`limit must be 1-${MAX_EVENTS_PAGE}`);
-        res.type("application/json").send(jsonWithBigints(c.events(q.after === undefined ? 0 : Number(q.after), limit)));
+        const options: EventPageOptions = {
+          ...(q.before === undefined ? {} : { before: Number(q.before) }),
+          ...(q.type === undefined ? {} : { types: q.type.split(",") }),
+        };
+        res.type("application/json").send(jsonWithBigints(c.events(q.after === undefined ? 0 : Number(q.after), limit, options)));
       }),
     )
     .all(notAllowed("GET"));

@@ -254,7 +254,7 @@ export class RequestJournal {
       // The client can be gone before the answer (it hung up during a body read ahead of the
       // routes, body-ahead.ts, or while a latency rule held the request): no finish comes then,
       // so the answer written into nothing ends the entry.
-      const sent = captureResponseBody(res, this.bodyBytes, () => {
+      const answer = captureResponseBody(res, this.bodyBytes, () => {
         if (res.closed) finish();
       });
       let done = false;
@@ -265,10 +265,11 @@ export class RequestJournal {
         const replayed = fault !== undefined && note.faultReplayed === true;
         // A replayed after-commit fault: the replay got the committed answer, so that is its status.
         if (replayed && fault.after_commit) fault.committed_status = res.statusCode;
-        const body = replayed ? replayedFaultBody(fault.kind, sent(), this.bodyBytes) : sent();
+        const body = replayed ? replayedFaultBody(fault.kind, answer.body(), this.bodyBytes) : answer.body();
         // What the client got: a reset or timed-out request no answer at all (0, never
-        // express's default 200), a replayed 503 fault the 503 rather than the logged answer.
-        const status = fault ? faultAnswerStatus(fault.kind, res.statusCode) : res.statusCode;
+        // express's default 200), a replayed 503 fault the 503 rather than the logged answer;
+        // a client that hung up before anything was answered, no answer either (0).
+        const status = fault ? faultAnswerStatus(fault.kind, res.statusCode) : answer.ended() ? res.statusCode : 0;
         // Turned away: by the answer, or, after commit, by the route whose answer a fault then
         // lost (a committed 201 lost to a 503 was not turned away).
         const refused = fault?.after_commit === true ? (fault.committed_status ?? 0) >= 400 : status >= 400;
@@ -621,8 +622,13 @@ function jsonTextOf(body: unknown): string | null {
 
 const NOT_COPIED = "[not recorded: nested too deeply to copy]";
 
-/** Keep the first `max` bytes of what the response writes; read them back when it is done. `onEnd` runs after each end(). */
-function captureResponseBody(res: import("express").Response, max: number, onEnd?: () => void): () => BodyCopy | null {
+/**
+ * Keep the first `max` bytes of what the response writes; read them back when it is done
+ * (`body`), and whether it was ever ended (`ended`: an answer was given, even into a closed
+ * connection). `onEnd` runs after each end().
+ */
+function captureResponseBody(res: import("express").Response, max: number, onEnd?: () => void): { body: () => BodyCopy | null; ended: () => boolean } {
+  let ended = false;
   const chunks: Buffer[] = [];
   let kept = 0;
   let total = 0;
@@ -644,12 +650,16 @@ function captureResponseBody(res: import("express").Response, max: number, onEnd
     return write(...a);
   }) as typeof res.write;
   res.end = ((...a: unknown[]) => {
+    ended = true;
     take(a[0], a[1]);
     const out = end(...a);
     onEnd?.();
     return out;
   }) as typeof res.end;
-  return () => (total === 0 ? null : { text: Buffer.concat(chunks).toString("utf8"), bytes: total, truncated: total > kept });
+  return {
+    body: () => (total === 0 ? null : { text: Buffer.concat(chunks).toString("utf8"), bytes: total, truncated: total > kept }),
+    ended: () => ended,
+  };
 }
 
 /**

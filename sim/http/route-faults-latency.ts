@@ -5,6 +5,7 @@
 // tail never holds a request for minutes.
 import { ExchangeError } from "../core/errors.ts";
 import { standardNormal } from "../core/distributions.ts";
+import { portableExp, portableLog } from "../core/portable-math.ts";
 import type { Rng } from "../core/rng.ts";
 
 export const MAX_FAULT_LATENCY_MS = 60_000;
@@ -40,7 +41,7 @@ export function parseLatency(input: unknown, where: string): LatencySpec {
     if (o.median !== undefined && (typeof o.median !== "number" || !(o.median > 0) || o.median > MAX_FAULT_LATENCY_MS)) {
       throw invalid(where, `lognormal median must be a number in (0, ${MAX_FAULT_LATENCY_MS}]`);
     }
-    if (o.mu !== undefined && (typeof o.mu !== "number" || !Number.isFinite(o.mu) || Math.exp(o.mu) > MAX_FAULT_LATENCY_MS)) {
+    if (o.mu !== undefined && (typeof o.mu !== "number" || !Number.isFinite(o.mu) || portableExp(o.mu) > MAX_FAULT_LATENCY_MS)) {
       throw invalid(where, `lognormal mu must be finite with exp(mu) <= ${MAX_FAULT_LATENCY_MS}`);
     }
     if (typeof o.sigma !== "number" || !(o.sigma >= 0) || o.sigma > 5) throw invalid(where, "lognormal sigma must be a number in [0, 5]");
@@ -68,7 +69,7 @@ export function drawLatency(spec: LatencySpec, rng: Rng): number {
   if (typeof spec === "number") return spec;
   if (spec.dist === "uniform") return spec.min + rng.int(spec.max - spec.min + 1);
   const z = standardNormal(rng);
-  const mu = spec.mu ?? Math.log(spec.median!);
+  const mu = spec.mu ?? portableLog(spec.median!);
   const cap = Math.min(spec.max ?? MAX_FAULT_LATENCY_MS, MAX_FAULT_LATENCY_MS);
-  return Math.min(cap, Math.max(0, Math.round(Math.exp(mu + spec.sigma * z))));
+  return Math.min(cap, Math.max(0, Math.round(portableExp(mu + spec.sigma * z))));
 }

@@ -302,6 +302,35 @@ describe("request journal", () => {
     expect(() => ex.control.requests({ since: "2100-01-01T00:00:00Z" } as never)).toThrow(TypeError);
   });
 
+  /** The request id number a GET takes now. */
+  const requestNumber = async () => Number((await fetch(`${ex.baseUrl}/system/time`)).headers.get("x-request-id")!.slice(1));
+
+  test("a client that hangs up before any answer records status 0 and no response body, not express's default 200", async () => {
+    const { request } = await import("node:http");
+    const url = new URL(ex.baseUrl);
+    // Its body declared past the 1 MiB limit (read and dropped before a 413) and within it: the
+    // client is gone before either ends, and the route never answers.
+    for (const [path, declared] of [["/orders", "2000000"], ["/orders/preview", "2000000"]]) {
+      const before = ex.control.requests({ path: `/api/v1${path}` }).total;
+      const req = request({ host: url.hostname, port: url.port, method: "POST", path: `/api/v1${path}`, headers: { "content-type": "application/json", "content-length": declared } });
+      req.on("error", () => undefined);
+      let last = await requestNumber();
+      req.write("{");
+      // Until the server has the request (a hang-up sooner could come before it arrives): it
+      // took a request id when the ids of two requests in a row skip one.
+      await expect.poll(async () => {
+        const n = await requestNumber();
+        const skipped = n > last + 1;
+        last = n;
+        return skipped;
+      }, { timeout: 10_000 }).toBe(true);
+      req.destroy();
+      await expect.poll(() => ex.control.requests({ path: `/api/v1${path}` }).total, { timeout: 10_000 }).toBe(before + 1);
+      const [e] = ex.control.requests({ path: `/api/v1${path}`, limit: 1 }).entries;
+      expect([e!.status, e!.response_body, e!.rejection]).toEqual([0, null, null]);
+    }
+  });
+
   test("an API-key request records the key's owner as its wallet", async () => {
     const a = ex.accounts[0]!;
     const auth = await ex.signManageApiKey(a, "create", ex.control.now().now);

@@ -46,6 +46,46 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     expect(await page.locator("#view h2").first().textContent()).toContain("UTC");
   });
 
+  test("the timeline lists one event type from the whole log, pages Older with the chart following, and keeps both in the address", async () => {
+    type Page = { events: { seq: number; type: string }[]; total: number; next_before: number | null };
+    const events = async (q: string) => (await (await fetch(`${ex.controlUrl}/events?${q}`)).json()) as Page;
+    const total = (await events("limit=1")).total;
+    // order_placed: this run has more than 300 of them (its makers' re-quotes), so a second page.
+    const newest = await events(`type=order_placed&before=${total + 1}&limit=300`);
+    expect(newest.events.length).toBe(300);
+    expect(newest.next_before).not.toBeNull();
+    const seqs = page.locator("table.events tbody tr td:first-child");
+    await page.goto(`${ex.controlUrl}/ui/timeline`);
+    await page.locator('[data-testid="timeline-window"]').waitFor();
+    await page.locator('select[aria-label="list events of one type"]').selectOption("order_placed");
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/timeline?type=order_placed`);
+    // Newest first, read from the whole log (not only the chart's 1,000 events).
+    await expect.poll(async () => (await seqs.allTextContents()).map(Number)).toEqual(newest.events.map((e) => e.seq).reverse());
+    const typesShown = async () => new Set((await page.locator("table.events tbody tr td:nth-child(3)").allTextContents()).map((t) => t.split(" ")[0]));
+    expect(await typesShown()).toEqual(new Set(["order_placed"]));
+    expect(await page.locator('[data-testid="timeline-rows-note"]').textContent()).toBe(`The newest 300 order_placed events up to #${total}, newest first:`);
+    // Older: the next 300 before them, the view held there (chart too), in the address.
+    await page.locator("button", { hasText: "Older" }).click();
+    const upto = newest.events[0]!.seq - 1;
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/timeline?type=order_placed&upto=${upto}`);
+    const older = await events(`type=order_placed&before=${upto + 1}&limit=300`);
+    await expect.poll(async () => (await seqs.allTextContents()).map(Number)).toEqual(older.events.map((e) => e.seq).reverse());
+    await expect.poll(() => page.locator('[data-testid="timeline-window"]').textContent()).toContain(`Events up to #${upto} (held`);
+    // Newest returns to the live end; Back to the held page.
+    await page.locator("button", { hasText: "Newest" }).click();
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/timeline?type=order_placed`);
+    await page.goBack();
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/timeline?type=order_placed&upto=${upto}`);
+    await expect.poll(async () => Number(await seqs.first().textContent())).toBe(older.events.at(-1)!.seq);
+    // A type the run never logged says so; any type again lists every kind of event.
+    await page.goto(`${ex.controlUrl}/ui/timeline?type=executor_changed`);
+    await expect.poll(() => page.locator('[data-testid="timeline-rows-note"]').textContent()).toBe(`No executor_changed events up to #${total}.`);
+    await page.locator('select[aria-label="list events of one type"]').selectOption("");
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/timeline`);
+    await expect.poll(() => seqs.count()).toBe(300);
+    expect((await typesShown()).size).toBeGreaterThan(1);
+  });
+
   test("the order list pages (Older / Newer) past its first 50", async () => {
     const total = ((await (await fetch(`${ex.controlUrl}/orders?limit=1`)).json()) as { total: number }).total;
     expect(total).toBeGreaterThan(100);

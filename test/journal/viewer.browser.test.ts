@@ -186,6 +186,14 @@ describe.skipIf(!chromiumAvailable)("run viewer in headless Chromium", () => {
       change("status", "2xx");
     });
     await expect.poll(() => page.locator("table.requests tbody tr").count()).toBe(await count("status=2xx"));
+
+    // The timeline of a report filters its captured events by type, as the server would.
+    const fills = ((await (await fetch(`${ex.controlUrl}/events?type=fill&limit=1000`)).json()) as { events: { seq: number }[] }).events;
+    expect(fills.length).toBeGreaterThan(0);
+    await page.goto(`${pathToFileURL(out).href}#/timeline?type=fill`);
+    const seqs = page.locator("table.events tbody tr td:first-child");
+    await expect.poll(async () => (await seqs.allTextContents()).map(Number)).toEqual(fills.map((e) => e.seq).reverse());
+    expect(await page.locator('[data-testid="timeline-rows-note"]').textContent()).toMatch(/^(All \d+|The one) fill events? up to #\d+, newest first:$/);
   });
 });
 

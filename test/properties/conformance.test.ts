@@ -124,6 +124,17 @@ describe("fakex conformance", () => {
     expect(skipped.map((r) => r.detail).join("\n")).toMatch(/still rate limited \(429\) after waiting three times/);
   }, 60_000);
 
+  it("a balance read that fails skips the order check for that reason, not as a wallet without funds", async () => {
+    const ex = memory({ engine: { cancelCooldownSec: 0 } });
+    const broken = express();
+    broken.get("/api/v1/balances", (_req, res) => void res.status(503).json({ detail: "Service temporarily unavailable" }));
+    broken.use(ex.app);
+    const results = await runConformance({ baseUrl: `${await serve(broken)}`, privateKey: KEY });
+    const byName = (prefix: string) => results.find((r) => r.name.startsWith(prefix))!;
+    expect(byName("GET /balances with the key").status).toBe("fail");
+    expect([byName("POST /orders signed ask").status, byName("POST /orders signed ask").detail]).toEqual(["skip", "GET /balances failed above, so the wallet's vault funds are unknown"]);
+  }, 60_000);
+
   it("an unfunded wallet skips the order check gracefully (exit 0)", async () => {
     const url = await serve(memory({}, false).app);
     const out: string[] = [];

@@ -376,3 +376,41 @@ describe("server verifier and contracts agree on every signature form", () => {
     expect(await serverVerdict(WITHDRAW_TYPES, "WithdrawIntent", intent, coSig, EXECUTOR)).toBe("rejected");
   });
 });
+
+// Contract wallets whose isValidSignature answers the same bytes whatever it is asked (code
+// set with anvil_setCode): OpenZeppelin's SignatureChecker in the contracts accepts an answer
+// of at least 32 bytes whose first word is the selector followed by zeros, nothing else.
+const MAGIC = "1626ba7e";
+/** Runtime code returning `answer` (hex, no prefix; a whole number of 32-byte words, or fewer bytes cut from one). */
+function constantAnswer(words: string[], bytes: number): Hex {
+  let code = "";
+  words.forEach((w, i) => (code += `7f${w}60${(i * 32).toString(16).padStart(2, "0")}52`));
+  return `0x${code}60${bytes.toString(16).padStart(2, "0")}6000f3` as Hex;
+}
+const WORD = (lead: string) => lead.padEnd(64, "0");
+const ANSWERS: readonly [string, Hex, Verdict][] = [
+  ["the selector in a full word (right-padded with zeros)", constantAnswer([WORD(MAGIC)], 32), "accepted"],
+  ["the selector word followed by a second word", constantAnswer([WORD(MAGIC), "ff".repeat(32)], 64), "accepted"],
+  ["the selector followed by non-zero bytes in the same word", constantAnswer([`${MAGIC}${"ff".repeat(28)}`], 32), "rejected"],
+  ["the selector alone (4 bytes, not a word)", constantAnswer([WORD(MAGIC)], 4), "rejected"],
+  ["31 bytes of the selector word", constantAnswer([WORD(MAGIC)], 31), "rejected"],
+  ["nothing at all", constantAnswer([], 0), "rejected"],
+];
+
+describe("contract wallets whose isValidSignature answers oddly: the server's verdict is the contracts'", () => {
+  it.each(ANSWERS.map(([label, code, expected], i) => [label, code, expected, i] as const))("%s", async (_label, code, expected, i) => {
+    const address = `0x${(0xabc000 + i).toString(16).padStart(40, "0")}` as Address;
+    await (c.pub as unknown as { request(a: { method: string; params: unknown[] }): Promise<unknown> }).request({ method: "anvil_setCode", params: [address, code] });
+    expect(await checker.isContract(address)).toBe(true);
+    const junk = `0x${"11".repeat(65)}` as Hex;
+    const order = orderOf(address);
+    const intent = intentOf(address);
+    const withdrawal = withdrawOf(address);
+    const verdicts = {
+      order: [await serverVerdict(ORDER_TYPES, "Order", order, junk, address), await orderOnChain(order, junk)],
+      intent: [await serverVerdict(INTENT_TYPES, "Intent", intent, junk, address), await intentOnChain(intent, junk)],
+      withdrawal: [await serverVerdict(WITHDRAW_TYPES, "WithdrawIntent", withdrawal, junk, address), await withdrawUserOnChain(withdrawal, junk)],
+    };
+    expect(verdicts).toEqual({ order: [expected, expected], intent: [expected, expected], withdrawal: [expected, expected] });
+  });
+});

@@ -787,22 +787,77 @@ const isoTick = (t, days) => {
 };
 const TIMELINE_WINDOW = 1000;
 const TIMELINE_ROWS = 300;
+/** The engine's event types (sim/core/event-types.ts; a test keeps the two lists equal). */
+const EVENT_TYPES = [
+  "order_placed",
+  "fill",
+  "order_cancel",
+  "order_status",
+  "vl_batch",
+  "swap_accepted",
+  "swap_settled",
+  "settlement_broadcast",
+  "settlement_receipt",
+  "fill_status",
+  "deposit",
+  "withdrawal",
+  "withdraw_hold",
+  "withdraw_hold_released",
+  "withdrawal_debt_paid",
+  "executor_changed",
+  "fault_plan",
+];
 
+/**
+ * The timeline's window: the chart charts up to TIMELINE_WINDOW events ending at `upto`
+ * (a seq; the newest when not held), and the table lists the newest TIMELINE_ROWS of them,
+ * or of one event type up to `upto` (read from the whole log, not the chart's window).
+ * Older holds the view further back, in the address like a list page's.
+ */
 function TimelineView({ tick }) {
+  const initial = routeQuery();
+  const [view, setView] = useState(() => ({ type: EVENT_TYPES.includes(initial.get("type")) ? initial.get("type") : "", upto: wholeNumber(initial.get("upto"), null) }));
+  const userMove = useRef(false);
+  useEffect(() => {
+    const params = new URLSearchParams();
+    if (view.type) params.set("type", view.type);
+    if (view.upto !== null) params.set("upto", String(view.upto));
+    setRouteQuery(params, userMove.current);
+    userMove.current = false;
+  }, [view.type, view.upto]);
+  const move = (next) => {
+    userMove.current = true;
+    setView((v) => ({ ...v, ...next }));
+  };
   const head = useData("/run", tick);
   const total = head.data?.counts.events ?? null;
-  const after = total === null ? 0 : Math.max(0, total - TIMELINE_WINDOW);
-  const loaded = useData(total === null ? "/run" : `/events?after=${after}&limit=${TIMELINE_WINDOW}`, `${tick}/${total}`);
-  // New events move the window (another path): keep showing the last one meanwhile, so the
-  // page neither blanks nor jumps to the top at every event.
+  // A held view past the log's end (a restore shrank it) comes down to the end, still held.
+  const end = total === null ? null : view.upto === null ? total : Math.min(view.upto, total);
+  const chartPath = end === null ? "/run" : `/events?before=${end + 1}&limit=${TIMELINE_WINDOW}`;
+  const loaded = useData(chartPath, `${tick}/${end}`);
+  const typed = useData(end === null || !view.type || REPORT ? "/run" : `/events?type=${view.type}&before=${end + 1}&limit=${TIMELINE_ROWS}`, `${tick}/${end}/${view.type}`);
+  // New events move the live window (another path): keep showing the last one meanwhile, so
+  // the page neither blanks nor jumps to the top at every event.
   const last = useRef(null);
   if (loaded.data?.events) last.current = loaded;
   const state = loaded.data?.events || loaded.error || !last.current ? loaded : last.current;
+  // The same for the rows of one type (kept only while the type is the same).
+  const lastTyped = useRef(null);
+  if (typed.data?.events) lastTyped.current = { type: view.type, data: typed.data };
+  const typedData = typed.data?.events ? typed.data : lastTyped.current?.type === view.type ? lastTyped.current.data : null;
+  const held = view.upto !== null;
   return html`<section class="panel"><h2>Timeline (virtual clock, UTC)</h2>
+    <div class="filters">
+      <label class="field">type <select aria-label="list events of one type" value=${view.type} onChange=${(e) => move({ type: e.target.value })}><option value="">any</option>${EVENT_TYPES.map((t) => html`<option value=${t}>${t}</option>`)}</select></label>
+    </div>
     <${Loading} state=${state}>${(d) => {
-      const events = d.events ?? [];
-      if (!events.length) return html`<p class="muted">No events.</p>`;
+      // A report holds the run's newest events: its window and its filter are cut from them here.
+      const all = d.events ?? [];
+      const events = REPORT ? all.filter((ev) => end === null || ev.seq <= end).slice(-TIMELINE_WINDOW) : all;
+      if (!events.length) return html`<p class="muted">${held ? (REPORT ? `This report keeps events from #${all[0]?.seq ?? 1} on only.` : "No events up to there.") : "No events."}</p>
+        ${held ? html`<div class="controls"><button onClick=${() => movePage(move, { upto: null })}>Newest</button></div>` : null}`;
       const first = events[0].seq;
+      const newest = events[events.length - 1].seq;
       const windowed = first > 1;
       const xs = [];
       const ys = TIMELINE_SERIES.map(() => []);
@@ -826,14 +881,30 @@ function TimelineView({ tick }) {
         ],
         series: [{}, ...TIMELINE_SERIES.map(([, label, stroke]) => ({ label, stroke, paths: uPlot.paths.stepped({ align: 1 }) }))],
       };
-      return html`${windowed ? html`<p class="muted" data-testid="timeline-window">The last ${events.length} of the run's ${events[events.length - 1].seq} events (from #${first}): the chart counts from there; the run panel has the run's totals.</p>` : null}
+      // The table: this window's newest rows, or the newest of one type up to its end.
+      const capturedOfType = REPORT && view.type ? all.filter((ev) => ev.type === view.type && ev.seq <= newest) : null;
+      const ofType = !view.type ? null : REPORT ? capturedOfType.slice(-TIMELINE_ROWS) : (typedData?.events ?? null);
+      const rows = view.type ? ofType : events.slice(-TIMELINE_ROWS);
+      const oldestRow = rows?.length ? rows[0].seq : null;
+      const reportStart = REPORT ? (all[0]?.seq ?? 1) : 1;
+      // Older ones to page to: matching events below the oldest row (in a report, among those it keeps).
+      const older = oldestRow !== null && (view.type ? (REPORT ? capturedOfType.length > rows.length : typedData?.next_before != null) : oldestRow > reportStart);
+      const span = held ? `Events up to #${newest} (held: newer events are on the newest page)` : windowed ? `The last ${events.length} of the run's ${newest} events (from #${first})` : null;
+      return html`${span ? html`<p class="muted" data-testid="timeline-window">${span}: the chart counts from #${first}; the run panel has the run's totals.</p>` : null}
         <${Chart} opts=${opts} data=${[xs, ...ys]} summary=${`Cumulative counts over ${windowed ? `the events since #${first}` : "these events"}: ${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(", ")}`} />
         <p class="muted" aria-hidden="true" data-testid="timeline-counts">${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(" · ")}</p>
-        ${events.length > TIMELINE_ROWS ? html`<p class="muted">The newest ${TIMELINE_ROWS} of these events:</p>` : null}
+        ${rows === null
+          ? html`<p class="muted">Loading ${view.type} events…</p>`
+          : !rows.length
+            ? html`<p class="muted" data-testid="timeline-rows-note">No ${view.type} events up to #${newest}${REPORT && reportStart > 1 ? ` in this report (it keeps events from #${reportStart} on)` : ""}.</p>`
+            : html`<p class="muted" data-testid="timeline-rows-note">${view.type ? `${older ? `The newest ${rows.length}` : rows.length === 1 ? "The one" : `All ${rows.length}`} ${view.type} ${rows.length === 1 ? "event" : "events"} up to #${newest}` : events.length > TIMELINE_ROWS ? `The newest ${TIMELINE_ROWS} of these events` : "These events"}, newest first${REPORT && reportStart > 1 && !older ? `; this report keeps events from #${reportStart} on` : ""}:</p>
         <table class="events"><thead><tr><th>#</th><th>Virtual time</th><th>Type</th><th>Data</th></tr></thead>
-        <tbody>${[...events].reverse().slice(0, TIMELINE_ROWS).map(
+        <tbody>${[...rows].reverse().map(
           (ev) => html`<tr key=${ev.seq}><td>${ev.seq}</td><td class="time">${new Date(ev.at).toISOString()}</td><td>${ev.type}${typeof ev.data?.order_id === "string" ? html` <${Link} to=${`/orders/${ev.data.order_id}`} title=${ev.data.order_id}>order ${short(ev.data.order_id, 8)}<//>` : null}</td><td class="data"><code class="data">${JSON.stringify(ev.data)}</code></td></tr>`,
-        )}</tbody></table>`;
+        )}</tbody></table>`}
+        ${held || older
+          ? html`<div class="controls">${held ? html`<button onClick=${() => movePage(move, { upto: null })}>Newest</button>` : null}${older ? html`<button onClick=${() => movePage(move, { upto: oldestRow - 1 })}>Older</button>` : null}</div>`
+          : null}`;
     }}<//>
   </section>`;
 }
@@ -929,7 +1000,7 @@ function viewFor(route, tick, nav) {
       // Keyed by navigation: a link or Back to the list reads its filter from the address again.
       return rest ? html`<${RequestView} id=${rest} tick=${tick} />` : html`<${RequestsView} key=${nav} tick=${tick} />`;
     case "timeline":
-      return html`<${TimelineView} tick=${tick} />`;
+      return html`<${TimelineView} key=${nav} tick=${tick} />`;
     case "accounts":
       return rest ? html`<${AccountView} address=${rest} tick=${tick} />` : html`<${AccountsView} key=${nav} tick=${tick} />`;
     default:

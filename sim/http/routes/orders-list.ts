@@ -26,6 +26,7 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import type { Engine, OrderWire } from "../../core/engine.ts";
 import { ExchangeError } from "../../core/errors.ts";
+import { compareDecimal, decimalOf, type Decimal } from "../../core/amounts.ts";
 import { requireOwner } from "../auth.ts";
 import { parseInput } from "../validate.ts";
 import { zAddress, zQueryInt } from "../fields.ts";
@@ -66,25 +67,7 @@ export const SORTABLE_FIELDS = [
 
 const PLAIN_DECIMAL = /^(0|[1-9][0-9]*|0[0-9]*)(\.[0-9]+)?$/;
 
-/** A non-negative decimal string as an exact rational (units / 10^scale). */
-interface Dec {
-  units: bigint;
-  scale: number;
-}
-
-function dec(s: string): Dec {
-  const dot = s.indexOf(".");
-  return dot < 0 ? { units: BigInt(s), scale: 0 } : { units: BigInt(s.slice(0, dot) + s.slice(dot + 1)), scale: s.length - dot - 1 };
-}
-
-function cmpDec(a: Dec, b: Dec): number {
-  const scale = Math.max(a.scale, b.scale);
-  const x = a.units * 10n ** BigInt(scale - a.scale);
-  const y = b.units * 10n ** BigInt(scale - b.scale);
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-const decimalBound = z.string().regex(PLAIN_DECIMAL, "must be a non-negative decimal string").max(100).transform(dec);
+const decimalBound = z.string().regex(PLAIN_DECIMAL, "must be a non-negative decimal string").max(100).transform(decimalOf);
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/i;
 const TIMESTAMP = /^\d{1,12}(?:\.\d{1,9})?$/;
@@ -138,7 +121,7 @@ export const ListOrdersQuery = z.object({
   order: z.enum(["asc", "desc"]).optional(),
   ...rangeShape,
 });
-type ListQuery = z.output<typeof ListOrdersQuery> & Partial<Record<`${"min" | "max"}_${RangeField}`, Dec>>;
+type ListQuery = z.output<typeof ListOrdersQuery> & Partial<Record<`${"min" | "max"}_${RangeField}`, Decimal>>;
 
 type Pred = (o: OrderWire) => boolean;
 
@@ -189,8 +172,8 @@ function predicates(q: ListQuery): Pred[] {
   for (const f of RANGE_FIELDS) {
     const lo = q[`min_${f}`];
     const hi = q[`max_${f}`];
-    if (lo) ps.push((o) => cmpDec(dec(o[f]), lo) >= 0);
-    if (hi) ps.push((o) => cmpDec(dec(o[f]), hi) <= 0);
+    if (lo) ps.push((o) => compareDecimal(decimalOf(o[f]), lo) >= 0);
+    if (hi) ps.push((o) => compareDecimal(decimalOf(o[f]), hi) <= 0);
   }
   const times: [keyof ListQuery, "created_at" | "updated_at", 1 | -1][] = [
     ["created_after", "created_at", 1],
@@ -210,7 +193,7 @@ function predicates(q: ListQuery): Pred[] {
 }
 
 function comparator(field: (typeof SORTABLE_FIELDS)[number]): (a: OrderWire, b: OrderWire) => number {
-  if (DECIMAL_FIELDS.has(field)) return (a, b) => cmpDec(dec(String(a[field])), dec(String(b[field])));
+  if (DECIMAL_FIELDS.has(field)) return (a, b) => compareDecimal(decimalOf(String(a[field])), decimalOf(String(b[field])));
   if (TIME_FIELDS.has(field)) return (a, b) => Date.parse(String(a[field])) - Date.parse(String(b[field]));
   return (a, b) => {
     const x = a[field] === null ? null : String(a[field]);
