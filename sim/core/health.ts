@@ -50,7 +50,14 @@ export class Health {
   /** The relayer's id when it does not simply follow the executor (lagging, or null = unknown). */
   private relayerPinned: { id: number | null } | null;
   private signatureReady: boolean;
+  /** The test switch (control API): 503 while set. */
   private dependencyUnavailable: boolean;
+  /**
+   * The chain node is gone (its process exited): 503 whatever the switch says, since clearing
+   * the switch must not make a dead exchange look healthy. A fact of the process, not of the
+   * run's state: snapshots neither keep nor clear it.
+   */
+  private nodeDown = false;
 
   /**
    * `executor` given: the id lives there (`initial.executorId` must then be absent or
@@ -110,6 +117,16 @@ export class Health {
     this.dependencyUnavailable = unavailable;
   }
 
+  /** The chain node died: GET /health answers 503 from now on. */
+  setNodeDown(): void {
+    this.nodeDown = true;
+  }
+
+  /** Whether GET /health answers 503 (the switch, or a dead node). */
+  get unavailable(): boolean {
+    return this.dependencyUnavailable || this.nodeDown;
+  }
+
   isHealthy(): boolean {
     const relayer = this.relayerExecutorId;
     return this.signatureReady && (relayer === null || relayer === this.executorId);
@@ -118,7 +135,7 @@ export class Health {
   /** The GET /health body, or 503 UNAVAILABLE when a backing dependency is down. */
   view(): HealthResponse {
     const s = this.snapshot();
-    if (s.dependencyUnavailable) {
+    if (this.unavailable) {
       throw new ExchangeError("UNAVAILABLE", 503, "Service temporarily unavailable; please retry");
     }
     return {

@@ -140,8 +140,14 @@ export class RouteFaults {
     return { rules: this.list(), rng: this.rng.snapshot() };
   }
 
-  /** Also takes the bare rule list older snapshots and state files hold. */
+  /**
+   * Also takes the bare rule list older snapshots and state files hold. The requests the run
+   * being left still holds or delays end first (dropPending): served after the restore, a
+   * delayed one would land its effect in the restored state (a pool id's reset, a fixture's
+   * restore between tests).
+   */
   restore(state: RouteFaultsState | readonly RouteFaultRule[]): void {
+    this.dropPending();
     if (Array.isArray(state)) return this.set(state as readonly RouteFaultRule[]);
     const s = state as RouteFaultsState;
     this.set(s.rules);
@@ -201,6 +207,11 @@ export class RouteFaults {
    */
   dropHeld(): void {
     this.released = true;
+    this.dropPending();
+  }
+
+  /** End what is held (the connection drops) or delayed (503, never served) now; later requests are served as usual. */
+  dropPending(): void {
     for (const res of this.held) res.socket?.destroy();
     this.held.clear();
     // Requests still in their latency delay are never served: a closed exchange neither

@@ -83,10 +83,13 @@ export function viewerRouter(uiDir: string = UI_DIR): Router {
     res.type(typeOf(file)).setHeader("Cache-Control", "max-age=3600");
     sendViewerFile(res, path);
   });
+  const page = readFileSync(join(uiDir, "index.html"), "utf8");
   r.get(["/ui", "/ui/*rest"], (req, res, next) => {
     if (/^\/ui\/(assets|vendor)\//.test(req.path)) return next();
     res.type("html").setHeader("Cache-Control", "no-cache");
-    sendViewerFile(res, join(uiDir, "index.html"));
+    // Its files from under the path it was reached at: a pool id's page (/<id>/__fakex/ui)
+    // loads them below /<id>/ too, so a proxy that forwards only /<id>/ serves a whole page.
+    res.send(page.replaceAll("/__fakex/ui/", `${req.baseUrl}/ui/`));
   });
   // The viewer's pages and files are read only: another method is the control API's 405.
   r.all(["/ui", "/ui/*rest"], onlyGet);

@@ -40,7 +40,8 @@ export const MAX_BLOCK_SECONDS = 3600;
 export type ControlBlockMode = { kind: "automine" } | { kind: "interval"; seconds: number } | { kind: "manual" };
 
 export interface ControlHealth {
-  status: "healthy" | "degraded";
+  /** As GET /api/v1/health shows it: "unavailable" while it answers 503. */
+  status: "healthy" | "degraded" | "unavailable";
   executor_id: number;
   relayer_executor_id: number | null;
   signature_ready: boolean;
@@ -98,11 +99,15 @@ export interface ControlHandle {
   faultPlan(): FaultPlan;
   /** null clears the plan. */
   setFaultPlan(plan: unknown): FaultPlan;
+  /** EIP-7702 delegates a relayed type-4 transaction may authorise. */
+  delegateAllowlist(): string[];
+  /** Replace them (addresses, any letter case); RangeError on anything else. Returns the list. */
+  setDelegateAllowlist(addresses: readonly string[]): string[];
   fxQuotes(): FxQuote[];
   setFxQuotes(quotes: readonly FxQuote[], replace: boolean): void;
   rotateExecutor(id: number, relayerFollows: boolean): void;
   health(): ControlHealth;
-  setHealth(p: { degraded?: boolean; signature_ready?: boolean; unavailable?: boolean }): ControlHealth;
+  setHealth(p: { degraded?: boolean; signature_ready?: boolean; unavailable?: boolean; relayer_executor_id?: number | null }): ControlHealth;
   routeFaults(): RouteFaultRule[];
   /** Validated by the handle (parseRouteFaultRules); [] clears. */
   setRouteFaults(rules: unknown): RouteFaultRule[];
@@ -163,6 +168,8 @@ const schemas = {
   // sending {"blocks": 3} to /settle would otherwise believe it was obeyed).
   noOptions: z.object({}).strict(),
   faults: z.object({ plan: z.unknown() }).strict(),
+  // Each address is checked by the allowlist itself (a RangeError naming the entry: 400).
+  delegates: z.object({ allowlist: z.array(z.unknown()) }).strict(),
   fxQuotes: z
     .object({
       quotes: z
@@ -182,7 +189,9 @@ const schemas = {
     })
     .strict(),
   executor: z.object({ executor_id: z.number().int().min(0).max(15), relayer_follows: z.boolean().optional() }).strict(),
-  health: z.object({ degraded: z.boolean().optional(), signature_ready: z.boolean().optional(), unavailable: z.boolean().optional() }).strict(),
+  health: z
+    .object({ degraded: z.boolean().optional(), signature_ready: z.boolean().optional(), unavailable: z.boolean().optional(), relayer_executor_id: z.union([z.number().int().min(0).max(15), z.null()]).optional() })
+    .strict(),
   routes: z.object({ rules: z.array(z.unknown()) }).strict(),
   activity: z.record(z.string(), z.unknown()),
   activityStop: z.object({ markets: z.union([z.literal("*"), z.array(z.string())]).optional() }).strict(),
@@ -304,6 +313,10 @@ export function controlRouter(c: ControlHandle): Router {
     .post(h((req, res) => res.json({ plan: c.setFaultPlan(parse(schemas.faults, req.body).plan ?? null) })))
     .delete(h((_req, res) => res.json({ plan: c.setFaultPlan(null) })))
     .all(notAllowed("GET", "POST", "DELETE"));
+  r.route("/delegates")
+    .get(h((_req, res) => res.json({ allowlist: c.delegateAllowlist() })))
+    .post(h((req, res) => res.json({ allowlist: c.setDelegateAllowlist(parse(schemas.delegates, req.body).allowlist as string[]) })))
+    .all(notAllowed("GET", "POST"));
   r.route("/fx/quotes")
     .get(h((_req, res) => res.json({ quotes: c.fxQuotes() })))
     .post(

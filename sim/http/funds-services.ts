@@ -11,6 +11,7 @@
 import type { Account } from "../core/ledger.ts";
 import type { Address } from "../core/typed-data.ts";
 import type { WithdrawCoSigner } from "../core/withdraw.ts";
+import { DelegateAllowlist } from "../core/delegate-allowlist.ts";
 import { FundsReader } from "../chain/funds-reads.ts";
 import { TxBuilder, type FundsClient, type FundsDeployment } from "../chain/tx-builder.ts";
 
@@ -37,8 +38,8 @@ export interface FundsServices {
    */
   sync(): Promise<bigint | void>;
   coSigner: WithdrawCoSigner;
-  /** EIP-7702 delegates a relayed type-4 transaction may authorise (default: none). */
-  delegateAllowlist?: readonly Address[];
+  /** EIP-7702 delegates a relayed type-4 transaction may authorise (empty unless set). */
+  delegates: DelegateAllowlist;
 }
 
 /** The engine as the funds routes use it (Engine satisfies it). */
@@ -56,6 +57,8 @@ export interface CreateFundsOptions {
   deployment: FundsDeployment;
   engine: FundsEngine;
   coSigner: WithdrawCoSigner;
+  /** The allowlist to use (its owner snapshots it), or its first contents. */
+  delegates?: DelegateAllowlist;
   delegateAllowlist?: readonly Address[];
 }
 
@@ -80,6 +83,6 @@ export function createFundsServices(o: CreateFundsOptions): FundsServices {
       return typeof block === "bigint" ? block : undefined;
     },
     coSigner: o.coSigner,
-    ...(o.delegateAllowlist ? { delegateAllowlist: o.delegateAllowlist } : {}),
+    delegates: o.delegates ?? new DelegateAllowlist(o.delegateAllowlist ?? []),
   };
 }

@@ -37,7 +37,7 @@ export async function relay(
     ...funds.deployment,
     exchangeAbi: Exchange.abi as Abi,
     isRegistryToken: (t: Address) => registry.token(t) !== undefined,
-    delegateAllowlist: funds.delegateAllowlist ?? [],
+    delegateAllowlist: funds.delegates.list(),
   });
   const txHash = await funds.reader.sendRawTransaction(rawTx as Hex);
   if (accepted.kind === "depositFund" || accepted.kind === "depositFundWithPermit" || accepted.kind === "executeInstantWithdrawDualSig") {
