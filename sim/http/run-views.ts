@@ -8,6 +8,7 @@
 //                                  settlement batches and tx hashes, and the requests that touched it
 //   GET /batches?limit&offset&upto settlement batches, newest first, with revert reasons
 //   GET /markets                   every market with its depth ladder and recent trades
+import { EVENT_TYPES } from "../core/event-types.ts";
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import { formatUnits } from "../core/amounts.ts";
 import type { Engine } from "../core/engine.ts";
@@ -180,6 +181,8 @@ export function runViewsRouter(p: RunViewParts): Router {
         requests: journal.length,
       },
       markets: registry.markets().map((m) => m.symbol),
+      // What GET /events?type= takes (the timeline offers them).
+      event_types: EVENT_TYPES,
     });
   });
 

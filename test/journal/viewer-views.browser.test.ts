@@ -77,6 +77,9 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     await page.goBack();
     await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/timeline?type=order_placed&upto=${upto}`);
     await expect.poll(async () => Number(await seqs.first().textContent())).toBe(older.events.at(-1)!.seq);
+    // A name that is no event type (a typo in a link) is said so, with the types there are.
+    await page.goto(`${ex.controlUrl}/ui/timeline?type=fills`);
+    await expect.poll(() => page.locator('[data-testid="timeline-rows-note"]').textContent()).toMatch(/^No event type "fills": the types are order_placed, fill, /);
     // A type the run never logged says so; any type again lists every kind of event.
     await page.goto(`${ex.controlUrl}/ui/timeline?type=executor_changed`);
     await expect.poll(() => page.locator('[data-testid="timeline-rows-note"]').textContent()).toBe(`No executor_changed events up to #${total}.`);

@@ -787,27 +787,6 @@ const isoTick = (t, days) => {
 };
 const TIMELINE_WINDOW = 1000;
 const TIMELINE_ROWS = 300;
-/** The engine's event types (sim/core/event-types.ts; a test keeps the two lists equal). */
-const EVENT_TYPES = [
-  "order_placed",
-  "fill",
-  "order_cancel",
-  "order_status",
-  "vl_batch",
-  "swap_accepted",
-  "swap_settled",
-  "settlement_broadcast",
-  "settlement_receipt",
-  "fill_status",
-  "deposit",
-  "withdrawal",
-  "withdraw_hold",
-  "withdraw_hold_released",
-  "withdrawal_debt_paid",
-  "executor_changed",
-  "fault_plan",
-];
-
 /**
  * The timeline's window: the chart charts up to TIMELINE_WINDOW events ending at `upto`
  * (a seq; the newest when not held), and the table lists the newest TIMELINE_ROWS of them,
@@ -816,7 +795,7 @@ const EVENT_TYPES = [
  */
 function TimelineView({ tick }) {
   const initial = routeQuery();
-  const [view, setView] = useState(() => ({ type: EVENT_TYPES.includes(initial.get("type")) ? initial.get("type") : "", upto: wholeNumber(initial.get("upto"), null) }));
+  const [view, setView] = useState(() => ({ type: initial.get("type") ?? "", upto: wholeNumber(initial.get("upto"), null) }));
   const userMove = useRef(false);
   useEffect(() => {
     const params = new URLSearchParams();
@@ -831,6 +810,8 @@ function TimelineView({ tick }) {
   };
   const head = useData("/run", tick);
   const total = head.data?.counts.events ?? null;
+  // The server's list of event types (a report's capture of /run holds it too).
+  const types = head.data?.event_types ?? (view.type ? [view.type] : []);
   // A held view past the log's end (a restore shrank it) comes down to the end, still held.
   const end = total === null ? null : view.upto === null ? total : Math.min(view.upto, total);
   const chartPath = end === null ? "/run" : `/events?before=${end + 1}&limit=${TIMELINE_WINDOW}`;
@@ -848,7 +829,7 @@ function TimelineView({ tick }) {
   const held = view.upto !== null;
   return html`<section class="panel"><h2>Timeline (virtual clock, UTC)</h2>
     <div class="filters">
-      <label class="field">type <select aria-label="list events of one type" value=${view.type} onChange=${(e) => move({ type: e.target.value })}><option value="">any</option>${EVENT_TYPES.map((t) => html`<option value=${t}>${t}</option>`)}</select></label>
+      <label class="field">type <select aria-label="list events of one type" value=${view.type} onChange=${(e) => move({ type: e.target.value })}><option value="">any</option>${types.map((t) => html`<option value=${t}>${t}</option>`)}</select></label>
     </div>
     <${Loading} state=${state}>${(d) => {
       // A report holds the run's newest events: its window and its filter are cut from them here.
@@ -884,7 +865,9 @@ function TimelineView({ tick }) {
       // The table: this window's newest rows, or the newest of one type up to its end.
       const capturedOfType = REPORT && view.type ? all.filter((ev) => ev.type === view.type && ev.seq <= newest) : null;
       const ofType = !view.type ? null : REPORT ? capturedOfType.slice(-TIMELINE_ROWS) : (typedData?.events ?? null);
-      const rows = view.type ? ofType : events.slice(-TIMELINE_ROWS);
+      // A type the address names that the server does not know (a typo, an old link): said, not loaded forever.
+      const unknownType = view.type && head.data?.event_types && !head.data.event_types.includes(view.type);
+      const rows = unknownType ? [] : view.type ? ofType : events.slice(-TIMELINE_ROWS);
       const oldestRow = rows?.length ? rows[0].seq : null;
       const reportStart = REPORT ? (all[0]?.seq ?? 1) : 1;
       // Older ones to page to: matching events below the oldest row (in a report, among those it keeps).
@@ -893,7 +876,11 @@ function TimelineView({ tick }) {
       return html`${span ? html`<p class="muted" data-testid="timeline-window">${span}: the chart counts from #${first}; the run panel has the run's totals.</p>` : null}
         <${Chart} opts=${opts} data=${[xs, ...ys]} summary=${`Cumulative counts over ${windowed ? `the events since #${first}` : "these events"}: ${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(", ")}`} />
         <p class="muted" aria-hidden="true" data-testid="timeline-counts">${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(" · ")}</p>
-        ${rows === null
+        ${unknownType
+          ? html`<p class="error" data-testid="timeline-rows-note">No event type ${JSON.stringify(view.type)}: the types are ${head.data.event_types.join(", ")}.</p>`
+          : typed.error && !typedData
+            ? html`<p class="error">${typed.error}</p>`
+            : rows === null
           ? html`<p class="muted">Loading ${view.type} events…</p>`
           : !rows.length
             ? html`<p class="muted" data-testid="timeline-rows-note">No ${view.type} events up to #${newest}${REPORT && reportStart > 1 ? ` in this report (it keeps events from #${reportStart} on)` : ""}.</p>`
