@@ -71,6 +71,11 @@ export interface ControlEventPage {
   next_after: number | null;
   /** With `before`: the `before` of the next older page, null at the start. */
   next_before: number | null;
+  /**
+   * Snapshot restores so far: when it differs from a reader's last page, the log was replaced
+   * (seqs past the restored end name other events now), so the reader starts over.
+   */
+  restores: number;
 }
 
 /** Counts by status after settling; a status no fill (order) has is absent. */
@@ -158,10 +163,10 @@ const schemas = {
   restore: z.object({ id: z.string().min(1).max(64) }).strict(),
   events: z
     .object({
-      after: z.string().regex(/^\d{1,15}$/).optional(),
-      before: z.string().regex(/^\d{1,15}$/).optional(),
-      limit: z.string().regex(/^\d{1,6}$/).optional(),
-      type: z.string().max(1000).optional(),
+      after: z.string().regex(/^\d{1,15}$/, "must be a whole decimal number (a seq)").optional(),
+      before: z.string().regex(/^\d{1,15}$/, "must be a whole decimal number (a seq)").optional(),
+      limit: z.string().regex(/^\d{1,6}$/, `must be a whole number 1-${MAX_EVENTS_PAGE}`).optional(),
+      type: z.string().max(1000, "is too long (event types, comma-separated)").optional(),
     })
     .strict(),
   // Routes that take no options: a body with keys is refused, not ignored (a caller

@@ -83,6 +83,32 @@ describe.each([
   }, 60_000);
 });
 
+describe.each([
+  ["without a state directory", false],
+  ["with a state directory", true],
+])("a restore while a request waits out a latency rule's delay (%s)", (_name, withStateDir) => {
+  test("the request answers 503 at once and is never served: the restored state has no trace of it", async () => {
+    const ex = await createFakeExchange({ liquidity: false, users: 1, ...(withStateDir ? { stateDir: path.join(mkdtempSync(path.join(tmpdir(), "fakex-latency-restore-")), "state") } : {}) });
+    try {
+      const body = await signedOrder(ex);
+      const snap = (await (await fetch(`${ex.controlUrl}/snapshot`, { method: "POST" })).json()) as { id: string };
+      ex.control.setRouteFaults([{ method: "POST", path: "/orders", latency_ms: 30_000, times: 1 }]);
+      const placed = fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      // In its delay once the rule has taken it.
+      await expect.poll(() => ex.parts.routeFaults.taken, { timeout: 10_000 }).toBe(1);
+      const restored = await fetch(`${ex.controlUrl}/restore`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: snap.id }) });
+      expect(restored.status).toBe(200);
+      const answer = await placed;
+      expect([answer.status, answer.headers.get("retry-after")]).toEqual([503, "1"]);
+      expect(() => ex.parts.engine.orderRecord(body.order_id)).toThrow(/not found/);
+      // The same order now: placed (no trace of the first attempt, no 409).
+      expect((await fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).status).toBe(201);
+    } finally {
+      await ex.close();
+    }
+  }, 60_000);
+});
+
 describe("an after_commit 503 in the journal", () => {
   test("the committed 201 it lost is not a rejection; a committed refusal still is", async () => {
     const ex = await createFakeExchange({ liquidity: false, users: 1 });

@@ -65,18 +65,22 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     expect(await typesShown()).toEqual(new Set(["order_placed"]));
     expect(await page.locator('[data-testid="timeline-rows-note"]').textContent()).toBe(`The newest 300 order_placed events up to #${total}, newest first:`);
     // Older: the next 300 before them, the view held there (chart too), in the address.
-    await page.locator("button", { hasText: "Older" }).click();
+    await page.locator("button", { hasText: "Older" }).first().click();
     const upto = newest.events[0]!.seq - 1;
     await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/timeline?type=order_placed&upto=${upto}`);
     const older = await events(`type=order_placed&before=${upto + 1}&limit=300`);
     await expect.poll(async () => (await seqs.allTextContents()).map(Number)).toEqual(older.events.map((e) => e.seq).reverse());
     await expect.poll(() => page.locator('[data-testid="timeline-window"]').textContent()).toContain(`Events up to #${upto} (held`);
     // Newest returns to the live end; Back to the held page.
-    await page.locator("button", { hasText: "Newest" }).click();
+    await page.locator("button", { hasText: "Newest" }).first().click();
     await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/timeline?type=order_placed`);
     await page.goBack();
     await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/timeline?type=order_placed&upto=${upto}`);
     await expect.poll(async () => Number(await seqs.first().textContent())).toBe(older.events.at(-1)!.seq);
+    // A held position past the log's end comes down to the end, in the address too, and stays held.
+    await page.goto(`${ex.controlUrl}/ui/timeline?type=order_placed&upto=999999`);
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/timeline?type=order_placed&upto=${total}`);
+    await expect.poll(() => page.locator('[data-testid="timeline-window"]').textContent()).toContain(`Events up to #${total} (held`);
     // A name that is no event type (a typo in a link) is said so, with the types there are.
     await page.goto(`${ex.controlUrl}/ui/timeline?type=fills`);
     await expect.poll(() => page.locator('[data-testid="timeline-rows-note"]').textContent()).toMatch(/^No event type "fills": the types are order_placed, fill, /);

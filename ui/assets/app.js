@@ -810,6 +810,11 @@ function TimelineView({ tick }) {
   };
   const head = useData("/run", tick);
   const total = head.data?.counts.events ?? null;
+  // A held position past the log's end (a restore shrank it, or the address asked for more)
+  // comes down to the end and stays held there, in the address too, as a list page's does.
+  useEffect(() => {
+    if (!REPORT && total !== null && view.upto !== null && view.upto > total) setView((v) => ({ ...v, upto: total }));
+  }, [total, view.upto]);
   // The server's list of event types (a report's capture of /run holds it too).
   const types = head.data?.event_types ?? (view.type ? [view.type] : []);
   // A held view past the log's end (a restore shrank it) comes down to the end, still held.
@@ -873,6 +878,9 @@ function TimelineView({ tick }) {
       // Older ones to page to: matching events below the oldest row (in a report, among those it keeps).
       const older = oldestRow !== null && (view.type ? (REPORT ? capturedOfType.length > rows.length : typedData?.next_before != null) : oldestRow > reportStart);
       const span = held ? `Events up to #${newest} (held: newer events are on the newest page)` : windowed ? `The last ${events.length} of the run's ${newest} events (from #${first})` : null;
+      const pager = held || older
+        ? html`<div class="controls">${held ? html`<button onClick=${() => movePage(move, { upto: null })}>Newest</button>` : null}${older ? html`<button onClick=${() => movePage(move, { upto: oldestRow - 1 })}>Older</button>` : null}</div>`
+        : null;
       return html`${span ? html`<p class="muted" data-testid="timeline-window">${span}: the chart counts from #${first}; the run panel has the run's totals.</p>` : null}
         <${Chart} opts=${opts} data=${[xs, ...ys]} summary=${`Cumulative counts over ${windowed ? `the events since #${first}` : "these events"}: ${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(", ")}`} />
         <p class="muted" aria-hidden="true" data-testid="timeline-counts">${TIMELINE_SERIES.map(([, label], i) => `${label} ${counts[i]}`).join(" · ")}</p>
@@ -885,13 +893,12 @@ function TimelineView({ tick }) {
           : !rows.length
             ? html`<p class="muted" data-testid="timeline-rows-note">No ${view.type} events up to #${newest}${REPORT && reportStart > 1 ? ` in this report (it keeps events from #${reportStart} on)` : ""}.</p>`
             : html`<p class="muted" data-testid="timeline-rows-note">${view.type ? `${older ? `The newest ${rows.length}` : rows.length === 1 ? "The one" : `All ${rows.length}`} ${view.type} ${rows.length === 1 ? "event" : "events"} up to #${newest}` : events.length > TIMELINE_ROWS ? `The newest ${TIMELINE_ROWS} of these events` : "These events"}, newest first${REPORT && reportStart > 1 && !older ? `; this report keeps events from #${reportStart} on` : ""}:</p>
+        ${rows.length > 20 ? pager : null}
         <table class="events"><thead><tr><th>#</th><th>Virtual time</th><th>Type</th><th>Data</th></tr></thead>
         <tbody>${[...rows].reverse().map(
           (ev) => html`<tr key=${ev.seq}><td>${ev.seq}</td><td class="time">${new Date(ev.at).toISOString()}</td><td>${ev.type}${typeof ev.data?.order_id === "string" ? html` <${Link} to=${`/orders/${ev.data.order_id}`} title=${ev.data.order_id}>order ${short(ev.data.order_id, 8)}<//>` : null}</td><td class="data"><code class="data">${JSON.stringify(ev.data)}</code></td></tr>`,
         )}</tbody></table>`}
-        ${held || older
-          ? html`<div class="controls">${held ? html`<button onClick=${() => movePage(move, { upto: null })}>Newest</button>` : null}${older ? html`<button onClick=${() => movePage(move, { upto: oldestRow - 1 })}>Older</button>` : null}</div>`
-          : null}`;
+        ${pager}`;
     }}<//>
   </section>`;
 }
