@@ -219,6 +219,8 @@ export interface EngineSnapshot {
   readonly vaultEventsSeen: readonly string[];
   readonly vaultDebt: readonly [string, bigint][];
   readonly withdrawHolds: readonly [string, WithdrawHold][];
+  /** The fault plan's own streams (absent in states saved before they had their own). */
+  readonly faultRngs?: { readonly reverts: RngState; readonly spreads: RngState };
 }
 
 /** A co-signed withdrawal not mined yet: what it keeps frozen, until when (see holdWithdrawal). */
@@ -234,6 +236,14 @@ export class Engine {
   readonly registry: Registry;
   readonly clock: VirtualClock;
   readonly rng: Rng;
+  /**
+   * The fault plan's draws, each on a stream of its own: which settlement legs a
+   * revertFraction reverts, and which fills a spreadFills plan spreads. Apart from the
+   * engine's stream (ids, quotes) and from each other, so a swap quote, or turning spread
+   * fills on, does not move which fills revert.
+   */
+  private readonly revertRng: Rng;
+  private readonly spreadRng: Rng;
   readonly chain: ChainPort;
   /** Orders are logged by reference and fills by id; these views pick their immutable fields. */
   readonly log = new EventLog({
@@ -323,6 +333,8 @@ export class Engine {
     this.clock = o.clock ?? new VirtualClock();
     this.instants = new InstantSource(this.clock);
     this.rng = new Rng(engineSeed(o.seed));
+    this.revertRng = new Rng(`${String(o.seed)}/fault-reverts`);
+    this.spreadRng = new Rng(`${String(o.seed)}/fault-spreads`);
     this.chain = o.chain;
     this.executorIdValue = o.executorId;
     this.cancelCooldownSec = o.cancelCooldownSec ?? DEFAULT_CANCEL_COOLDOWN_SEC;
@@ -398,6 +410,17 @@ export class Engine {
     const ow = owner.toLowerCase();
     this.ledger.credit(ow, t.address, amount);
     this.log.append("deposit", this.clock.nowMs(), { owner: ow, token: t.address, amount });
+  }
+
+  /**
+   * Credit a deposit the caller saw mined (the memory exchange's fund(), which is synchronous):
+   * once, and marked seen, so the next sync does not credit it a second time.
+   */
+  applyDepositEvent(ev: { owner: string; token: string; amount: bigint; txHash: string; logIndex: number }): void {
+    const key = `${ev.txHash}:${ev.logIndex}`;
+    if (this.vaultEventsSeen.has(key)) return;
+    this.vaultEventsSeen.add(key);
+    this.creditDeposit(ev.owner, ev.token, ev.amount);
   }
 
   /** Pull deposit events from the chain port since the last sync and credit them (alias of syncVaultEvents). */
@@ -717,7 +740,7 @@ export class Engine {
 
   private executeFill(f: PlannedFill, taker: OrderRecord, now: Instant): void {
     const maker = f.maker;
-    const spread = fillSpread(f, taker, this.faults.spreadFills, this.rng);
+    const spread = fillSpread(f, taker, this.faults.spreadFills, this.spreadRng);
     // The maker gives its from-token's leg: the base amount to a bid taker, the quote amount to an ask taker.
     const makerGive = taker.side === "bid" ? f.baseRaw : f.quoteRaw;
     const id = this.fills.append(maker, taker, f.lots, f.baseRaw, f.quoteRaw, makerGive, takerGiveOf(f, taker, spread), spread, now.ms);
@@ -1228,7 +1251,7 @@ export class Engine {
     const frac = this.faults.revertFraction;
     if (frac) fills.forEach((_, i) => {
       // Draw for every fill so the RNG stream does not depend on other faults.
-      const hit = this.rng.chance(frac.fraction);
+      const hit = this.revertRng.chance(frac.fraction);
       if (hit && !reverts.has(i)) reverts.set(i, frac.reason);
     });
     return { atomic, reverts };
@@ -1247,7 +1270,7 @@ export class Engine {
       }
       const fills = ids.map((id) => this.fills.get(id));
       const nth = this.settlements.length + 1;
-      const rngBefore = this.rng.snapshot();
+      const rngBefore = this.revertRng.snapshot();
       const bf = this.faultsFor(nth, fills);
       const matches: ChainMatch[] = fills.map((f) => {
         const maker = this.orders.get(f.makerOrderId)!;
@@ -1267,7 +1290,7 @@ export class Engine {
         txHash = (await this.chain.submitBatch(matches, { atomic: bf.atomic })).txHash;
       } catch (e) {
         // Nothing was broadcast: leave the fills pending and the RNG where it was.
-        this.rng.restore(rngBefore);
+        this.revertRng.restore(rngBefore);
         throw e;
       }
       const now = this.instants.now();
@@ -1616,6 +1639,7 @@ export class Engine {
       vaultEventsSeen: [...this.vaultEventsSeen],
       vaultDebt: [...this.vaultDebt],
       withdrawHolds: [...this.withdrawHolds],
+      faultRngs: { reverts: this.revertRng.snapshot(), spreads: this.spreadRng.snapshot() },
     };
   }
 
@@ -1631,6 +1655,10 @@ export class Engine {
     checkEventLogState(s.log);
     this.clock.restore(s.clock);
     this.rng.restore(s.rng);
+    if (s.faultRngs) {
+      this.revertRng.restore(s.faultRngs.reverts);
+      this.spreadRng.restore(s.faultRngs.spreads);
+    }
     // The log's placements name the restored orders themselves, not the snapshot's records:
     // one object per order, and a --state-dir checkpoint writes each once, by reference.
     const byId = new Map(copies.map((o) => [o.id, o]));

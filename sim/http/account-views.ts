@@ -104,6 +104,13 @@ export function accountViewsRouter(p: AccountViewParts): Router {
       // The node does not answer: unknown (null), as the wallet column.
     }
     const balances = balanceRows({ owner, tokens, vault: (t) => funds.ledger.peek(owner, t), wallets, includeZero: true, updatedAt: isoOf(engine.clock.nowMs()) });
+    // The wallet column is read now and the vault columns are the ledger's: a move mined in
+    // between is in one and not the other, so the total counts it once, as the chain holds it
+    // (a withdrawal mined was counted twice, a deposit not at all).
+    for (const m of unsynced ?? []) {
+      const row = balances.balances.find((b) => b.token === m.token);
+      if (row && wallets) row.total = (BigInt(row.total) + BigInt(m.deposits) - BigInt(m.withdrawals)).toString();
+    }
     const ids = engine.orderIdsOf(owner);
     const orders = ids
       .slice(-ACCOUNT_ORDERS)

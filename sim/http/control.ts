@@ -71,11 +71,6 @@ export interface ControlEventPage {
   next_after: number | null;
   /** With `before`: the `before` of the next older page, null at the start. */
   next_before: number | null;
-  /**
-   * Snapshot restores so far: when it differs from a reader's last page, the log was replaced
-   * (seqs past the restored end name other events now), so the reader starts over.
-   */
-  restores: number;
 }
 
 /** Counts by status after settling; a status no fill (order) has is absent. */

@@ -185,14 +185,14 @@ export function createMemoryExchange(o: MemoryExchangeOptions = {}): MemoryExcha
     const t = registry.tokenBySymbol(symbol);
     if (!t) throw new Error(`no token ${symbol}`);
     chain.mint(owner, t.address, raw);
-    const ev = chain.deposit(owner, t.address, raw);
-    engine.creditDeposit(ev.owner, ev.token, ev.amount);
+    // Credited at once (fund() is synchronous) and marked seen: a later sync skips it.
+    engine.applyDepositEvent(chain.deposit(owner, t.address, raw));
   };
   for (const f of o.funded ?? []) fund(f.owner, f.symbol, f.raw);
-  // fund() credits the ledger as it deposits, and nothing else moves the memory vault
-  // from outside, so GET /balances has nothing to sync first.
+  // GET /balances syncs first, as on Anvil: deposits and withdrawals made on `chain` directly
+  // (an emergency exit a test models) reach the ledger then.
   const balances: BalancesSource = {
-    sync: async () => undefined,
+    sync: async () => (await engine.syncVaultEvents()).block,
     ledger: { peek: (owner, token) => engine.vaultAccount(owner, token) },
     reader: { walletBalance: (owner, token) => chain.walletBalance(owner, token) },
   };

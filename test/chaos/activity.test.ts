@@ -137,6 +137,15 @@ describe("market activity", () => {
     }
   });
 
+  test("a high takers_per_min is delivered: takers keep trading after the best level is nearly emptied (before: ~20 a minute whatever was asked)", async () => {
+    const started = await ctl("POST", "/activity", { markets: [SYMBOL], takers_per_min: 60, volatility: 0.001, step_sec: 30 });
+    expect(started.status).toBe(200);
+    const fills = ex.parts.engine.fillCount();
+    await ex.control.advanceClock(20 * 60);
+    // 60 a minute is a Poisson mean of 30 per 30 s step, capped at 20 per step: 40 a minute.
+    expect((ex.parts.engine.fillCount() - fills) / 20).toBeGreaterThan(32);
+  });
+
   test("same seed and clock steps: the same event-log hash; a snapshot taken mid-run replays the rest identically", async () => {
     await run(10);
     const first = hash();

@@ -39,6 +39,22 @@ describe("memory exchange: GET /balances", () => {
     expect([acc.available, acc.frozen]).toEqual([funded - 10_000_000n, 10_000_000n]);
   });
 
+  it("syncs first, as on Anvil: fund() is credited once (a sync does not credit it again), and a withdrawal made on the chain directly reaches the ledger", async () => {
+    const ex = exchange();
+    const usdc = ex.registry.tokenBySymbol("USDC")!;
+    const funded = 1_000_000n * 10n ** 6n;
+    // Before: a sync credited every fund() a second time (the ledger then held twice the vault).
+    await ex.engine.syncVaultEvents();
+    expect(ex.engine.vaultAccount(ALICE, usdc.address).available).toBe(funded);
+    // An exit a test models on the memory chain: the vault pays out without the exchange.
+    ex.chain.withdraw(ALICE, usdc.address, 950_000_000_000n);
+    const key = apiKeyFor(ex, ALICE);
+    const res = await request(ex.app).get("/api/v1/balances").query({ owner_address: ALICE }).set("authorization", key);
+    const row = (res.body.balances as Record<string, string>[]).find((r) => r.token === usdc.address)!;
+    expect(row).toMatchObject({ wallet_balance: "950000000000", vault_available: String(funded - 950_000_000_000n), vault_total: String(funded - 950_000_000_000n) });
+    expect(ex.engine.vaultAccount(ALICE, usdc.address).available).toBe(await ex.chain.vaultBalance(ALICE as never, usdc.address as never));
+  });
+
   it("keeps the spec's auth order: 401 without a key, 403 for another owner", async () => {
     const ex = exchange();
     const noKey = await request(ex.app).get("/api/v1/balances").query({ owner_address: ALICE });

@@ -142,12 +142,16 @@ describe("account views of the control API", () => {
     expect(BigInt(row(page).wallet_balance)).toBe(BigInt(row(before).wallet_balance) - one);
     // Reading changed nothing: the ledger has not taken the deposit, the page says so again.
     expect(row(page).vault_available).toBe(row(before).vault_available);
+    // The total counts the deposit once, as the chain holds it (wallet read now, vault short of it).
+    const total = (p: { balances: { symbol: string; total?: string }[] }) => BigInt(p.balances.find((b) => b.symbol === "GBPT")!.total!);
+    expect(total(page)).toBe(total(before));
     expect((await control(`/accounts/${c.address}`)).body.unsynced_vault_moves).toHaveLength(1);
     // A balance read syncs: the deposit is in the vault and no longer listed.
     await ex.parts.engine.syncVaultEvents();
     const after = (await control(`/accounts/${c.address}`)).body;
     expect(after.unsynced_vault_moves).toEqual([]);
     expect(BigInt(row(after).vault_available)).toBe(BigInt(row(before).vault_available) + one);
+    expect(total(after)).toBe(total(before));
   });
 
   test("another method on a view is a 405 with Allow: GET, as on the control API", async () => {

@@ -949,7 +949,7 @@ function AccountView({ address, tick }) {
       </dl>
       ${walletKnown ? null : html`<p class="error">The chain node did not answer: the wallet and total columns are unknown.</p>`}
       ${unsynced.length
-        ? html`<p class="hint" data-testid="unsynced">Mined but not in the exchange's ledger yet (the next balance read or settlement round applies it; until then the total below is short of it):
+        ? html`<p class="hint" data-testid="unsynced">Mined but not in the exchange's ledger yet (the next balance read or settlement round applies it; the vault columns below do not show it yet, the total does):
             ${unsynced.map((m, i) => html`${i ? "; " : " "}${m.symbol} ${m.deposits !== "0" ? html`+<${Amount} raw=${m.deposits} decimals=${m.decimals} /> deposited` : null}${m.deposits !== "0" && m.withdrawals !== "0" ? ", " : null}${m.withdrawals !== "0" ? html`−<${Amount} raw=${m.withdrawals} decimals=${m.decimals} /> withdrawn` : null}`)}</p>`
         : null}
       <h3>Balances</h3>
