@@ -28,7 +28,7 @@ const BalancesQuery = z.object({
 /**
  * What GET /balances reads: the vault columns (after a sync with the chain) and the
  * wallets. The funds services are one; the memory exchange, which has no node and no
- * other funds route, gives its own (its ledger is credited as it funds, so no sync).
+ * other funds route, gives its own (its sync reads the memory chain's vault events).
  */
 export type BalancesSource = Pick<FundsServices, "sync" | "ledger"> & { reader: Pick<FundsServices["reader"], "walletBalance"> };
 
