@@ -298,7 +298,18 @@ export class RouteFaults {
  * gets 503 with Retry-After at once, before the server closes its connection: nothing took
  * effect, so the answer need not wait for the record.
  */
+const NEVER_SERVED = Symbol("fakex.neverServed");
+
+/**
+ * Whether the request was answered 503 without its route ever running (a restore or a close
+ * ended its latency delay): it changed nothing, so a durable log has nothing to replay.
+ */
+export function wasNeverServed(res: object): boolean {
+  return (res as { [NEVER_SERVED]?: boolean })[NEVER_SERVED] === true;
+}
+
 function refuseClosing(res: Response): void {
+  (res as unknown as { [NEVER_SERVED]?: boolean })[NEVER_SERVED] = true;
   void faultHooks(res).committed?.(503);
   if (res.headersSent || res.destroyed) res.socket?.destroy();
   else res.status(503).set("Retry-After", "1").json({ detail: SERVICE_UNAVAILABLE_DETAIL });
