@@ -5,14 +5,13 @@
 // refused as cut short, the order never placed, and the entry said 200 with no fault). Also:
 // a committed 201 that an after_commit 503 lost is not recorded as a rejection. With and
 // without a state directory (which reads bodies before its lock already).
-import { copyFileSync, cpSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import type { RouteFaultRule } from "../../sim/http/control-faults.ts";
-import { STATE_FILE } from "../../fixtures/state-dir.ts";
-import { walDir } from "../../fixtures/wal.ts";
+import { crashCopy } from "../reliability/crash-copy.ts";
 
 const DELAY_MS = 1200;
 
@@ -112,9 +111,7 @@ describe.each([
         // As after kill -9: a copy of the directory resumes with nothing to report (the refused
         // request never ran, so the log holds nothing of it: before, its replay answered 422
         // against a logged 503) and with the order placed once.
-        const copy = mkdtempSync(path.join(tmpdir(), "fakex-latency-restore-copy-"));
-        copyFileSync(path.join(dir, STATE_FILE), path.join(copy, STATE_FILE));
-        cpSync(walDir(dir), walDir(copy), { recursive: true });
+        const copy = crashCopy(dir);
         const replayErrors: string[] = [];
         const back = await createFakeExchange({ liquidity: false, users: 1, stateDir: copy, logger: { error: (m, meta) => replayErrors.push(`${m} ${JSON.stringify(meta)}`) } });
         try {

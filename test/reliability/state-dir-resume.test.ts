@@ -4,7 +4,7 @@
 // carry on (or close), and resumes from the copy.
 import { afterEach, describe, expect, test } from "vitest";
 import { createHash, randomBytes } from "node:crypto";
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createWalletClient, erc20Abi, http } from "viem";
@@ -12,7 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { toAccount } from "../../fixtures/signing.ts";
 import { STATE_FILE } from "../../fixtures/state-dir.ts";
-import { walDir } from "../../fixtures/wal.ts";
+import { crashCopy } from "./crash-copy.ts";
 import type { UnsignedTx } from "../../sim/chain/tx-builder.ts";
 import { toViemTx } from "../funds/harness.ts";
 import { anvilChildren } from "../fixtures/anvil-children.ts";
@@ -27,14 +27,6 @@ async function start(stateDir: string, extra: Parameters<typeof createFakeExchan
   const ex = await createFakeExchange({ liquidity: false, users: 2, stateDir, ...extra });
   open.push(ex);
   return ex;
-}
-
-/** The state directory as kill -9 would leave it now: the checkpoint and the write-ahead log. */
-function crashCopy(dir: string): string {
-  const copy = mkdtempSync(path.join(tmpdir(), "fakex-crash-"));
-  copyFileSync(path.join(dir, STATE_FILE), path.join(copy, STATE_FILE));
-  cpSync(walDir(dir), walDir(copy), { recursive: true });
-  return copy;
 }
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<any> {

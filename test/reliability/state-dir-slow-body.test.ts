@@ -3,15 +3,14 @@
 // slowly, stalls or hangs up mid-body holds up no other client; what it finally sends is
 // applied and logged like any request, and comes back after a crash.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { copyFileSync, cpSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { once } from "node:events";
 import { IncomingMessage, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
-import { STATE_FILE } from "../../fixtures/state-dir.ts";
-import { walDir } from "../../fixtures/wal.ts";
+import { crashCopy } from "./crash-copy.ts";
 
 let ex: FakeExchange;
 /** The same exchange without --state-dir: every answer must be the same on both. */
@@ -184,9 +183,7 @@ describe("--state-dir: request bodies are read before the log's lock", () => {
   test("after kill -9 the slowly uploaded order is back, and every logged request replays as answered", async () => {
     // An acknowledged request last, so the log holds everything above when the copy is taken.
     expect((await postJson(`${ex.controlUrl}/clock/advance`, { seconds: 1 })).status).toBe(200);
-    const copy = mkdtempSync(path.join(tmpdir(), "fakex-sd-slow-crash-"));
-    copyFileSync(path.join(dir, STATE_FILE), path.join(copy, STATE_FILE));
-    cpSync(walDir(dir), walDir(copy), { recursive: true });
+    const copy = crashCopy(dir);
     const replayErrors: string[] = [];
     const back = await createFakeExchange({ liquidity: false, users: 2, stateDir: copy, logger: { error: (m, meta) => replayErrors.push(`${m} ${JSON.stringify(meta)}`) } });
     try {
