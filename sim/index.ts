@@ -12,6 +12,8 @@ export * from "./core/registry.ts";
 export * from "./core/order-terms.ts";
 export * from "./core/preview.ts";
 export * from "./core/event-log.ts";
+export * from "./core/event-types.ts";
+export * from "./core/delegate-allowlist.ts";
 export * from "./core/ledger.ts";
 export * from "./core/book.ts";
 export * from "./core/orders.ts";

@@ -14,10 +14,11 @@
 //   GET|POST|DELETE /faults {"plan"}            settlement fault plan
 //   GET|POST /fx/quotes {"quotes","replace"}    FX provider quotes
 //   POST /executor {"executor_id","relayer_follows"}  rotate the executor id
-//   GET|POST /health {"degraded","signature_ready","unavailable"}
+//   GET|POST /health {"degraded","signature_ready","unavailable","relayer_executor_id"}
 //   GET|POST|DELETE /routes {"rules"}           forced faults / latency on /api/v1 routes
 //   GET|POST|DELETE /activity {"markets","takers_per_min","volatility","step_sec"}
 //                                               seeded market agents (start / retune, stop, read)
+import type { EventType } from "../core/event-types.ts";
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
 import { isExchangeError } from "../core/errors.ts";
@@ -60,7 +61,7 @@ export interface EventPageOptions {
   /** Only events with a smaller seq; the page is then the newest `limit` of them. */
   before?: number;
   /** Only these event types (sim/core/event-types.ts); an unknown name is refused. */
-  types?: readonly string[];
+  types?: readonly EventType[];
 }
 
 export interface ControlEventPage {
@@ -302,7 +303,8 @@ export function controlRouter(c: ControlHandle): Router {
         if (limit < 1 || limit > MAX_EVENTS_PAGE) throw new ControlInputError(`limit must be 1-${MAX_EVENTS_PAGE}`);
         const options: EventPageOptions = {
           ...(q.before === undefined ? {} : { before: Number(q.before) }),
-          ...(q.type === undefined ? {} : { types: q.type.split(",") }),
+          // Checked by the handle (an unknown name is its RangeError: 400).
+          ...(q.type === undefined ? {} : { types: q.type.split(",") as EventType[] }),
         };
         res.type("application/json").send(jsonWithBigints(c.events(q.after === undefined ? 0 : Number(q.after), limit, options)));
       }),

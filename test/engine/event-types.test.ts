@@ -6,6 +6,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { EVENT_TYPES } from "../../sim/core/event-types.ts";
+import * as sim from "../../sim/index.ts";
 import { EventLog } from "../../sim/core/event-log.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -30,6 +31,11 @@ describe("event types", () => {
       expect(text.match(/log\.append(?:Ref)?\(\s*[^"\s]/g) ?? [], file).toEqual([]);
     }
     expect([...appended].sort()).toEqual([...EVENT_TYPES].sort());
+  });
+
+  test("the package exports the list (fakex/sim), for code that filters control.events by type", () => {
+    expect(sim.EVENT_TYPES).toEqual(EVENT_TYPES);
+    expect(sim.isEventType("fill")).toBe(true);
   });
 });
 

@@ -109,6 +109,13 @@ describe("GET /orders", () => {
     const cancelledAt = ex.engine.getOrder(a2).updated_at;
     expect(await ids(`&updated_after=${cancelledAt}`)).toEqual({ ids: [a2], total: 1 });
     expect((await list("&created_after=yesterday")).status).toBe(422);
+    // A day the month does not have is refused, not rolled over (02-31 read as 03-03 before).
+    for (const bad of ["2026-02-31T00:00:00Z", "2026-04-31", "2025-02-29"]) expect([bad, (await list(`&created_before=${bad}`)).status]).toEqual([bad, 422]);
+    expect((await list("&created_before=2024-02-29")).status).toBe(200);
+    // Digits past the millisecond still order the bound: 1 ns after a2's millisecond is after a2.
+    const a2At = ex.engine.getOrder(a2).created_at;
+    expect(await ids(`&created_after=${a2At}`)).toMatchObject({ total: 3 });
+    expect(await ids(`&created_after=${a2At.replace("Z", "000001Z")}`)).toMatchObject({ total: 2 });
   });
 
   it("sort_by any field (numbers by value), order asc/desc", async () => {

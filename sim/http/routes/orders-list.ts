@@ -67,7 +67,7 @@ export const SORTABLE_FIELDS = [
 
 const PLAIN_DECIMAL = /^(0|[1-9][0-9]*|0[0-9]*)(\.[0-9]+)?$/;
 
-const decimalBound = z.string().regex(PLAIN_DECIMAL, "must be a non-negative decimal string").max(100).transform(decimalOf);
+const decimalBound = z.string().max(100, "must be a non-negative decimal string of at most 100 characters").regex(PLAIN_DECIMAL, "must be a non-negative decimal string").transform(decimalOf);
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/i;
 const TIMESTAMP = /^\d{1,12}(?:\.\d{1,9})?$/;
@@ -79,7 +79,17 @@ const instant = z.string().transform((s, c) => {
     // A date-time without a zone is UTC (server times are UTC); Date.parse would read local time.
     const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(s) || s.length === 10;
     const ms = Date.parse(hasZone ? s.replace(" ", "T") : `${s.replace(" ", "T")}Z`);
-    if (!Number.isNaN(ms)) return ms;
+    // Date.parse rolls an impossible day over (02-31 reads as 03-03): the date must be itself.
+    const [y, mo, d] = s.slice(0, 10).split("-").map(Number) as [number, number, number];
+    const day = new Date(Date.UTC(y, mo - 1, d));
+    const real = day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
+    if (!Number.isNaN(ms) && real) {
+      // Date.parse keeps milliseconds only: digits past them still order the bound (a bound
+      // 1 ns after an order's millisecond is after that order). Times are whole milliseconds,
+      // so half of one stands for any such fraction (a double keeps it at this magnitude).
+      const fraction = /\.(\d+)/.exec(s)?.[1] ?? "";
+      return /[1-9]/.test(fraction.slice(3)) ? ms + 0.5 : ms;
+    }
   }
   c.addIssue({ code: "custom", message: "must be an ISO 8601 date-time or a Unix timestamp in seconds" });
   return z.NEVER;
