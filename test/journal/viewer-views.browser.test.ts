@@ -143,6 +143,12 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     expect(none).toBe(0);
     await page.goto(`${ex.controlUrl}/ui/?status=settled&symbol=EURC%2FGBPT`);
     await expect.poll(() => page.locator("main").textContent()).toContain("No orders match this filter.");
+    // A value the server refuses stays shown in its select (it read "any" before), so choosing
+    // "any" clears it.
+    await page.goto(`${ex.controlUrl}/ui/?status=bogus`);
+    await expect.poll(() => page.locator('select[aria-label="filter by status"]').inputValue()).toBe("bogus");
+    await page.locator('select[aria-label="filter by status"]').selectOption("");
+    await expect.poll(() => page.url()).toBe(`${ex.controlUrl}/ui/`);
   });
 
   test("a request with a query key given twice shows it twice, as sent", async () => {

@@ -259,7 +259,7 @@ function RunPanel({ tick, bump }) {
         <div><dt>Counts</dt><dd>${counted(r.counts.orders, "order")} · ${counted(r.counts.fills, "fill")} · ${counted(r.counts.settlement_batches, "batch", "batches")} · ${counted(r.counts.requests, "request")} · ${counted(r.counts.events, "event")}</dd></div>
       </dl>`}<//>
     ${REPORT
-      ? html`<p class="muted">Report of a run, captured ${REPORT.captured_at} from ${REPORT.source}.</p>`
+      ? html`<p class="muted">Report of a run, captured ${REPORT.captured_at} (wall clock; the run's own times are its virtual clock's) from ${REPORT.source}.</p>`
       : html`<div class="controls">
           <span class="field"><span class="hint" aria-hidden="true">seconds</span><input aria-label="seconds" title="seconds to advance the clock by" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} onKeyDown=${(e) => e.key === "Enter" && !off && advance()} /></span>
           <button data-action="advance" aria-disabled=${off ? "true" : "false"} onClick=${advance}>Advance clock</button>
@@ -305,11 +305,11 @@ function movePage(move, ...args) {
 }
 
 /** Newer / Older buttons over a list of `total` entries shown `size` at a time from `offset`. */
-function Pager({ offset, size, total, moveTo, held }) {
+function Pager({ offset, size, total, moveTo, held, heldOf }) {
   if (total <= size && offset === 0) return null;
   // A list that shrank under this page (a restore) still offers the way back.
   const last = Math.max(0, Math.floor((total - 1) / size) * size);
-  return html`<div class="controls"><span class="muted">${total ? `${Math.min(offset + 1, total)}–${Math.min(offset + size, total)} shown` : "none here"}${held ? `; the first ${total} only, newer ones are on the first page` : ""}</span>
+  return html`<div class="controls"><span class="muted">${total ? `${Math.min(offset + 1, total)}–${Math.min(offset + size, total)} shown` : "none here"}${held ? `; ${heldOf ?? `the first ${total}`} only, newer ones are on the first page` : ""}</span>
     ${offset > 0 ? html`<button onClick=${() => movePage(moveTo, Math.min(Math.max(0, offset - size), last))}>Newer</button>` : null}
     ${offset + size < total ? html`<button onClick=${() => movePage(moveTo, offset + size)}>Older</button>` : null}</div>`;
 }
@@ -421,8 +421,8 @@ function Home({ tick }) {
   const kept = (d) => (REPORT && d.total > d.orders.length ? ` (this report keeps the newest ${d.orders.length} of the run's ${d.total} orders)` : "");
   return html`<section class="panel"><h2>Recent orders</h2>
     <div class="filters">
-      <label class="field">status <select aria-label="filter by status" value=${filter.status} onChange=${choose("status")}><option value="">any</option>${ORDER_STATUSES.map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
-      <label class="field">market <select aria-label="filter by market" value=${filter.symbol} onChange=${choose("symbol")}><option value="">any</option>${(markets.length ? markets : filter.symbol ? [filter.symbol] : []).map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
+      <label class="field">status <select aria-label="filter by status" value=${filter.status} onChange=${choose("status")}><option value="">any</option>${(filter.status && !ORDER_STATUSES.includes(filter.status) ? [...ORDER_STATUSES, filter.status] : ORDER_STATUSES).map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
+      <label class="field">market <select aria-label="filter by market" value=${filter.symbol} onChange=${choose("symbol")}><option value="">any</option>${(filter.symbol && !markets.includes(filter.symbol) ? [...markets, filter.symbol] : markets).map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
       <span class="visually-hidden" role="status" data-testid="orders-filter-note">${matchNote}</span>
     </div>
     <${Loading} state=${refused ? { data: null, error: refused } : state}>${(d) => {
@@ -430,7 +430,7 @@ function Home({ tick }) {
       return html`${page.rows.length || !filtered ? html`<${OrdersTable} orders=${page.rows} />` : html`<p class="muted">No orders match this filter.</p>`}
         ${held ? null : html`<p class="muted">${filtered ? `${counted(page.total, "order")} match` : `${counted(d.total, "order")} in all`}${kept(d)}</p>`}
         ${held && filter.status ? html`<p class="muted">This page holds the orders placed up to then; the status filter reads their statuses now, so an order whose status changed leaves or joins it.</p>` : null}
-        <${Pager} offset=${offset} size=${ORDERS_PAGE} total=${page.total} moveTo=${mover(d.placed ?? page.total)} held=${held} />`;
+        <${Pager} offset=${offset} size=${ORDERS_PAGE} total=${page.total} moveTo=${mover(d.placed ?? page.total)} held=${held} heldOf=${filtered && d.placed !== undefined ? `the ${page.total} matching among the first ${d.placed} orders placed` : undefined} />`;
     }}<//>
   </section>`;
 }
@@ -475,7 +475,7 @@ function OrderView({ id, tick }) {
         <div><dt>Owner</dt><dd><${Wallet} address=${d.order.owner_address} full=${true} /></dd></div>
         <div><dt>Market</dt><dd>${d.order.symbol} ${d.order.side} (${d.order.order_type})</dd></div>
         <div><dt>Price × amount</dt><dd>${d.order.price} × ${d.order.amount}</dd></div>
-        <div><dt>Filled</dt><dd>${d.order.filled_base_amount} ${d.order.base_symbol} for ${d.order.filled_quote_amount} ${d.order.quote_symbol} (remaining ${d.order.remaining_amount})</dd></div>
+        <div><dt>Filled</dt><dd>${d.order.filled_base_amount} ${d.order.base_symbol} for ${d.order.filled_quote_amount} ${d.order.quote_symbol} ${d.order.status === "pending" ? ` (remaining ${d.order.remaining_amount})` : ""}</dd></div>
         ${d.frozen && d.frozen.amount !== "0" ? html`<div data-testid="frozen"><dt>Holds frozen</dt><dd><${Amount} raw=${d.frozen.amount} decimals=${d.frozen.decimals} /> ${d.frozen.symbol ?? d.frozen.token} <span class="muted">(of its owner's vault, until it fills, settles or is cancelled)</span></dd></div>` : null}
         ${d.swap_recipient ? html`<div data-testid="swap-recipient"><dt>Output to</dt><dd>${d.swap_recipient === ZERO_ADDRESS ? "the owner's vault" : d.swap_recipient === d.order.owner_address.toLowerCase() ? "the owner's wallet" : html`another wallet: <${Wallet} address=${d.swap_recipient} full=${true} />`}</dd></div>` : null}
         <div><dt>Created / expires</dt><dd>${d.order.created_at} / ${expiresIso(d.order.expiration)} <span class="muted">(${d.order.expiration})</span></dd></div>
@@ -821,7 +821,9 @@ function TimelineView({ tick }) {
   const end = total === null ? null : view.upto === null ? total : Math.min(view.upto, total);
   const chartPath = end === null ? "/run" : `/events?before=${end + 1}&limit=${TIMELINE_WINDOW}`;
   const loaded = useData(chartPath, `${tick}/${end}`);
-  const typed = useData(end === null || !view.type || REPORT ? "/run" : `/events?type=${view.type}&before=${end + 1}&limit=${TIMELINE_ROWS}`, `${tick}/${end}/${view.type}`);
+  // A type the server does not list is said so below, not asked for every second.
+  const knownType = !head.data?.event_types || head.data.event_types.includes(view.type);
+  const typed = useData(end === null || !view.type || REPORT || !knownType ? "/run" : `/events?type=${view.type}&before=${end + 1}&limit=${TIMELINE_ROWS}`, `${tick}/${end}/${view.type}`);
   // New events move the live window (another path): keep showing the last one meanwhile, so
   // the page neither blanks nor jumps to the top at every event.
   const last = useRef(null);
