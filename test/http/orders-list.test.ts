@@ -116,6 +116,11 @@ describe("GET /orders", () => {
     const a2At = ex.engine.getOrder(a2).created_at;
     expect(await ids(`&created_after=${a2At}`)).toMatchObject({ total: 3 });
     expect(await ids(`&created_after=${a2At.replace("Z", "000001Z")}`)).toMatchObject({ total: 2 });
+    // The same in Unix seconds; and years before 100 are dates too (Go's zero time).
+    const a2Sec = Date.parse(a2At) / 1000;
+    expect(await ids(`&created_after=${a2Sec.toFixed(3)}`)).toMatchObject({ total: 3 });
+    expect(await ids(`&created_after=${a2Sec.toFixed(3)}000001`)).toMatchObject({ total: 2 });
+    expect((await list("&created_after=0001-01-01T00:00:00Z")).status).toBe(200);
   });
 
   it("sort_by any field (numbers by value), order asc/desc", async () => {

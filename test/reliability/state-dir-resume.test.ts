@@ -11,7 +11,7 @@ import { createWalletClient, erc20Abi, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { toAccount } from "../../fixtures/signing.ts";
-import { STATE_FILE } from "../../fixtures/state-dir.ts";
+import { identityConflicts, readStateFile, STATE_FILE } from "../../fixtures/state-dir.ts";
 import { crashCopy } from "./crash-copy.ts";
 import type { UnsignedTx } from "../../sim/chain/tx-builder.ts";
 import { toViemTx } from "../funds/harness.ts";
@@ -35,6 +35,23 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
 }
 
 describe("resuming from a state directory (in process)", () => {
+  test("the VL batch limits are part of the saved state: a resume without them (or after kill -9) keeps them, a differing --vl-batch is a conflict", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-vl-"));
+    const limits = async (e: FakeExchange) => ((await (await fetch(`${e.baseUrl}/config`)).json()) as { limits: { vl_batch: unknown } }).limits.vl_batch;
+    const first = await start(dir, { vlBatch: { min: 1, max: 3 } });
+    expect(await limits(first)).toEqual({ min: 1, max: 3 });
+    const copy = crashCopy(dir);
+    await first.close();
+    // Before: a resume took this start's (default) limits, and a logged one-leg batch replayed
+    // against them was refused, its acknowledged order lost.
+    const resumed = await start(dir);
+    expect(await limits(resumed)).toEqual({ min: 1, max: 3 });
+    await resumed.close();
+    const afterCrash = await start(copy, { vlBatch: { min: 2, max: 50 } });
+    expect(await limits(afterCrash)).toEqual({ min: 1, max: 3 });
+    expect(identityConflicts((await readStateFile(dir))!.identity, { vlBatch: "2-50" })).toEqual(['--vl-batch: the saved state was made with "1-3", this start asks for "2-50"']);
+  }, 120_000);
+
   test("a checkpoint after a resume writes each order once: the log still names placements by reference", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-refs-"));
     const ex = await start(dir, { clock: "virtual" });

@@ -388,20 +388,20 @@ function Home({ tick }) {
   const paged = useHeldPage(ORDERS_PAGE, filter);
   const { offset, held, query, mover, restart } = paged;
   const run = useData("/run", tick);
-  const state = useData(`/orders?limit=${ORDERS_PAGE}&${query}`, tick);
   const markets = run.data?.markets ?? [];
-  // A report holds the newest orders unfiltered: filter them here as the server would, and
-  // refuse what it refuses, in its words (sim/http/run-views.ts orderFilter).
-  const matches = (o) => (!filter.status || o.status === filter.status) && (!filter.symbol || o.symbol === filter.symbol);
-  const listed = (d) => (REPORT ? d.orders.filter(matches) : d.orders);
-  const refused = !REPORT
-    ? null
-    : filter.status && !ORDER_STATUSES.includes(filter.status)
+  // What the server would refuse (sim/http/run-views.ts orderFilter) is refused here, in its
+  // words: a report cannot ask it, and a live page need not ask it again every second.
+  const refused =
+    filter.status && !ORDER_STATUSES.includes(filter.status)
       ? `status must be one of ${ORDER_STATUSES.join(", ")}`
       : filter.symbol && run.data && !markets.includes(filter.symbol)
         ? `symbol: no market ${JSON.stringify(filter.symbol)} (one of ${markets.join(", ")})`
         : null;
-  const total = state.data ? pageOf(listed(state.data), state.data.total, offset, ORDERS_PAGE).total : null;
+  const state = useData(refused ? "/run" : `/orders?limit=${ORDERS_PAGE}&${query}`, tick);
+  // A report holds the newest orders unfiltered: filter them here as the server would.
+  const matches = (o) => (!filter.status || o.status === filter.status) && (!filter.symbol || o.symbol === filter.symbol);
+  const listed = (d) => (REPORT ? d.orders.filter(matches) : d.orders);
+  const total = !refused && state.data?.orders ? pageOf(listed(state.data), state.data.total, offset, ORDERS_PAGE).total : null;
   useFitted(paged, total, state.data?.placed ?? null);
   // A new filter's count is announced once it loads (focus stays on the select), as the request list's.
   const filterMoved = useRef(false);
@@ -475,7 +475,7 @@ function OrderView({ id, tick }) {
         <div><dt>Owner</dt><dd><${Wallet} address=${d.order.owner_address} full=${true} /></dd></div>
         <div><dt>Market</dt><dd>${d.order.symbol} ${d.order.side} (${d.order.order_type})</dd></div>
         <div><dt>Price × amount</dt><dd>${d.order.price} × ${d.order.amount}</dd></div>
-        <div><dt>Filled</dt><dd>${d.order.filled_base_amount} ${d.order.base_symbol} for ${d.order.filled_quote_amount} ${d.order.quote_symbol} ${d.order.status === "pending" ? ` (remaining ${d.order.remaining_amount})` : ""}</dd></div>
+        <div><dt>Filled</dt><dd>${d.order.filled_base_amount} ${d.order.base_symbol} for ${d.order.filled_quote_amount} ${d.order.quote_symbol}${d.order.status === "pending" ? ` (remaining ${d.order.remaining_amount})` : ""}</dd></div>
         ${d.frozen && d.frozen.amount !== "0" ? html`<div data-testid="frozen"><dt>Holds frozen</dt><dd><${Amount} raw=${d.frozen.amount} decimals=${d.frozen.decimals} /> ${d.frozen.symbol ?? d.frozen.token} <span class="muted">(of its owner's vault, until it fills, settles or is cancelled)</span></dd></div>` : null}
         ${d.swap_recipient ? html`<div data-testid="swap-recipient"><dt>Output to</dt><dd>${d.swap_recipient === ZERO_ADDRESS ? "the owner's vault" : d.swap_recipient === d.order.owner_address.toLowerCase() ? "the owner's wallet" : html`another wallet: <${Wallet} address=${d.swap_recipient} full=${true} />`}</dd></div>` : null}
         <div><dt>Created / expires</dt><dd>${d.order.created_at} / ${expiresIso(d.order.expiration)} <span class="muted">(${d.order.expiration})</span></dd></div>
@@ -816,7 +816,8 @@ function TimelineView({ tick }) {
     if (!REPORT && total !== null && view.upto !== null && view.upto > total) setView((v) => ({ ...v, upto: total }));
   }, [total, view.upto]);
   // The server's list of event types (a report's capture of /run holds it too).
-  const types = head.data?.event_types ?? (view.type ? [view.type] : []);
+  const listedTypes = head.data?.event_types ?? [];
+  const types = view.type && !listedTypes.includes(view.type) ? [...listedTypes, view.type] : listedTypes;
   // A held view past the log's end (a restore shrank it) comes down to the end, still held.
   const end = total === null ? null : view.upto === null ? total : Math.min(view.upto, total);
   const chartPath = end === null ? "/run" : `/events?before=${end + 1}&limit=${TIMELINE_WINDOW}`;

@@ -74,14 +74,20 @@ const TIMESTAMP = /^\d{1,12}(?:\.\d{1,9})?$/;
 
 /** ISO 8601 or Unix seconds → epoch milliseconds (possibly fractional). */
 const instant = z.string().transform((s, c) => {
-  if (TIMESTAMP.test(s)) return Number(s) * 1000;
+  if (TIMESTAMP.test(s)) {
+    // As for ISO below: a fraction past the millisecond counts (half of one stands for it).
+    const fraction = /\.(\d+)/.exec(s)?.[1] ?? "";
+    return Number(s.split(".")[0]) * 1000 + Number(fraction.slice(0, 3).padEnd(3, "0")) + (/[1-9]/.test(fraction.slice(3)) ? 0.5 : 0);
+  }
   if (ISO_DATE.test(s)) {
     // A date-time without a zone is UTC (server times are UTC); Date.parse would read local time.
     const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(s) || s.length === 10;
     const ms = Date.parse(hasZone ? s.replace(" ", "T") : `${s.replace(" ", "T")}Z`);
     // Date.parse rolls an impossible day over (02-31 reads as 03-03): the date must be itself.
     const [y, mo, d] = s.slice(0, 10).split("-").map(Number) as [number, number, number];
-    const day = new Date(Date.UTC(y, mo - 1, d));
+    // setUTCFullYear, not Date.UTC: that maps years 0-99 to 1900-1999.
+    const day = new Date(0);
+    day.setUTCFullYear(y, mo - 1, d);
     const real = day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
     if (!Number.isNaN(ms) && real) {
       // Date.parse keeps milliseconds only: digits past them still order the bound (a bound
