@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { bigIntToUuid, encodeUuidInt, groupIdOf, standaloneUuidInt, MAX_EXECUTOR_ID, MAX_LEG_ID, GROUP_ID_LIMIT } from "../sim/core/uuid-int.ts";
 import { formatUnits, pow10 } from "../sim/core/amounts.ts";
-import { ceilDiv } from "../sim/core/economics.ts";
+import { floorLots, nonZeroQuoteLots, specFloorLots } from "../sim/core/vl.ts";
 import type { Side } from "../sim/core/order-terms.ts";
 import type { MarketInfo, Registry, RegistryConfig, TokenInfo } from "../sim/core/registry.ts";
 import type { Address } from "../sim/core/typed-data.ts";
@@ -97,27 +97,8 @@ export interface OrderSpec {
   price: string;
 }
 
-/** Smallest lot count that passes the market floor at `ticks` (spec "Floor rules", exact). */
-export function specFloorLots(m: MarketInfo, side: Side, ticks: bigint): bigint {
-  if (side === "ask") return ceilDiv(m.minAskAmountRaw * pow10(m.quantityPrecision), pow10(m.baseDecimals));
-  return ceilDiv(m.minBidQuoteAmountRaw * pow10(m.quantityPrecision + m.tickPrecision), ticks * pow10(m.quoteDecimals));
-}
-
-/** Smallest lot count whose quote leg is at least one raw unit at `ticks` (the contract refuses a zero amount). */
-export function nonZeroQuoteLots(m: MarketInfo, ticks: bigint): bigint {
-  return ceilDiv(pow10(m.quantityPrecision + m.tickPrecision), ticks * pow10(m.quoteDecimals));
-}
-
-/**
- * Smallest lot count an order at `ticks` may have: the spec's floor, and a quote leg of at
- * least one raw unit (a tiny price on a quote token with few decimals floors it to zero,
- * an order no fill of which can settle). Every valid order these arbitraries make has it.
- */
-export function floorLots(m: MarketInfo, side: Side, ticks: bigint): bigint {
-  const floor = specFloorLots(m, side, ticks);
-  const nonZero = nonZeroQuoteLots(m, ticks);
-  return floor > nonZero ? floor : nonZero;
-}
+// The floor arithmetic lives with the VL budget in sim/core (the market agents size by it too).
+export { floorLots, nonZeroQuoteLots, specFloorLots };
 
 /** The spec for `lots` and `ticks` on `m` (amount and price in canonical form). */
 export function orderSpec(m: MarketInfo, side: Side, lots: bigint, ticks: bigint): OrderSpec {

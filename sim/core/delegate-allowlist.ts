@@ -3,12 +3,11 @@
 // allowlist". The live deployment has its list; fakex's starts empty, and a test adds the
 // delegate contracts its wallets use (an option, a CLI flag or the control API), as data
 // that snapshots and a state directory keep like every other layer.
+import { isAddressText } from "./registry.ts";
 import type { Address } from "./typed-data.ts";
 
 /** More than any wallet set-up needs; bounds what one control call stores. */
 export const MAX_DELEGATES = 100;
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export class DelegateAllowlist {
   private addresses: Address[] = [];
@@ -27,7 +26,7 @@ export class DelegateAllowlist {
     if (input.length > MAX_DELEGATES) throw new RangeError(`the delegate allowlist takes at most ${MAX_DELEGATES} addresses, got ${input.length}`);
     const out: Address[] = [];
     input.forEach((a, i) => {
-      if (typeof a !== "string" || !ADDRESS.test(a)) throw new RangeError(`delegate allowlist[${i}] must be a 0x-prefixed 20-byte hex address, got ${JSON.stringify(a)}`);
+      if (typeof a !== "string" || !isAddressText(a)) throw new RangeError(`delegate allowlist[${i}] must be a 0x-prefixed 20-byte hex address, got ${JSON.stringify(a)}`);
       const lower = a.toLowerCase() as Address;
       if (!out.includes(lower)) out.push(lower);
     });

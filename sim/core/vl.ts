@@ -5,6 +5,7 @@
 // whose clipped size would fall below the market floor — is dropped
 // (quota_exceeded).
 import { pow10, type Decimal } from "./amounts.ts";
+import { ceilDiv } from "./economics.ts";
 import { ExchangeError } from "./errors.ts";
 import { checkFloor, type Side } from "./order-terms.ts";
 import type { MarketInfo } from "./registry.ts";
@@ -68,4 +69,26 @@ export function passesFloor(market: MarketInfo, side: Side, lots: bigint, price:
   } catch {
     return false;
   }
+}
+
+/** Smallest lot count that passes the market floor at `ticks` (spec "Floor rules", exact). */
+export function specFloorLots(m: MarketInfo, side: Side, ticks: bigint): bigint {
+  if (side === "ask") return ceilDiv(m.minAskAmountRaw * pow10(m.quantityPrecision), pow10(m.baseDecimals));
+  return ceilDiv(m.minBidQuoteAmountRaw * pow10(m.quantityPrecision + m.tickPrecision), ticks * pow10(m.quoteDecimals));
+}
+
+/** Smallest lot count whose quote leg is at least one raw unit at `ticks` (the contract refuses a zero amount). */
+export function nonZeroQuoteLots(m: MarketInfo, ticks: bigint): bigint {
+  return ceilDiv(pow10(m.quantityPrecision + m.tickPrecision), ticks * pow10(m.quoteDecimals));
+}
+
+/**
+ * Smallest lot count an order at `ticks` may have: the spec's floor, and a quote leg of at
+ * least one raw unit (a tiny price on a quote token with few decimals floors it to zero,
+ * an order no fill of which can settle). Every valid order the property arbitraries make has it, and a market agent's taker too.
+ */
+export function floorLots(m: MarketInfo, side: Side, ticks: bigint): bigint {
+  const floor = specFloorLots(m, side, ticks);
+  const nonZero = nonZeroQuoteLots(m, ticks);
+  return floor > nonZero ? floor : nonZero;
 }
