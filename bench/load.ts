@@ -16,7 +16,7 @@
 import { pathToFileURL } from "node:url";
 import { erc20Abi, keccak256, toHex, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { createFakeExchange, type FakeExchange } from "../fixtures/fake-exchange.ts";
+import { createFakeExchange } from "../fixtures/fake-exchange.ts";
 import { Exchange } from "../sim/chain/artifacts.ts";
 import { Rng } from "../sim/core/rng.ts";
 import type { Address } from "../sim/core/typed-data.ts";

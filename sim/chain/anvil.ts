@@ -171,7 +171,7 @@ export class AnvilChainPort implements ChainPort {
   private readonly gas: { base: bigint; perMatch: bigint };
   private readonly priorityFee: bigint;
   private baseFee = GWEI;
-  /** The head block's gas limit (Anvil's --gas-limit, 30M by default). */
+  /** The head block's gas limit, read from the chain (fakex starts Anvil with 1e9; Anvil's own default is 30M). */
   private blockGasLimit = 30_000_000n;
   private nonce = 0;
   private mode: BlockMode = { kind: "automine" };
@@ -1065,10 +1065,6 @@ export class AnvilChainPort implements ChainPort {
     // Whatever the node holds is below the new count; never wait for a nonce it will not mine.
     if (this.lastSentNonce >= this.nonce) this.lastSentNonce = this.nonce - 1;
     if (this.minedBelow > this.nonce) this.minedBelow = this.nonce;
-  }
-
-  private async refreshBaseFee(): Promise<void> {
-    this.applyHead(await this.rpc.call<{ number: string; baseFeePerGas?: string; gasLimit?: string }>("eth_getBlockByNumber", ["latest", false]));
   }
 
   private applyHead(block: { number: string; baseFeePerGas?: string; gasLimit?: string }): void {

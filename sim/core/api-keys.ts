@@ -18,7 +18,7 @@
 // - revoke of an unknown, foreign or already revoked key: 404 NOT_FOUND (one
 //   answer for all three, so keys of other wallets cannot be probed).
 // - self-revoke with a body api_key other than the bearer key: 403 FORBIDDEN.
-// - create answers 200 (see CREATE_STATUS): the spec reserves 201 for POST /orders.
+// - create answers 200 (sim/http/routes/api-keys.ts): the spec reserves 201 for POST /orders.
 // A management signature is recorded as used only when its call succeeds.
 
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -31,13 +31,9 @@ export const API_KEY_PREFIX = "fkx_";
 export const MAX_ACTIVE_KEYS_PER_WALLET = 10;
 export const MANAGE_TIMESTAMP_SKEW_SEC = 300;
 export const MAX_LABEL_LENGTH = 128;
-/** HTTP status the API layer should use for a successful create. */
-export const CREATE_STATUS = 200;
 
 /** secp256k1 group order: a signature (r, s) and (r, n - s) are the same authorisation. */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-
-export type ManageAction = "create" | "list" | "revoke_all" | `revoke_${string}`;
 
 /** What the HTTP layer hands over after it verified the ManageApiKey signature. */
 export interface ManageAuth {
@@ -322,18 +318,4 @@ export function normalizeSignature(sig: string): string {
     yParity ^= 1;
   }
   return "0x" + r.toString(16).padStart(64, "0") + s.toString(16).padStart(64, "0") + (27 + yParity).toString(16);
-}
-
-/**
- * Key-authenticated reads take `owner_address` and must name the key owner.
- * The comparison is case-sensitive (the spec asks clients to send lowercase),
- * so a checksummed address is a mismatch: 403. A missing one is 400.
- */
-export function checkOwnerMatches(authenticated: Address, requested: unknown, field = "owner_address"): void {
-  if (typeof requested !== "string" || requested.length === 0) {
-    throw new ExchangeError("VALIDATION", 400, `${field} is required`);
-  }
-  if (requested !== authenticated) {
-    throw new ExchangeError("FORBIDDEN", 403, `${field} does not match the API key owner`);
-  }
 }

@@ -10,8 +10,10 @@ import type { VlBatchRecord } from "./vl.ts";
 
 export const DEFAULT_CANCEL_COOLDOWN_SEC = 300;
 
-/** Why an order was cancelled (the order_cancel event's reason). */
-/** vault_withdrawn: the engine's own cancel of an order whose funds an emergency withdrawal took (Engine.coverVaultDebts). */
+/**
+ * Why an order was cancelled (the order_cancel event's reason). vault_withdrawn: the
+ * engine's own cancel of an order whose funds an emergency withdrawal took (Engine.coverVaultDebts).
+ */
 export type CancelReason = "user" | "cancel_all" | "vl_cancel" | "quota_exceeded" | "agent_requote" | "vault_withdrawn";
 
 export interface CancelAllResult {

@@ -37,7 +37,7 @@ import {
   type CancelHost,
   type CancelReason,
 } from "./cancel.ts";
-import { balanceRows, type BalanceRowWire, type BalancesEnvelope } from "./balance-rows.ts";
+import { balanceRows, type BalancesEnvelope } from "./balance-rows.ts";
 import { VirtualClock, isoOf, type ClockState } from "./clock.ts";
 import { ExchangeError, notFound, type ErrorCode } from "./errors.ts";
 import { checkEventLogState, EventLog, type EventLogState, type EventValue } from "./event-log.ts";
@@ -186,8 +186,7 @@ export interface VlBatchResult {
   vl_group: { primary_id: string; max_budget: string; budget_consumed: string; spent_token: string };
 }
 
-/** GET /balances shapes: built by balance-rows.ts for the engine and the HTTP route alike. */
-export type BalanceRow = BalanceRowWire;
+/** GET /balances shape: built by balance-rows.ts for the engine and the HTTP route alike. */
 export type BalancesWire = BalancesEnvelope;
 
 export interface SettleReport {

@@ -80,11 +80,6 @@ export class ExchangeError extends Error {
     this.detail = detail;
     this.extra = extra;
   }
-
-  /** True when `code` is one of the spec's typed error codes. */
-  get isTyped(): boolean {
-    return (ERROR_CODES as readonly string[]).includes(this.code);
-  }
 }
 sameClassAcrossBuilds(ExchangeError, "ExchangeError");
 
@@ -93,9 +88,6 @@ export function isExchangeError(e: unknown): e is ExchangeError {
 }
 
 // Short constructors for the common statuses keep call sites readable.
-export const badRequest = (code: FakexErrorCode, detail: string, extra?: Record<string, unknown>) =>
-  new ExchangeError(code, 400, detail, extra);
 export const unprocessable = (detail: string, extra?: Record<string, unknown>) =>
   new ExchangeError("VALIDATION", 422, detail, extra);
 export const notFound = (detail: string) => new ExchangeError("NOT_FOUND", 404, detail);
-export const conflict = (code: FakexErrorCode, detail: string) => new ExchangeError(code, 409, detail);

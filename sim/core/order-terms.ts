@@ -75,11 +75,38 @@ function belowMin(detail: string, minRaw: bigint, decimals: number): ExchangeErr
   });
 }
 
+/** What a limit order's signed Order is made of: an order record or an intake result has these. */
+export interface LimitOrderFields {
+  owner: string;
+  expiration: number;
+  fromToken: string;
+  toToken: string;
+  fromAmount: bigint;
+  toAmount: bigint;
+  uuidInt: bigint;
+}
+
 /**
  * The Order message a wallet signs for a limit order. recipient is the zero
  * address (proceeds credit the owner's vault balance) and initialDepositAmount 0
- * (limit orders trade from vault equity). Addresses lowercase.
+ * (limit orders trade from vault equity). The one place that rule lives.
  */
+export function limitOrderMessage(o: LimitOrderFields, feeBps: number): OrderMessage {
+  return {
+    user: o.owner as Address,
+    expiration: BigInt(o.expiration),
+    feeBps: BigInt(feeBps),
+    recipient: ZERO_ADDRESS,
+    fromToken: o.fromToken as Address,
+    toToken: o.toToken as Address,
+    fromAmount: o.fromAmount,
+    toAmount: o.toAmount,
+    initialDepositAmount: 0n,
+    uuid: o.uuidInt,
+  };
+}
+
+/** The Order message for a limit order given by its market terms (POST /orders/preview's eip712_order). Addresses lowercase. */
 export function buildOrderToSign(p: {
   user: Address;
   market: MarketInfo;
@@ -91,18 +118,7 @@ export function buildOrderToSign(p: {
   feeBps: number;
 }): OrderMessage {
   const t = orderTerms(p.market, p.side, p.amount, p.price);
-  return {
-    user: p.user.toLowerCase() as Address,
-    expiration: BigInt(p.expiration),
-    feeBps: BigInt(p.feeBps),
-    recipient: ZERO_ADDRESS,
-    fromToken: t.fromToken,
-    toToken: t.toToken,
-    fromAmount: t.fromAmount,
-    toAmount: t.toAmount,
-    initialDepositAmount: 0n,
-    uuid: p.uuidInt,
-  };
+  return limitOrderMessage({ ...t, owner: p.user.toLowerCase(), expiration: p.expiration, uuidInt: p.uuidInt }, p.feeBps);
 }
 
 /** Preview's eip712_order: numerics as decimal strings, addresses lowercase. */

@@ -132,10 +132,6 @@ export function filledTotals(fills: readonly { status: string; baseRaw: bigint; 
   return { base, quote };
 }
 
-export function isOpen(o: OrderRecord): boolean {
-  return o.status === "pending";
-}
-
 /** Independent copy for snapshots (every field is a value or shared immutable data). */
 export function cloneOrder(o: OrderRecord): OrderRecord {
   return { ...o };

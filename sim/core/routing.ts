@@ -206,38 +206,3 @@ function twoHop(registry: Registry, src: LiquiditySource, req: RouteRequest, x: 
   }
   return { kind: "two_hop", inputToken: req.inputToken, outputToken: req.outputToken, intermediate: x, legs, input: h1.paid, output: h2.got };
 }
-
-/**
- * The checks Router.executeIntent applies to a route, as a pure function (tests
- * and the memory port use it): legs ordered so first hops come first, each leg
- * either spends the input or the one intermediate, the intermediate nets to zero,
- * and each leg meets its maker's signed rate.
- */
-export function routeTotals(inputToken: string, outputToken: string, legs: readonly RouteLeg[]): { input: bigint; output: bigint } {
-  let input = 0n;
-  let output = 0n;
-  let intermediate: string | null = null;
-  let iIn = 0n;
-  let iOut = 0n;
-  for (const l of legs) {
-    const gives = l.maker.fromToken;
-    const wants = l.maker.toToken;
-    if (l.takerAmount < minReceive(l.maker, l.makerAmount)) throw new Error("PRICE_MISMATCH");
-    if (wants === inputToken) {
-      input += l.takerAmount;
-      if (gives === outputToken) output += l.makerAmount;
-      else {
-        intermediate ??= gives;
-        if (gives !== intermediate) throw new Error("BAD_ROUTE");
-        iIn += l.makerAmount;
-      }
-    } else if (gives === outputToken) {
-      intermediate ??= wants;
-      if (wants !== intermediate) throw new Error("BAD_ROUTE");
-      iOut += l.takerAmount;
-      output += l.makerAmount;
-    } else throw new Error("BAD_ROUTE");
-  }
-  if (iIn !== iOut) throw new Error("INTERMEDIATE_NOT_NETTED");
-  return { input, output };
-}

@@ -13,6 +13,7 @@
 //   5. recipient non-zero: the output leaves the taker's vault to the recipient's wallet.
 // Any failure reverts the whole transaction (no per-leg try/catch in the Router).
 import { FEE_DENOMINATOR, minReceive } from "./economics.ts";
+import { limitOrderMessage } from "./order-terms.ts";
 import type { OrderRecord } from "./orders.ts";
 import type { Route } from "./routing.ts";
 import type { Address, Hex, IntentMessage, OrderMessage } from "./typed-data.ts";
@@ -53,20 +54,9 @@ export interface ChainIntent {
   gas: IntentGas;
 }
 
-/** The signed Order of a resting limit order (vault-funded: recipient zero, no initial deposit). */
+/** The signed Order of a resting limit order, under the fee it was placed with. */
 export function orderMessageOf(o: OrderRecord): OrderMessage {
-  return {
-    user: o.owner as Address,
-    expiration: BigInt(o.expiration),
-    feeBps: BigInt(o.feeBps),
-    recipient: ZERO_ADDRESS,
-    fromToken: o.fromToken as Address,
-    toToken: o.toToken as Address,
-    fromAmount: o.fromAmount,
-    toAmount: o.toAmount,
-    initialDepositAmount: 0n,
-    uuid: o.uuidInt,
-  };
+  return limitOrderMessage(o, o.feeBps);
 }
 
 export function intentLegs(route: Route, orderMessage: (o: OrderRecord) => OrderMessage = orderMessageOf): IntentLeg[] {

@@ -4,7 +4,7 @@
 // Adding a resource: a `routes/<resource>.ts` exporting a factory that adds its routes
 // to the router it is given (the one /api/v1 router; called below, in mount order). Per route, in this order: `jsonBody(ctx.bodyLimit)` for POST bodies (body.ts),
 // `requireApiKey`/`optionalApiKey` + `rateLimit(ctx, group)` (auth.ts) or
-// `requireTypedSignature` (signed.ts), `validate`/`parseInput` (validate.ts), then the
+// `requireTypedSignature` (signed.ts), `parseInput` (validate.ts), then the
 // core call; throw ExchangeError for every rejection. Close each path with
 // `.all(methodNotAllowed(...))`. Routes with a non-plain error body are listed in
 // ROUTE_ENVELOPES (errors.ts).

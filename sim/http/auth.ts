@@ -56,24 +56,15 @@ export function ownerOf(res: Response): Address | undefined {
   return res.locals["owner"] as Address | undefined;
 }
 
-export interface RequireOwnerOptions {
-  /**
-   * Read endpoints treat owner_address as case-sensitive (spec Conventions: "send it
-   * lowercase"), so by default only the lowercase spelling matches the key owner.
-   * Routes whose spec text does not say so may opt into case-insensitive matching.
-   */
-  caseInsensitive?: boolean;
-}
-
 /**
  * 403 unless `claimed` (owner_address / owner / intent.user of the request) is the
  * authenticated wallet. Call after requireApiKey; returns the owner.
  */
-export function requireOwner(res: Response, claimed: unknown, opts: RequireOwnerOptions = {}): Address {
+export function requireOwner(res: Response, claimed: unknown): Address {
   const owner = ownerOf(res);
   if (!owner) throw new ExchangeError("UNAUTHORIZED", 401, "Missing API key");
-  const given = typeof claimed === "string" ? (opts.caseInsensitive ? claimed.toLowerCase() : claimed) : undefined;
-  if (given !== owner) throw new ExchangeError("FORBIDDEN", 403, "owner_address does not match the API key owner");
+  // Case-sensitive: the spec asks clients to send owner_address lowercase, so a checksummed one is a mismatch.
+  if (claimed !== owner) throw new ExchangeError("FORBIDDEN", 403, "owner_address does not match the API key owner");
   return owner;
 }
 

@@ -10,7 +10,7 @@
 // requests received before it: pages that stay put while requests keep arriving).
 // `bodies=0` leaves out each entry's request_body and response_body (up to 4 KiB each by
 // default): what a list that shows neither, such as the viewer's once-a-second poll, needs.
-import { Router, type Request } from "express";
+import { Router } from "express";
 import { z } from "zod";
 import { ControlInputError, checkQueryKeysOnce, isControlInputError, notAllowed } from "./control.ts";
 import type { JournalFilter, RequestJournal } from "./journal.ts";

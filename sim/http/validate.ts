@@ -2,7 +2,6 @@
 // ExchangeError with the status the spec gives for that route (400 or 422) and a
 // detail a person can read ("query.base: required; query.quote: must be alphabetic").
 
-import type { RequestHandler, Response } from "express";
 import type { z } from "zod";
 import { ExchangeError } from "../core/errors.ts";
 
@@ -39,25 +38,4 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, sourc
     ? "body: request body must be a JSON object"
     : describeIssues(source, res.error.issues, value);
   throw new ExchangeError("VALIDATION", opts.status ?? 422, body);
-}
-
-/**
- * Middleware form: validates req[source] and stores the parsed value for the handler
- * (express 5's req.query is read-only, so the result lives in res.locals.valid).
- * Read it back with `validated(res, source)`.
- */
-export function validate<S extends z.ZodType>(schema: S, source: RequestSource, opts: ValidateOptions = {}): RequestHandler {
-  return (req, res, next) => {
-    const parsed = parseInput(schema, req[source], source, opts);
-    const bag = (res.locals["valid"] ??= {}) as Partial<Record<RequestSource, unknown>>;
-    bag[source] = parsed;
-    next();
-  };
-}
-
-/** The value `validate(schema, source)` stored for this request. */
-export function validated<T>(res: Response, source: RequestSource): T {
-  const bag = res.locals["valid"] as Partial<Record<RequestSource, unknown>> | undefined;
-  if (!bag || !(source in bag)) throw new Error(`no validated ${source} on this request (missing validate middleware)`);
-  return bag[source] as T;
 }

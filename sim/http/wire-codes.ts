@@ -48,6 +48,8 @@ const INTERNAL_TO_WIRE: Record<InternalCode, ToWire> = {
   QUOTE_GONE: () => "QUOTE_STALE",
   // Plain 429 {"detail": "Rate limit exceeded"} (FACTS): no code.
   RATE_LIMITED: none,
+  // A live wire code itself, so wireCodeOf returns it before reading this table (the
+  // Record still has to name every internal code).
   CANCEL_COOLDOWN: () => "CANCEL_COOLDOWN",
   // A signed expiration already past: "signed deadline expired before submission";
   // missing, non-integer or too far ahead is a field error.

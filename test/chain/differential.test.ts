@@ -5,7 +5,7 @@
 // Each run starts from one evm_snapshot and reverts to it afterwards.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import type { PrivateKeyAccount } from "viem/accounts";
 import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
 import { createAnvilChainPort } from "../../sim/chain/anvil.ts";
 import { MemoryChain } from "../../sim/chain/memory.ts";

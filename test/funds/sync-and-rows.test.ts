@@ -17,7 +17,6 @@ import { createFundsServices } from "../../sim/http/funds-services.ts";
 
 const USER = "0x00000000000000000000000000000000000a11ce" as Address;
 const TOKEN = "0x00000000000000000000000000000000000070c0" as Address;
-const UNLISTED = "0x00000000000000000000000000000000000bad00" as Address;
 
 describe("funds sync goes through the engine", () => {
   const registry = new Registry(DEFAULT_REGISTRY_CONFIG);

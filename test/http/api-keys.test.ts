@@ -26,7 +26,6 @@ const WALLET_1271 = "0x00000000000000000000000000000000000c0ffe";
 
 const SIGNATURE_INVALID = { detail: "Invalid signature: ManageApiKey must be signed by owner_address" };
 const REPLAYED = { detail: "signature already used; sign again with a fresh timestamp" };
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function setup(extra: Partial<HttpContext> = {}) {
   const clock = new VirtualClock(START);

@@ -24,9 +24,6 @@ function setup(withLimiter = true) {
     const owner = requireOwner(res, req.query["owner_address"]);
     res.json({ owner });
   });
-  v1.get("/deposit-like", requireApiKey(deps), (req, res) => {
-    res.json({ owner: requireOwner(res, req.query["owner"], { caseInsensitive: true }) });
-  });
   v1.get("/withdraw-like", optionalApiKey(deps), (_req, res) => {
     res.json({ owner: ownerOf(res) ?? null });
   });
@@ -73,15 +70,6 @@ describe("API-key routes", () => {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ detail: "owner_address does not match the API key owner" });
     }
-  });
-
-  it("matches case-insensitively where the route opts in", async () => {
-    const { app, bearer } = setup();
-    const res = await request(app).get(`/api/v1/deposit-like?owner=${OWNER_EIP55}`).set("Authorization", bearer);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ owner: OWNER });
-    const other = await request(app).get(`/api/v1/deposit-like?owner=${OTHER}`).set("Authorization", bearer);
-    expect(other.status).toBe(403);
   });
 
   it("treats requireOwner without authentication as 401", async () => {

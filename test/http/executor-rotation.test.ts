@@ -3,7 +3,7 @@
 // verify-signature, POST /orders and swaps, and identifiers of the old id stop working.
 import { describe, expect, it } from "vitest";
 import request from "supertest";
-import { INTENT_TYPE, type Address } from "../../sim/core/typed-data.ts";
+import { INTENT_TYPE } from "../../sim/core/typed-data.ts";
 import { decodeUuidInt, standaloneUuidInt } from "../../sim/core/uuid-int.ts";
 import type { QuoteWire } from "../../sim/core/quotes.ts";
 import { ALICE, DOMAIN, EXECUTOR, alice, bob, exchange, orderBody, place, postOrder, signViaPreview, type Ex } from "./exchange-harness.ts";

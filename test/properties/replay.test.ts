@@ -101,7 +101,7 @@ describe("replay bundles", () => {
   }, 30_000);
 
   it("the bin exits with its verdict even when the property left handles open (a timer here; an unclosed exchange in practice)", async () => {
-    const { file, bundle } = await failingBundle("sumStaysSmall");
+    const { bundle } = await failingBundle("sumStaysSmall");
     const leaky = join(dir, "leaky.json");
     writeFileSync(leaky, JSON.stringify({ ...bundle, export: "sumStaysSmallLeavingATimer" }));
     const bin = new URL("../../bin/fakex.js", import.meta.url).pathname;

@@ -7,8 +7,6 @@ import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import express from "express";
-import request from "supertest";
 import { LosslessJsonError, decodeLossless, encodeLossless } from "../../fixtures/lossless-json.ts";
 import { isStateChangingRpc } from "../../fixtures/rpc-proxy.ts";
 import {

@@ -1,12 +1,52 @@
 import { describe, expect, it } from "vitest";
 import { minReceive } from "../../sim/core/economics.ts";
-import { bookLiquidity, findRoute, hasPath, intermediates, routeTotals, type RouteRequest } from "../../sim/core/routing.ts";
-import { MAKER, MAKER2, TAKER, caught, rest, setupDesk, token, type DeskEnv } from "./helpers.ts";
+import { bookLiquidity, findRoute, hasPath, intermediates, type Route, type RouteRequest } from "../../sim/core/routing.ts";
+import { intentLegs, simulateIntent, NO_GAS } from "../../sim/core/swap-intent.ts";
+import type { Address } from "../../sim/core/typed-data.ts";
+import { MAKER2, TAKER, caught, rest, setupDesk, token, type DeskEnv } from "./helpers.ts";
 
 function req(env: DeskEnv, from: string, to: string, amountIn: bigint): RouteRequest {
   return { inputToken: token(env, from).address, outputToken: token(env, to).address, amountIn, taker: TAKER.toLowerCase(), nowSec: env.clock.nowSec() };
 }
 const route = (env: DeskEnv, r: RouteRequest) => findRoute(env.registry, bookLiquidity(env.books), r);
+
+/**
+ * What Router.executeIntent (the memory chain's simulateIntent) makes of a route's legs
+ * with no gas, bounds or deposit in the way and every vault funded: its input and output,
+ * or its revert reason.
+ */
+function routerTotals(env: DeskEnv, r: Route, inputToken = r.inputToken, outputToken = r.outputToken): { input: bigint; output: bigint } {
+  const fx = simulateIntent(
+    {
+      intent: {
+        taker: TAKER.toLowerCase() as Address,
+        inputToken: inputToken as Address,
+        outputToken: outputToken as Address,
+        maxInputAmount: 2n ** 255n,
+        minOutputAmount: 0n,
+        recipient: "0x0000000000000000000000000000000000000000",
+        initialDepositAmount: 0n,
+        uuid: 1n,
+        deadline: BigInt(env.clock.nowSec() + 60),
+      },
+      takerSignature: "0x",
+      legs: intentLegs(r),
+      permit: null,
+      gas: NO_GAS,
+    },
+    {
+      nowSec: BigInt(env.clock.nowSec()),
+      vault: () => 2n ** 200n,
+      wallet: () => 0n,
+      filled: () => 0n,
+      intentUsed: () => false,
+      whitelisted: () => true,
+      feeRecipient: "0x000000000000000000000000000000000000fee1",
+      maxFeeBps: 1000n,
+    },
+  );
+  return { input: fx.input, output: fx.output };
+}
 
 describe("routing: direct market", () => {
   it("input as quote walks the asks best price first, in whole lots, leaving dust below one lot", () => {
@@ -21,7 +61,7 @@ describe("routing: direct market", () => {
     ]);
     expect(r.output).toBe(13_850000n);
     expect(r.input).toBe(14_996500n);
-    expect(routeTotals(r.inputToken, r.outputToken, r.legs)).toEqual({ input: r.input, output: r.output });
+    expect(routerTotals(env, r)).toEqual({ input: r.input, output: r.output });
   });
 
   it("input as base walks the bids, highest first", () => {
@@ -77,7 +117,7 @@ describe("routing: two hops", () => {
     ]);
     expect(r.input).toBe(50_000000n);
     expect(r.output).toBe(46_290000n);
-    expect(routeTotals(r.inputToken, r.outputToken, r.legs)).toEqual({ input: 50_000000n, output: 46_290000n });
+    expect(routerTotals(env, r)).toEqual({ input: 50_000000n, output: 46_290000n });
     for (const l of r.legs) expect(l.takerAmount >= minReceive(l.maker, l.makerAmount)).toBe(true);
   });
 
@@ -112,7 +152,7 @@ describe("routing: two hops", () => {
     const r = route(env, req(env, "EURC", "JPYS", 10_000000n))!;
     expect(r.kind).toBe("two_hop");
     expect(r.legs.every((l) => l.takerAmount >= minReceive(l.maker, l.makerAmount))).toBe(true);
-    expect(routeTotals(r.inputToken, r.outputToken, r.legs).output).toBe(r.output);
+    expect(routerTotals(env, r).output).toBe(r.output);
   });
 
   it("hasPath is false for a token with no market", () => {
@@ -128,12 +168,12 @@ describe("routing: two hops", () => {
     expect(hasPath(env.registry, token(env, "AAA").address, token(env, "BBB").address)).toBe(true);
   });
 
-  it("routeTotals rejects legs the Router would refuse", () => {
+  it("the Router's rules refuse legs the route finder would never make", () => {
     const env = setupDesk();
     rest(env, "EURC/USDC", "ask", "10", "1.08");
     const r = route(env, req(env, "USDC", "EURC", 5_400000n))!;
-    const short = [{ ...r.legs[0]!, takerAmount: r.legs[0]!.takerAmount - 1n }];
-    expect(() => routeTotals(r.inputToken, r.outputToken, short)).toThrow("PRICE_MISMATCH");
-    expect(() => routeTotals(r.outputToken, token(env, "JPYS").address, r.legs)).toThrow("BAD_ROUTE");
+    const short = { ...r, legs: [{ ...r.legs[0]!, takerAmount: r.legs[0]!.takerAmount - 1n }] };
+    expect(() => routerTotals(env, short)).toThrow("PRICE_MISMATCH");
+    expect(() => routerTotals(env, r, r.outputToken, token(env, "JPYS").address)).toThrow("BAD_ROUTE");
   });
 });

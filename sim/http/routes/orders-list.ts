@@ -147,8 +147,6 @@ type ListQuery = z.output<typeof ListOrdersQuery> & Partial<Record<`${"min" | "m
 
 type Pred = (o: OrderWire) => boolean;
 
-const lower = (s: string | null) => (s === null ? "" : s.toLowerCase());
-
 function searchText(o: OrderWire): string {
   let t = "";
   for (const f of SORTABLE_FIELDS) {

@@ -42,10 +42,10 @@ import { Router, type Response } from "express";
 import { z } from "zod";
 import type { Engine, OrderBody } from "../../core/engine.ts";
 import { ExchangeError } from "../../core/errors.ts";
-import type { IntakeOrder } from "../../core/order-intake.ts";
+import { limitOrderMessage } from "../../core/order-terms.ts";
 import { UNACCEPTED_ORDER_FIELDS } from "../../core/preview.ts";
 import type { Registry } from "../../core/registry.ts";
-import { CANCEL_ORDER_TYPE, ORDER_TYPE, ZERO_ADDRESS, type Address, type Hex } from "../../core/typed-data.ts";
+import { CANCEL_ORDER_TYPE, ORDER_TYPE, type Address, type Hex } from "../../core/typed-data.ts";
 import { hitRateLimit, rateLimit, requireApiKey, requireOwner, ownerOf } from "../auth.ts";
 import { jsonBody } from "../body.ts";
 import { signingDomain, type HttpContext } from "../context.ts";
@@ -69,26 +69,6 @@ const CANCEL_TYPES = { CancelOrder: CANCEL_ORDER_TYPE } as const;
 
 export const zUint256 = zUint256Field("must be a uint256 decimal string", { canonical: true }, "must be a decimal string");
 export const zSignature = zHex("must be 0x-prefixed hex", { error: "must be a hex string" });
-
-/**
- * The Order an intake result must have been signed as: exactly what POST
- * /orders/preview returns as eip712_order (recipient zero, initialDepositAmount 0,
- * the registry's fee bps, fromToken the spent side).
- */
-export function orderMessageOf(v: IntakeOrder, feeBps: number): Record<string, unknown> {
-  return {
-    user: v.owner,
-    expiration: BigInt(v.expiration),
-    feeBps: BigInt(feeBps),
-    recipient: ZERO_ADDRESS,
-    fromToken: v.fromToken,
-    toToken: v.toToken,
-    fromAmount: v.fromAmount,
-    toAmount: v.toAmount,
-    initialDepositAmount: 0n,
-    uuid: v.uuidInt,
-  };
-}
 
 /**
  * The shape step's refusal of `client_id` / `fee_bps` (spec: "not accepted"). The
@@ -151,7 +131,8 @@ export function ordersRouter(ctx: HttpContext, engine: OrdersEngine, router: Rou
         domain: signingDomain(ctx),
         types: ORDER_TYPES,
         primaryType: "Order",
-        message: orderMessageOf(v, registry.feeBps),
+        // What POST /orders/preview returns as eip712_order, under the registry's fee.
+        message: { ...limitOrderMessage(v, registry.feeBps) },
         signature,
         expected: v.owner,
       }, "Invalid signature: Order must be signed by owner_address");
