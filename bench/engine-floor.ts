@@ -27,6 +27,7 @@ import type { Engine, ParsedOrder } from "../sim/core/engine.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../sim/core/registry.ts";
 import { orderIdHash } from "../sim/core/order-index.ts";
 import { arg, bookInput, buildEngine, collect, engineInput, makeStream, SYMBOL } from "./engine-stream.ts";
+import { median } from "./stats.ts";
 
 const N = Number(arg("orders", 200_000));
 const SEED = arg("seed", 42);
@@ -513,7 +514,6 @@ for (let r = 0; r < ROUNDS; r++) {
   floorRates.push(f.perSec);
   if (r === ROUNDS - 1) checkSameFills(e.engine, f.floor);
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (x: number) => Math.round(x).toLocaleString("en-US");
 const nsPer = (rate: number) => `${Math.round(1e9 / rate)} ns/order`;
 console.log(`stream: ${N} limit orders, seed ${SEED}, market ${SYMBOL}, ${ROUNDS} rounds (median); the floor made the engine's ${fmt(input.n)} orders' fills exactly`);

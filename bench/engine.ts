@@ -9,6 +9,7 @@
 import { OrderBook, type LimitOrderOptions } from "nodejs-order-book";
 import type { Engine, OrderBody, ParsedOrder } from "../sim/core/engine.ts";
 import { arg, bookInput, buildEngine as buildFundedEngine, collect, engineInput, makeStream, SYMBOL } from "./engine-stream.ts";
+import { median } from "./stats.ts";
 
 const N = Number(arg("orders", 200_000));
 const SEED = arg("seed", 42);
@@ -96,7 +97,6 @@ if (session) {
   const { profile: p } = await session.post("Profiler.stop");
   (await import("node:fs")).writeFileSync(process.env.FAKEX_BENCH_PROFILE_OUT ?? "engine.cpuprofile", JSON.stringify(p));
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (x: number) => Math.round(x).toLocaleString("en-US");
 console.log(`stream: ${N} limit orders, seed ${SEED}, half crossing, market ${SYMBOL}, ${ROUNDS} rounds (median)`);
 console.log(`nodejs-order-book: ${fmt(median(bookRates))} orders/s  [${bookRates.map(fmt).join(", ")}]`);

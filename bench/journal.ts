@@ -17,6 +17,7 @@ import { limitOrderBody } from "../sim/core/order-body.ts";
 import { API_PREFIX } from "../sim/http/app.ts";
 import { createMemoryExchange, MEMORY_EXCHANGE_DEFAULTS } from "../sim/http/exchange-app.ts";
 import { RequestJournal } from "../sim/http/journal.ts";
+import { median } from "./stats.ts";
 
 const REQUESTS = Number(process.env["REQUESTS"] ?? 20_000);
 const CONNECTIONS = Number(process.env["CONNECTIONS"] ?? 16);
@@ -70,7 +71,6 @@ async function measure(server: Server, url: string, method: "GET" | "POST", path
   return { rps: r["2xx"] / (Number(last - first) / 1e9), cpuUs: (cpu.user + cpu.system) / REQUESTS };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (xs: number[], unit: string) => `median ${median(xs).toFixed(1)}${unit}, range ${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}`;
 
 for (const [name, method, path] of [["GET /markets", "GET", "/api/v1/markets"], ["POST /orders/preview", "POST", "/api/v1/orders/preview"]] as const) {

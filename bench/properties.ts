@@ -15,6 +15,7 @@ import { Rng } from "../sim/core/rng.ts";
 import type { Address } from "../sim/core/typed-data.ts";
 import { MemoryChain } from "../sim/chain/memory.ts";
 import { balanceEconomicsViolations, engineCommands, runEngineCommands, type EngineCommand } from "../properties/index.ts";
+import { median } from "./stats.ts";
 
 const { values } = parseArgs({
   options: { runs: { type: "string" }, sequences: { type: "string" }, length: { type: "string" }, seed: { type: "string" } },
@@ -60,7 +61,6 @@ async function runSequence(cmds: readonly EngineCommand[], seed: number): Promis
 }
 
 const arb = engineCommands(registry, { owners: OWNERS.length, minLength: LENGTH, maxLength: LENGTH });
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 console.log(`bench/properties: engine-level model commands (memory port, not HTTP); ${SEQUENCES} sequences × ${LENGTH} commands per run, ${RUNS} runs`);
 // Warm-up: one untimed pass of a full run's size (a first timed run was ~2x slower without it).

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   if (MODE !== "automine" && MODE !== "manual") throw new Error("BLOCK_MODE must be automine or manual");
   // ANVIL_RPC_URL: measure against a node started by hand (to try Anvil flags); chain id 31337.
   const external = process.env["ANVIL_RPC_URL"];
-  const anvil = external ? { rpcUrl: external, chainId: 31337, stop: async () => undefined } : await startAnvil({ gasLimit: 2_000_000_000n });
+  const anvil = external ? { rpcUrl: external, chainId: 31337, stop: async () => undefined } : await startAnvil();
   try {
     const maker = privateKeyToAccount(TRADER_KEYS[0]!);
     const taker = privateKeyToAccount(TRADER_KEYS[1]!);

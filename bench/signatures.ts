@@ -12,6 +12,7 @@ import {
   useSignatureBackend,
   verifyTypedSignature,
 } from "../sim/signing/signatures.ts";
+import { median } from "./stats.ts";
 
 const RUNS = Number(process.env["RUNS"] ?? 5);
 const SECONDS = Number(process.env["SECONDS"] ?? 1);
@@ -68,7 +69,6 @@ async function measure(samples: Sample[], op: (s: Sample) => Promise<boolean> | 
   return n / (Number(elapsed) / 1e9);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const samples = await makeSamples();
 const variants: Array<[string, (s: Sample) => Promise<boolean> | boolean, () => void]> = [];
