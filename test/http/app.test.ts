@@ -3,6 +3,7 @@ import request from "supertest";
 import { VirtualClock } from "../../sim/core/clock.ts";
 import { DEFAULT_REGISTRY_CONFIG, Registry } from "../../sim/core/registry.ts";
 import { createApp } from "../../sim/http/app.ts";
+import { ALICE, apiKeyFor, exchange } from "./exchange-harness.ts";
 
 function app(withRegistry = true) {
   const clock = new VirtualClock(Date.UTC(2026, 0, 1, 12, 0, 0, 750));
@@ -24,6 +25,16 @@ describe("app skeleton", () => {
     for (const path of ["/api/v1/nope", "/system/time", "/api/v2/tokens", "/api/v1", "/API/V1/tokens", "/api/v1/Tokens", "/Api/v1/system/time"]) {
       const res = await request(a).get(path);
       expect(res.status).toBe(404);
+      expect(res.body).toEqual({ detail: "Not Found" });
+    }
+  });
+
+  it("404s a path parameter with broken percent-encoding on a mounted route (not a 503)", async () => {
+    const ex = exchange();
+    const key = apiKeyFor(ex, ALICE);
+    for (const path of ["/api/v1/orders/%E0%A4%A", "/api/v1/fills/%ZZ"]) {
+      const res = await request(ex.app).get(path).set("Authorization", key);
+      expect([path, res.status]).toEqual([path, 404]);
       expect(res.body).toEqual({ detail: "Not Found" });
     }
   });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
-import { ALICE, BOB, alice, apiKeyFor, bob, exchange, place, signCancel, type Ex } from "./exchange-harness.ts";
+import { ALICE, BOB, alice, apiKeyFor, bob, exchange, place, signCancel, vlLegs, type Ex } from "./exchange-harness.ts";
 
 // Alice's book, placed one virtual second apart:
 //   a1 ask EURC/USDC 10 @ 1.08   → filled by bob, the fill reverts on chain: error set
@@ -123,6 +123,27 @@ describe("GET /orders", () => {
     expect((await list("&created_after=0001-01-01T00:00:00Z")).status).toBe(200);
   });
 
+  it("a date-time without a zone is UTC, whatever the server's local zone: a3's created_at without its Z includes a3, 1 ms later excludes it", async () => {
+    const a3At = ex.engine.getOrder(a3).created_at;
+    expect(a3At).toMatch(/\.\d{3}Z$/);
+    const noZone = a3At.slice(0, -1);
+    const oneMsLater = new Date(Date.parse(a3At) + 1).toISOString().slice(0, -1);
+    // A local zone away from UTC (on a UTC machine, reading local time would look right).
+    const tz = process.env["TZ"];
+    process.env["TZ"] = "America/New_York";
+    try {
+      expect(new Date(Date.UTC(2026, 0, 1)).getTimezoneOffset()).not.toBe(0);
+      expect(await ids(`&created_after=${noZone}`)).toEqual({ ids: [a4, a3], total: 2 });
+      expect(await ids(`&created_before=${noZone}`)).toEqual({ ids: [a3, a2, a1], total: 3 });
+      expect(await ids(`&created_after=${oneMsLater}`)).toEqual({ ids: [a4], total: 1 });
+      // The space separator ISO 8601 allows reads the same.
+      expect(await ids(`&created_after=${noZone.replace("T", "%20")}`)).toEqual({ ids: [a4, a3], total: 2 });
+    } finally {
+      if (tz === undefined) delete process.env["TZ"];
+      else process.env["TZ"] = tz;
+    }
+  });
+
   it("sort_by any field (numbers by value), order asc/desc", async () => {
     expect(await ids("&sort_by=amount&order=asc")).toEqual({ ids: [a3, a1, a4, a2], total: 4 });
     expect(await ids("&sort_by=amount")).toEqual({ ids: [a2, a4, a1, a3], total: 4 });
@@ -132,6 +153,38 @@ describe("GET /orders", () => {
     const r = await list("&sort_by=settlement_summary");
     expect(r.status).toBe(422);
     expect((await list("&order=up")).status).toBe(422);
+  });
+
+  it("sort_by a nullable field (error_code, error): null first ascending, last descending (the exact mirror); ties keep placement order", async () => {
+    // a1's fill reverted: it alone carries an error and an error_code.
+    expect(ex.engine.getOrder(a1).error_code).not.toBeNull();
+    for (const id of [a2, a3, a4]) expect(ex.engine.getOrder(id)).toMatchObject({ error: null, error_code: null });
+    for (const field of ["error_code", "error"]) {
+      expect(await ids(`&sort_by=${field}&order=asc`)).toEqual({ ids: [a2, a3, a4, a1], total: 4 });
+      expect(await ids(`&sort_by=${field}&order=desc`)).toEqual({ ids: [a1, a4, a3, a2], total: 4 });
+      expect(await ids(`&sort_by=${field}`)).toEqual({ ids: [a1, a4, a3, a2], total: 4 });
+    }
+  });
+
+  it("sort_by vl_batch_id: the standalone order (null) first ascending, last descending", async () => {
+    const own = exchange();
+    const solo = await place(own, alice, { side: "ask", amount: "10", price: "1.5" });
+    const legs = await vlLegs(own, alice, [
+      { symbol: "EURC/USDC", side: "ask", amount: "10", price: "1.4" },
+      { symbol: "EURC/GBPT", side: "ask", amount: "10", price: "1.2" },
+    ]);
+    const v = await request(own.app).post("/api/v1/orders/vl/batch").send({ orders: legs });
+    expect(v.status, JSON.stringify(v.body)).toBe(201);
+    const [l0, l1] = v.body.order_ids as [string, string];
+    const ownKey = apiKeyFor(own, ALICE);
+    const sorted = async (order: string) => {
+      own.clock.advanceSec(1);
+      const r = await request(own.app).get(`/api/v1/orders?owner_address=${ALICE}&sort_by=vl_batch_id&order=${order}`).set("Authorization", ownKey);
+      expect(r.status).toBe(200);
+      return (r.body.trades as { trade_id: string; vl_batch_id: string | null }[]).map((t) => [t.trade_id, t.vl_batch_id]);
+    };
+    expect(await sorted("asc")).toEqual([[solo, null], [l0, l0], [l1, l0]]);
+    expect(await sorted("desc")).toEqual([[l1, l0], [l0, l0], [solo, null]]);
   });
 
   it("limit/offset page after filtering and sorting; total counts the whole match", async () => {

@@ -308,6 +308,31 @@ describe("POST /swap/quote", () => {
     expect(batch.body.items[1].ok).toBe(true);
   });
 
+  it("two hops (EURC → USDC → JPYS, no active direct market) with a first hop too thin for the size: minOutputAmount \"0\"; POST /swap refuses it 400 NO_LIQUIDITY, not consumed", async () => {
+    const ex = exchange();
+    // EURC/JPYS is configured but inactive (GET /markets omits it): the pair goes through two hops.
+    expect(ex.registry.market(tok(ex, "EURC"), tok(ex, "JPYS"))?.active ?? false).toBe(false);
+    // Hop 1 (EURC → USDC): Bob bids for 5 EURC only. Hop 2 (USDC → JPYS): Bob bids for 100 USDC.
+    await place(ex, bob, { side: "bid", amount: "5", price: "1.08" });
+    await place(ex, bob, { symbol: "USDC/JPYS", side: "bid", amount: "100", price: "150" });
+    const eurcToJpys = (amount: bigint) => quoteBody(ex, ALICE, amount, { from_token: tok(ex, "EURC"), to_token: tok(ex, "JPYS") });
+    // The control: 5 EURC fit the first hop, so the two-hop route prices (5 × 1.08 × 150 = 810 JPYS before gas).
+    const fits = await quote(ex, eurcToJpys(5_000_000n));
+    expect(fits.quote_breakdown!.output_amount_before_gas).toBe("81000");
+    expect(BigInt(fits.route_params.minOutputAmount)).toBeGreaterThan(0n);
+    // 10 EURC: the first hop absorbs only 5, so no route exists at that size.
+    const thin = await quote(ex, eurcToJpys(10_000_000n));
+    expect(thin.route_params.minOutputAmount).toBe("0");
+    expect(thin.quote_breakdown!.output_amount_before_gas).toBe("0");
+    const body = await swapBody(alice, thin);
+    for (let i = 0; i < 2; i++) {
+      const res = await postSwap(ex, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ detail: { detail: "quote is informational (minOutputAmount 0): no executable route at that size", error_code: "NO_LIQUIDITY" } });
+    }
+    expect(ex.engine.listOrders(ALICE)).toEqual([]);
+  });
+
   it("GET /swap/quote is 405", async () => {
     const ex = exchange();
     const res = await request(ex.app).get("/api/v1/swap/quote");
@@ -591,6 +616,33 @@ describe("POST /swap: rejections", () => {
     // A fresh quote goes through.
     const fresh = await quote(ex, quoteBody(ex, ALICE, 2_160_000n));
     expect((await postSwap(ex, await swapBody(alice, fresh))).status).toBe(200);
+  });
+
+  it("QUOTE_STALE: the taker's vault equity no longer covers an equity-only quote → 409 typed, quote not consumed, nothing frozen", async () => {
+    const ex = exchange();
+    await book(ex);
+    const q = await quote(ex, quoteBody(ex, ALICE));
+    expect(q.route_params.initialDepositAmount).toBe("0");
+    expect(q.permit).toBeNull();
+    const body = await swapBody(alice, q);
+    // A bid below Bob's ask (no match) reserves all but 5 of Alice's 1,000,000 USDC: 5 < the 5.4 the quote spends.
+    const bid = await place(ex, alice, { side: "bid", amount: "999995", price: "1" });
+    const usdc = async () => (await ex.engine.balances(ALICE)).balances.find((r) => r.symbol === "USDC")!;
+    const before = await usdc();
+    expect(BigInt(before.vault_available)).toBeLessThan(USDC_5_4);
+    for (let i = 0; i < 2; i++) {
+      const res = await postSwap(ex, body);
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ detail: { detail: "vault equity changed since the quote; re-quote and re-submit", error_code: "QUOTE_STALE" } });
+    }
+    // No swap order, nothing more frozen.
+    expect(ex.engine.listOrders(ALICE).map((o) => o.trade_id)).toEqual([bid]);
+    expect(await usdc()).toEqual(before);
+    // Not consumed: once the equity is back, the same signed quote goes through.
+    ex.fund(ALICE, "USDC", 1_000_000n);
+    const ok = await postSwap(ex, body);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ success: true, status: "pending" });
   });
 
   it("QUOTE_STALE: the signed deadline passed before submission (quote still live) → 409 typed, quote not consumed", async () => {

@@ -110,6 +110,25 @@ describe("POST /orders/vl/batch", () => {
     expect(nullLeg.body.detail.detail).toBe("orders[1] must be a JSON object");
   });
 
+  it("409 typed when two legs carry the same order_id (each uuid_int correct for its leg); nothing placed, nothing frozen", async () => {
+    const ex = exchange();
+    const id0 = ex.newId();
+    const leg1UuidInt = encodeUuidInt({ executorId: EXECUTOR, orderId: id0, groupId: groupIdOf(id0), legId: 1 }).toString();
+    const legs = await vlLegs(ex, alice, [
+      { ...twoAsks[0]!, orderId: id0 },
+      { ...twoAsks[1]!, orderId: id0, uuidInt: leg1UuidInt },
+    ]);
+    expect(legs.map((l) => l["order_id"])).toEqual([id0, id0]);
+    const eurc = async () => (await ex.engine.balances(ALICE)).balances.find((r) => r.symbol === "EURC")!;
+    const before = await eurc();
+    const r = await batch(ex, legs);
+    expect(r.status).toBe(409);
+    expect(r.body).toEqual({ detail: { detail: `order_id ${id0} appears twice in the batch`, error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
+    expect(ex.engine.listOrders(ALICE)).toEqual([]);
+    expect(await eurc()).toEqual(before);
+    expect(before.vault_frozen).toBe("0");
+  });
+
   it("400 INSUFFICIENT_EQUITY when the budget covers no leg", async () => {
     const ex = exchange();
     const r = await batch(ex, await vlLegs(ex, carol, twoAsks));
