@@ -58,6 +58,8 @@ export class Health {
    * run's state: snapshots neither keep nor clear it.
    */
   private nodeDown = false;
+  /** The state directory cannot be written (a full disk): no change is taken. Also a fact of the process. */
+  private stateDirDown = false;
 
   /**
    * `executor` given: the id lives there (`initial.executorId` must then be absent or
@@ -122,9 +124,14 @@ export class Health {
     this.nodeDown = true;
   }
 
-  /** Whether GET /health answers 503 (the switch, or a dead node). */
+  /** The --state-dir's log could not be written: GET /health answers 503 from now on. */
+  setStateDirDown(): void {
+    this.stateDirDown = true;
+  }
+
+  /** Whether GET /health answers 503 (the switch, a dead node, or a state directory that cannot be written). */
   get unavailable(): boolean {
-    return this.dependencyUnavailable || this.nodeDown;
+    return this.dependencyUnavailable || this.nodeDown || this.stateDirDown;
   }
 
   isHealthy(): boolean {

@@ -72,6 +72,19 @@ describe("Health", () => {
     expect(h.view().status).toBe("healthy");
   });
 
+  it("503 for good once the chain node died or the state directory cannot be written: the switch, a restore and clearing it do not lift it", () => {
+    for (const down of [(h: Health) => h.setNodeDown(), (h: Health) => h.setStateDirDown()]) {
+      const h = new Health(new VirtualClock());
+      const snap = h.snapshot();
+      down(h);
+      expect(h.unavailable).toBe(true);
+      expect(caught(() => h.view()).status).toBe(503);
+      h.setDependencyUnavailable(false);
+      h.restore(snap);
+      expect(caught(() => h.view()).status).toBe(503);
+    }
+  });
+
   it("rejects executor ids outside 0-15", () => {
     expect(() => new Health(new VirtualClock(), { executorId: 16 })).toThrow(RangeError);
     expect(() => new Health(new VirtualClock(), { relayerExecutorId: -1 })).toThrow(RangeError);

@@ -36,7 +36,7 @@ describe("frames", () => {
     const buf = readFileSync(segmentPath(dir, 1));
     expect(buf.equals(Buffer.concat(recs.map(encodeFrame)))).toBe(true);
     expect(buf.readUInt32LE(0)).toBe(Buffer.byteLength(JSON.stringify(recs[0])));
-    expect(await readWal(dir, 1)).toEqual({ records: recs, tornBytes: 0, generations: [1] });
+    expect(await readWal(dir, 1)).toEqual({ records: recs, tornBytes: 0, tornGeneration: null, generations: [1] });
   });
 
   test("a torn tail (cut record, cut header, bad checksum on the last record, zero fill, a zero header) is dropped", () => {
@@ -160,12 +160,13 @@ const capturedBase: Omit<CapturedState, "walGeneration" | "layersJson" | "savedA
 };
 
 /** A toy app under WalPersistence: POST /api/v1/add?n= appends to a list, with an await in the middle. */
-function toy(dir: string, generation = 0, thresholds?: { bytes?: number; ageMs?: number }) {
+function toy(dir: string, generation = 0, thresholds?: { bytes?: number; ageMs?: number }, onFailed?: (e: unknown) => void) {
   const list: number[] = [];
   let captures = 0;
   const p = new WalPersistence({
     dir,
     generation,
+    ...(onFailed ? { onFailed } : {}),
     clockMs: () => 1_000 + list.length,
     stateVersion: () => list.length,
     ...(thresholds ? { thresholds } : {}),
@@ -456,20 +457,30 @@ describe("WalPersistence", () => {
     expect(u.p.stats.replayMismatches).toBe(0);
   });
 
-  test("a 2xx waits for its record's fsync; a failed log write turns it into 503 with Retry-After", async () => {
+  test("a 2xx waits for its record's fsync; after a failed log write no change is taken (503 saying why), reads still answer", async () => {
     const dir = tmp();
-    const t = toy(dir);
+    const failures: unknown[] = [];
+    const t = toy(dir, 0, undefined, (e) => failures.push(e));
     await t.p.recover([], null as never, async () => undefined);
+    expect((await request(t.app).post("/api/v1/add?n=0").send({})).status).toBe(201);
     // Break the log: its directory becomes a file, so the next generation (the next checkpoint's) cannot be opened.
-    await t.p.checkpoint();
     rmSync(walDir(dir), { recursive: true });
     writeFileSync(walDir(dir), "not a directory");
-    const failed = t.p.checkpoint().catch((e: unknown) => e);
-    const r = await request(t.app).post("/api/v1/add?n=1").send({});
-    expect(r.status).toBe(503);
-    expect(r.headers["retry-after"]).toBe("1");
-    expect(r.body).toEqual({ detail: "Service Unavailable" });
-    expect(await failed).toBeInstanceOf(Error);
+    expect(await t.p.checkpoint().catch((e: unknown) => e)).toBeInstanceOf(Error);
+    expect(failures).toHaveLength(1);
+    const said = new RegExp(`^the --state-dir ${dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} could not be written \\(.+\\): this server takes no more changes`);
+    for (const n of [1, 2]) {
+      const r = await request(t.app).post(`/api/v1/add?n=${n}`).send({});
+      expect(r.status).toBe(503);
+      expect(r.body.detail).toMatch(said);
+      // Retrying does not help: no Retry-After.
+      expect(r.headers["retry-after"]).toBeUndefined();
+    }
+    // Refused before they ran: what the server shows is what a restart replays.
+    expect((await request(t.app).get("/api/v1/list")).body).toEqual([0]);
+    // Told once, and the final checkpoint refuses rather than starting a log file after the failed one.
+    await expect(t.p.close()).rejects.toThrow(/final checkpoint could not be written/);
+    expect(failures).toHaveLength(1);
   });
 
   test("the size threshold starts a checkpoint in the background while requests go on; nothing is lost across it", async () => {

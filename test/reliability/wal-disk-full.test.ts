@@ -1,0 +1,73 @@
+// A disk that fills up under the write-ahead log (ENOSPC part-way through a write): the
+// log must end at its last acknowledged record, take nothing after it, start no new file,
+// and a start must read it whole. The file system's `write` is wrapped so a test can make
+// it write part of a buffer and fail, as a full disk does.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, test, vi } from "vitest";
+
+const disk = vi.hoisted(() => ({ full: false }));
+
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const fs = await importOriginal<typeof import("node:fs/promises")>();
+  const open: typeof fs.open = async (...args: Parameters<typeof fs.open>) => {
+    const fh = await fs.open(...args);
+    const write = fh.write.bind(fh) as (b: Buffer) => Promise<unknown>;
+    // Half the bytes go down, then the disk is full.
+    (fh as { write: unknown }).write = async (b: Buffer) => {
+      if (!disk.full) return write(b);
+      await write(b.subarray(0, b.length >> 1));
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    };
+    return fh;
+  };
+  return { ...fs, open, default: { ...fs, open } };
+});
+
+const { WalWriter, encodeFrame, listGenerations, readWal, segmentPath, walDir } = await import("../../fixtures/wal.ts");
+
+function tmp(): string {
+  return mkdtempSync(path.join(tmpdir(), "fakex-wal-full-"));
+}
+
+describe("write-ahead log on a full disk", () => {
+  test("a write cut short is cut off the file; nothing after it is written, no new file begins, and the log reads whole", async () => {
+    const dir = tmp();
+    const failures: unknown[] = [];
+    const w = new WalWriter(dir, 1, (e) => failures.push(e));
+    await w.durable(w.append({ n: 1 }));
+    const acknowledged = readFileSync(segmentPath(dir, 1)).length;
+    disk.full = true;
+    try {
+      await expect(w.durable(w.append({ n: 2, pad: "x".repeat(64) }))).rejects.toThrow(/ENOSPC/);
+    } finally {
+      disk.full = false;
+    }
+    expect(failures).toHaveLength(1);
+    expect(w.failed).toBe(failures[0]);
+    // The half that reached the file is gone again.
+    expect(readFileSync(segmentPath(dir, 1)).length).toBe(acknowledged);
+    // With room again, a later record is still refused (a replay would run it without the lost one).
+    await expect(w.durable(w.append({ n: 3 }))).rejects.toThrow(/ENOSPC/);
+    // A checkpoint's rotation refuses instead of starting generation 2 after the failed one.
+    expect(() => w.rotate()).toThrow(/ENOSPC/);
+    await w.close();
+    expect(await listGenerations(dir)).toEqual([1]);
+    expect(failures).toHaveLength(1);
+    expect(await readWal(dir, 1)).toEqual({ records: [{ n: 1 }], tornBytes: 0, tornGeneration: null, generations: [1] });
+  });
+
+  test("a directory an older fakex left this way (a cut record, then an empty newer log file) reads as a torn tail, not damage", async () => {
+    const dir = tmp();
+    mkdirSync(walDir(dir), { recursive: true });
+    const cut = encodeFrame({ n: 2 }).subarray(0, 9);
+    writeFileSync(segmentPath(dir, 1), Buffer.concat([encodeFrame({ n: 1 }), cut]));
+    writeFileSync(segmentPath(dir, 2), "");
+    expect(await readWal(dir, 1)).toEqual({ records: [{ n: 1 }], tornBytes: cut.length, tornGeneration: 1, generations: [1, 2] });
+    // With a record in the newer file the cut is damage, as before.
+    writeFileSync(segmentPath(dir, 2), encodeFrame({ n: 3 }));
+    await expect(readWal(dir, 1)).rejects.toThrow(/not the newest log file/);
+    expect(readdirSync(walDir(dir)).sort()).toEqual(["0000000001.log", "0000000002.log"]);
+  });
+});
