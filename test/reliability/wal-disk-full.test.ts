@@ -1,24 +1,29 @@
-// A disk that fills up under the write-ahead log (ENOSPC part-way through a write): the
-// log must end at its last acknowledged record, take nothing after it, start no new file,
-// and a start must read it whole. The file system's `write` is wrapped so a test can make
-// it write part of a buffer and fail, as a full disk does.
+// A disk that fills up under the write-ahead log: the log must end at its last
+// acknowledged record, take nothing after it, start no new file, and a start must read it
+// whole. The file system's `write` is wrapped so a test can give the disk a few bytes of
+// room: a write takes what fits and says so (a short write, no error), as a nearly full
+// disk does, and the next one fails with ENOSPC.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, test, vi } from "vitest";
 
-const disk = vi.hoisted(() => ({ full: false }));
+/** Bytes the disk has left; null: as much as it likes. */
+const disk = vi.hoisted(() => ({ room: null as number | null, chunk: null as number | null }));
 
 vi.mock("node:fs/promises", async (importOriginal) => {
   const fs = await importOriginal<typeof import("node:fs/promises")>();
   const open: typeof fs.open = async (...args: Parameters<typeof fs.open>) => {
     const fh = await fs.open(...args);
-    const write = fh.write.bind(fh) as (b: Buffer) => Promise<unknown>;
-    // Half the bytes go down, then the disk is full.
-    (fh as { write: unknown }).write = async (b: Buffer) => {
-      if (!disk.full) return write(b);
-      await write(b.subarray(0, b.length >> 1));
-      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    const write = fh.write.bind(fh) as (b: Buffer, offset?: number, length?: number) => Promise<{ bytesWritten: number }>;
+    (fh as { write: unknown }).write = async (b: Buffer, offset = 0, length = b.length - offset) => {
+      // A file system that takes a few bytes per call (as a pipe or a slow device may).
+      if (disk.chunk !== null) length = Math.min(disk.chunk, length);
+      if (disk.room === null) return write(b, offset, length);
+      if (disk.room === 0) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      const taken = Math.min(disk.room, length);
+      disk.room -= taken;
+      return write(b, offset, taken);
     };
     return fh;
   };
@@ -38,15 +43,16 @@ describe("write-ahead log on a full disk", () => {
     const w = new WalWriter(dir, 1, (e) => failures.push(e));
     await w.durable(w.append({ n: 1 }));
     const acknowledged = readFileSync(segmentPath(dir, 1)).length;
-    disk.full = true;
+    // Room for part of the next record only: a short write, then ENOSPC on the rest.
+    disk.room = 20;
     try {
       await expect(w.durable(w.append({ n: 2, pad: "x".repeat(64) }))).rejects.toThrow(/ENOSPC/);
     } finally {
-      disk.full = false;
+      disk.room = null;
     }
     expect(failures).toHaveLength(1);
     expect(w.failed).toBe(failures[0]);
-    // The half that reached the file is gone again.
+    // The part that reached the file is gone again.
     expect(readFileSync(segmentPath(dir, 1)).length).toBe(acknowledged);
     // With room again, a later record is still refused (a replay would run it without the lost one).
     await expect(w.durable(w.append({ n: 3 }))).rejects.toThrow(/ENOSPC/);
@@ -56,6 +62,19 @@ describe("write-ahead log on a full disk", () => {
     expect(await listGenerations(dir)).toEqual([1]);
     expect(failures).toHaveLength(1);
     expect(await readWal(dir, 1)).toEqual({ records: [{ n: 1 }], tornBytes: 0, tornGeneration: null, generations: [1] });
+  });
+
+  test("a write the file system takes in pieces is written on until whole, then acknowledged", async () => {
+    const dir = tmp();
+    const w = new WalWriter(dir, 1);
+    disk.chunk = 7;
+    try {
+      await w.durable([w.append({ n: 1, pad: "y".repeat(40) }), w.append({ n: 2 })].at(-1)!);
+    } finally {
+      disk.chunk = null;
+    }
+    await w.close();
+    expect((await readWal(dir, 1)).records).toEqual([{ n: 1, pad: "y".repeat(40) }, { n: 2 }]);
   });
 
   test("a directory an older fakex left this way (a cut record, then an empty newer log file) reads as a torn tail, not damage", async () => {
