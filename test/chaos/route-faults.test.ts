@@ -146,7 +146,8 @@ describe("route faults: ambiguous outcomes on POST /orders", () => {
       // The bot retries the same signed body blindly: the rule is spent, the exchange refuses the duplicate.
       const retry = await api("POST", "/orders", body);
       expect(retry.status).toBe(409);
-      expect(retry.body.detail.error_code).toBeDefined();
+      // The duplicate order_id (not a signature replay) refuses it, with POST /orders' catch-all code.
+      expect(retry.body.detail).toEqual({ detail: `order_id ${body.order_id} already exists`, error_code: "TRANSIENT_SETTLEMENT_FAILURE" });
       const listed = await api("GET", `/orders?owner_address=${ex.accounts[0]!.address}`, undefined, { authorization: bearer });
       expect(listed.status).toBe(200);
       const rows = listed.body.trades as { trade_id: string }[];

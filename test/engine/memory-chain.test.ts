@@ -223,4 +223,18 @@ describe("settlement vocabulary and fault plans", () => {
       }
     }
   });
+
+  it("spreadFills.sizeBps is an integer 1-10000: both ends accepted, one past either refused", () => {
+    for (const sizeBps of [1, 10_000]) expect(parseFaultPlan({ spreadFills: { rate: 0.5, sizeBps } })).toEqual({ spreadFills: { rate: 0.5, sizeBps } });
+    for (const sizeBps of [0, 10_001]) {
+      try {
+        parseFaultPlan({ spreadFills: { rate: 0.5, sizeBps } });
+        throw new Error(`accepted sizeBps ${sizeBps}`);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ExchangeError);
+        const x = e as ExchangeError;
+        expect([x.status, x.code, x.detail]).toEqual([422, "VALIDATION", "fault plan: spreadFills needs rate in [0,1] and sizeBps an integer 1-10000"]);
+      }
+    }
+  });
 });

@@ -168,6 +168,23 @@ describe("order intake fast path", () => {
     expect(fastPathOf(intake)(jpys("0.001"), ctx())).not.toBeNull();
   });
 
+  it("the bid floor at its exact boundary: 4.9999999 USDC is refused, 5 USDC accepted, by the fast path, the shared validator and placeOrder", () => {
+    // EURC/USDC: quantity precision 2, tick precision 5, bid floor 5 USDC = 50,000,000 lots × ticks.
+    const e = setup();
+    fund(e, ALICE, "USDC", 10_000000n);
+    const bid = (amount: string) => body(e, { owner: ALICE, side: "bid", amount, price: "0.00001" }) as unknown as Record<string, unknown>;
+    const under = bid("499999.99");
+    expect(bothAgree(under)).toMatch(/^AMOUNT_BELOW_MIN:/);
+    expect(fastPathOf(intake)(under, ctx())).toBeNull();
+    expect(codeOf(() => e.engine.placeOrder(under as never))).toEqual({ code: "AMOUNT_BELOW_MIN", status: 400 });
+    expect(e.engine.listOrders(ALICE)).toHaveLength(0);
+    const at = bid("500000.00");
+    expect(bothAgree(at)).toMatch(/^\[/);
+    expect(fastPathOf(intake)(at, ctx())).not.toBeNull();
+    expect(codeOf(() => e.engine.placeOrder(at as never))).toEqual({ code: "OK", status: 201 });
+    expect(e.engine.listOrders(ALICE)).toHaveLength(1);
+  });
+
   it("refuses every non-canonical spelling of uuid_int the shared validator refuses", () => {
     const id = "6b1f8a0e-3c1d-4f2a-9b7c-0d1e2f3a4b5c";
     const good = standaloneUuidInt(id, EXECUTOR_ID);

@@ -142,6 +142,30 @@ describe("settlement", () => {
     expect(env.engine.getOrder(first.ask).status).toBe("failed");
   });
 
+  it("overlapping fault rules on one fill: revertSettlements wins over revertFills, which wins over revertFraction", async () => {
+    const S = { revertSettlements: [{ nth: 1, reason: "PRICE_MISMATCH" }] };
+    const F = { revertFills: [{ fill: 1, reason: "ORDER_EXPIRED" }] };
+    const R = { revertFraction: { fraction: 1, reason: "BAD_SIGNATURE" } };
+    const cases: [FaultPlan, string][] = [
+      [{ ...S, ...F }, "PRICE_MISMATCH"],
+      [{ ...S, ...R }, "PRICE_MISMATCH"],
+      [{ ...S, ...F, ...R }, "PRICE_MISMATCH"],
+      [{ ...F, ...R }, "ORDER_EXPIRED"],
+    ];
+    for (const [plan, winner] of cases) {
+      const env = trade(plan);
+      const { ask, bid } = cross(env);
+      await env.engine.settleAll();
+      const [f] = env.engine.fillsOfOrder(bid);
+      expect([f!.settlement_status, f!.failure_reason]).toEqual(["reverted", winner]);
+      for (const id of [ask, bid]) {
+        const o = env.engine.getOrder(id);
+        expect([o.status, o.error, o.settlement_summary.latest_failed_fill_failure_reason]).toEqual(["failed", winner, winner]);
+      }
+      expect(vaultMismatches(env)).toEqual([]);
+    }
+  });
+
   it("a reverted fill of a still-pending order: it stays pending with error set and gets its quantity back", async () => {
     const env = trade({ revertFills: [{ fill: 1, reason: "OVERFILL" }] });
     const { ask, bid } = cross(env, "6");

@@ -46,6 +46,20 @@ describe("VL batches", () => {
     }
   });
 
+  it("a budget that exactly covers the legs reports no amendment: the last leg fits with nothing left", () => {
+    const env = make(30_000000n);
+    const bodies = legs(env);
+    const r = env.engine.placeVlBatch(bodies);
+    expect(r).toMatchObject({ amendments: [], cancelled: [], fills: [] });
+    expect(r.vl_group).toEqual({ primary_id: bodies[0]!.order_id, max_budget: "30", budget_consumed: "30", spent_token: "USDC" });
+    for (const id of r.order_ids) {
+      const o = env.engine.getOrder(id);
+      expect([o.status, o.amount, o.remaining_amount]).toEqual(["pending", "10", "10"]);
+    }
+    const usdc = env.engine.ledger.peek(ALICE.toLowerCase(), env.engine.getOrder(bodies[2]!.order_id as string).from_token);
+    expect([usdc.available, usdc.frozen]).toEqual([0n, 30_000000n]);
+  });
+
   it("budget_clip: the leg that no longer fits is clipped to what is left", () => {
     const env = make(25_000000n);
     const bodies = legs(env);

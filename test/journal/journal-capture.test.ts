@@ -84,6 +84,20 @@ describe("journal request copy of a body that does not parse", () => {
     expect(entry(long).request_body).toEqual({ text: '{"price": 1.0.0,', bytes: 31, truncated: true });
   });
 
+  test("a request body exactly at the limit is kept whole (not truncated); one byte more is cut", async () => {
+    // Parsed JSON (16 bytes re-serialised) and unparsed text alike.
+    const at = await send("application/json", '{"abcdefghij":1}');
+    expect(at.status).toBe(200);
+    expect(entry(at).request_body).toEqual({ text: '{"abcdefghij":1}', bytes: MAX, truncated: false });
+    const over = await send("application/json", '{"abcdefghijk":1}');
+    expect(over.status).toBe(200);
+    expect(entry(over).request_body).toEqual({ text: '{"abcdefghijk":1', bytes: MAX + 1, truncated: true });
+    const text = await send("text/plain", "0123456789abcdef");
+    expect(entry(text).request_body).toEqual({ text: "0123456789abcdef", bytes: MAX, truncated: false });
+    const longer = await send("text/plain", "0123456789abcdefg");
+    expect(entry(longer).request_body).toEqual({ text: "0123456789abcdef", bytes: MAX + 1, truncated: true });
+  });
+
   test("a body that parses is still recorded as its JSON; one of another content type (which no route parses) as its text", async () => {
     const ok = await send("application/vnd.api+json", '{ "a" : 1 }');
     expect(ok.status).toBe(200);

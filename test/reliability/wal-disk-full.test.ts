@@ -25,12 +25,19 @@ vi.mock("node:fs/promises", async (importOriginal) => {
       disk.room -= taken;
       return write(b, offset, taken);
     };
+    const writeFile = fh.writeFile.bind(fh) as (data: string) => Promise<void>;
+    (fh as { writeFile: unknown }).writeFile = async (data: string) => {
+      if (disk.room === null || Buffer.byteLength(data) <= disk.room) return writeFile(data);
+      await writeFile(data.slice(0, disk.room));
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    };
     return fh;
   };
   return { ...fs, open, default: { ...fs, open } };
 });
 
 const { WalWriter, encodeFrame, listGenerations, readWal, segmentPath, walDir } = await import("../../fixtures/wal.ts");
+const { writeStateFile } = await import("../../fixtures/state-dir.ts");
 
 function tmp(): string {
   return mkdtempSync(path.join(tmpdir(), "fakex-wal-full-"));
@@ -75,6 +82,17 @@ describe("write-ahead log on a full disk", () => {
     }
     await w.close();
     expect((await readWal(dir, 1)).records).toEqual([{ n: 1, pad: "y".repeat(40) }, { n: 2 }]);
+  });
+
+  test("a checkpoint the disk cannot take leaves no part-written state file holding the log's space", async () => {
+    const dir = tmp();
+    disk.room = 100;
+    try {
+      await expect(writeStateFile(dir, { layersJson: JSON.stringify({ pad: "z".repeat(500) }) } as never)).rejects.toThrow(/ENOSPC/);
+    } finally {
+      disk.room = null;
+    }
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   test("a directory an older fakex left this way (a cut record, then an empty newer log file) reads as a torn tail, not damage", async () => {

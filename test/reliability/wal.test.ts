@@ -457,7 +457,7 @@ describe("WalPersistence", () => {
     expect(u.p.stats.replayMismatches).toBe(0);
   });
 
-  test("a 2xx waits for its record's fsync; after a failed log write no change is taken (503 saying why), reads still answer", async () => {
+  test("a 2xx waits for its record's fsync; after a failed log write every request is refused (503 saying why) and no background work runs", async () => {
     const dir = tmp();
     const failures: unknown[] = [];
     const t = toy(dir, 0, undefined, (e) => failures.push(e));
@@ -476,8 +476,17 @@ describe("WalPersistence", () => {
       // Retrying does not help: no Retry-After.
       expect(r.headers["retry-after"]).toBeUndefined();
     }
-    // Refused before they ran: what the server shows is what a restart replays.
-    expect((await request(t.app).get("/api/v1/list")).body).toEqual([0]);
+    // Refused before they ran, and reads too: the server shows nothing a restart would not have.
+    expect(t.list).toEqual([0]);
+    const read = await request(t.app).get("/api/v1/list");
+    expect(read.status).toBe(503);
+    expect(read.body.detail).toMatch(said);
+    expect(t.p.refusal()).toMatch(said);
+    // An auto-settle round or a clock tick would change what could not be logged: they do not run.
+    let ran = 0;
+    await t.p.settleRound(async () => (ran++, true));
+    await t.p.background(async () => void ran++);
+    expect(ran).toBe(0);
     // Told once, and the final checkpoint refuses rather than starting a log file after the failed one.
     await expect(t.p.close()).rejects.toThrow(/final checkpoint could not be written/);
     expect(failures).toHaveLength(1);

@@ -122,6 +122,22 @@ describe("swap quote lifecycle", () => {
     expect(env.desk.quoteRecord(q.uuid)!.consumed).toBe(false);
   });
 
+  it("an informational quote stays refused (400 NO_LIQUIDITY, not consumed) even once liquidity arrives so the route would now fill", async () => {
+    const env = setupDesk();
+    book(env);
+    const q = await quoted(env, {}, 50_000000n);
+    expect(q.route_params.minOutputAmount).toBe("0");
+    rest(env, "EURC/USDC", "ask", "100", "1.08", { owner: MAKER });
+    const before = env.desk.swapSequence(TAKER);
+    const e = await caught(() => env.desk.accept(validSwap(q)));
+    expect([e.status, e.code]).toEqual([400, "NO_LIQUIDITY"]);
+    expect(env.desk.quoteRecord(q.uuid)!.consumed).toBe(false);
+    expect(env.desk.swapSequence(TAKER)).toBe(before);
+    // The same size quoted now is executable: the refusal is the old quote's, not the book's.
+    const fresh = await quoted(env, {}, 50_000000n);
+    expect(fresh.route_params.minOutputAmount).not.toBe("0");
+  });
+
   it("409 QUOTE_STALE when the wallet's swap state advanced, without consuming; a fresh quote works", async () => {
     const env = setupDesk();
     rest(env, "EURC/USDC", "ask", "100", "1.08");
