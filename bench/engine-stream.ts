@@ -73,9 +73,9 @@ export function buildEngine(seed: string): Engine {
 }
 
 /**
- * POST /orders bodies as the HTTP layer hands them over (built before timing), each with a
- * 65-byte signature of its own in the wire's shape: the route hands the engine a signed
- * body, and the engine reads the signature's text (it does not judge it: the route did).
+ * POST /orders bodies as the HTTP layer hands them over (built before timing): parsed from
+ * JSON text, as express.json() makes them, each with a 65-byte signature of its own, which
+ * placeOrder reads (the route passes its own, already read: validateOrder's second argument).
  */
 export function engineInput(stream: StreamOrder[]): OrderBody[] {
   const registry = new Registry(DEFAULT_REGISTRY_CONFIG);
@@ -93,7 +93,7 @@ export function engineInput(stream: StreamOrder[]): OrderBody[] {
       expiration,
     });
     const digits = o.id.replace(/-/g, "");
-    return { ...body, signature: `0x${digits}${digits}${digits}${digits.slice(0, 32)}1b` };
+    return JSON.parse(JSON.stringify({ ...body, signature: `0x${digits}${digits}${digits}${digits.slice(0, 32)}1b` })) as OrderBody;
   });
 }
 

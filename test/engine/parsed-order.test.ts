@@ -59,6 +59,8 @@ describe("validateOrder + placeParsed", () => {
     expect(v.signature).toBe("0x1234");
     expect(v.fromAmount).toBe(10_500000n);
     expect(env.engine.validateOrder({ ...x, signature: "nope" }).signature).toBeNull();
+    // A caller that read the signature already (the route, after lowercasing it) hands it over.
+    expect(env.engine.validateOrder({ ...x, signature: "nope" }, "0xabcd").signature).toBe("0xabcd");
     expect(env.engine.eventHash()).toBe(hash);
     expect(env.engine.listOrders(ALICE)).toEqual([]);
   });

@@ -121,12 +121,14 @@ export function ordersRouter(ctx: HttpContext, engine: OrdersEngine, router: Rou
       const body = requireObjectBody(req.body);
       refuseUnacceptedFields(body);
       const signature = signatureField(body);
+      // Kept lowercased; placed only once verified below (a verified signature is hex, ECDSA or EIP-1271).
+      const contractSignature = toContractSignature(signature as Hex);
       // Validated once, by the engine: the Order to verify needs its amounts, and the
       // same result is placed below unless what validation read (the clock's second,
       // the executor id) moved while the signature was checked.
       const nowSec = engine.clock.nowSec();
       const executorId = engine.executorId;
-      const v = engine.validateOrder(body as unknown as OrderBody);
+      const v = engine.validateOrder(body as unknown as OrderBody, contractSignature);
       await requireTypedSignature(ctx, {
         domain: signingDomain(ctx),
         types: ORDER_TYPES,
@@ -137,11 +139,8 @@ export function ordersRouter(ctx: HttpContext, engine: OrdersEngine, router: Rou
         expected: v.owner,
       }, "Invalid signature: Order must be signed by owner_address");
       hitRateLimit(ctx, v.owner, "trade");
-      // A verified signature is hex (ECDSA or EIP-1271), so it is stored as is, lowercased.
-      const contractSignature = toContractSignature(signature as Hex);
       let placed;
       if (engine.clock.nowSec() === nowSec && engine.executorId === executorId) {
-        v.signature = contractSignature;
         placed = engine.placeParsed(v);
       } else {
         placed = engine.placeOrder({ ...(body as unknown as OrderBody), signature: contractSignature });
