@@ -273,6 +273,18 @@ describe("engine swaps: a reverted intent fails the swap and gives every fund ba
     expect(await ownerMismatches(env)).toEqual([]);
   });
 
+  it("a swap fill hit by both revertSettlements and revertFills reverts with the settlement rule's reason (the README's order)", async () => {
+    const env = setupSwapEngine(7, { faults: { revertSettlements: [{ nth: 1, reason: "PAUSED" }], revertFills: [{ fill: 1, reason: "ORDER_EXPIRED" }] } });
+    await directBook(env);
+    const q = await env.engine.quoteSwap(quoteBody(env, "USDC", "EURC", 10_800_000n));
+    const res = env.engine.swap(submission(q));
+    expect(env.engine.fillRecords().map((f) => f.id)).toEqual([1]);
+    await env.engine.settleAll();
+    const o = env.engine.getOrder(res.trade_id);
+    expect(o.status).toBe("failed");
+    expect(o.settlement_summary.latest_failed_fill_failure_reason).toBe("PAUSED");
+  });
+
   it("a bound violated on chain (the maker's vault drained by a withdrawal) reverts the intent", async () => {
     const env = setupSwapEngine();
     await directBook(env);
