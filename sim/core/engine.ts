@@ -1506,8 +1506,12 @@ export class Engine {
 
   /** GET /orders/{order_id}. 404 when unknown. */
   getOrder(orderId: string): OrderWire {
-    const o = this.record(orderId);
-    return orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id));
+    return this.viewOfOrder(this.record(orderId));
+  }
+
+  /** The wire Order of a record (its fills, economics and settlement summary read now). */
+  viewOfOrder(o: Readonly<OrderRecord>): OrderWire {
+    return orderView(o as OrderRecord, this.fillsOf(o as OrderRecord), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id));
   }
 
   /** Where a swap order's output goes: its Intent's recipient (the zero address: the owner's vault); null for other orders. */
@@ -1522,7 +1526,12 @@ export class Engine {
 
   /** Every order of an owner in placement order (GET /orders filters, sorts and pages over this). */
   listOrders(owner: string): OrderWire[] {
-    return this.ordersOf(owner.toLowerCase()).map((o) => orderView(o, this.fillsOf(o), this.settlements, this.registry, (f) => this.movesOf(f), this.swapTerms.get(o.id)));
+    return this.ordersOf(owner.toLowerCase()).map((o) => this.viewOfOrder(o));
+  }
+
+  /** An owner's order records in placement order, read-only by convention (views only for what is shown: viewOfOrder). */
+  orderRecordsOf(owner: string): readonly Readonly<OrderRecord>[] {
+    return this.ordersOf(owner.toLowerCase());
   }
 
   /** GET /fills/{order_id}: fills of one order, from that order's perspective, in execution order. */
@@ -1536,21 +1545,22 @@ export class Engine {
    * order's perspective (both sides when the owner was on both), with the
    * order's status for the order_status filter.
    */
-  fillsOfOwner(owner: string): (FillWire & { order_id: string; order_status: OrderStatus })[] {
+  fillsOfOwner(owner: string, page: OwnerFillsPage = {}): (FillWire & { order_id: string; order_status: OrderStatus })[] {
     // The owner's fills through its own orders' lists (not a pass over every fill), in
-    // fill id order, the maker's side first when the owner was on both.
+    // fill id order, the maker's side first when the owner was on both; filtered and paged
+    // on the store's columns, so only the page's views are built.
     const sides: { id: number; o: OrderRecord }[] = [];
-    for (const o of this.ordersOf(owner.toLowerCase())) for (const id of this.fills.idsOf(o)) sides.push({ id, o });
-    const records = new Map<number, FillRecord>();
-    const recordOf = (id: number) => {
-      let f = records.get(id);
-      if (f === undefined) records.set(id, (f = this.fills.get(id)));
-      return f;
-    };
-    const makerFirst = (s: { id: number; o: OrderRecord }) => (recordOf(s.id).makerOrderId === s.o.id ? 0 : 1);
+    for (const o of this.ordersOf(owner.toLowerCase())) {
+      if (page.orderStatus !== undefined && o.status !== page.orderStatus) continue;
+      for (const id of this.fills.idsOf(o)) {
+        if (page.settlementStatus === undefined || this.fills.statusOf(id) === page.settlementStatus) sides.push({ id, o });
+      }
+    }
+    const makerFirst = (s: { id: number; o: OrderRecord }) => (this.fills.isMakerOf(s.id, s.o.seq) ? 0 : 1);
     sides.sort((a, b) => a.id - b.id || makerFirst(a) - makerFirst(b));
-    return sides.map(({ id, o }) => {
-      const f = recordOf(id);
+    const offset = page.offset ?? 0;
+    return sides.slice(offset, page.limit === undefined ? undefined : offset + page.limit).map(({ id, o }) => {
+      const f = this.fills.get(id);
       return { ...fillView(f, o, this.registry, this.movesOf(f)), order_id: o.id, order_status: o.status };
     });
   }
@@ -1587,6 +1597,42 @@ export class Engine {
   /** Every fill as a record (built on each call: O(fills)); fillCount() for just the number. */
   fillRecords(): readonly FillRecord[] {
     return this.fills.records();
+  }
+
+  /** Fill `id` as a record (a fresh object), or undefined when there is none. */
+  fillRecord(id: number): FillRecord | undefined {
+    return Number.isInteger(id) && id >= 1 && id <= this.fills.count ? this.fills.get(id) : undefined;
+  }
+
+  /** The fill ids of an order in execution order ([] for an unknown order): no pass over other fills. */
+  fillIdsOf(orderId: string): number[] {
+    const o = this.orders.get(orderId);
+    return o ? this.fills.idsOf(o) : [];
+  }
+
+  /**
+   * The last `n` fills of each market that has any, newest first: a walk down from the newest
+   * fill that stops once every market has `n` (a market with fewer reads all fills' markets,
+   * one column lookup each, never a record).
+   */
+  recentFills(n: number): Map<string, FillRecord[]> {
+    const out = new Map<string, FillRecord[]>();
+    let full = 0;
+    const markets = this.registry.markets().length;
+    for (let id = this.fills.count; id >= 1 && full < markets; id--) {
+      const symbol = this.fills.symbolOf(id);
+      let list = out.get(symbol);
+      if (list === undefined) out.set(symbol, (list = []));
+      if (list.length >= n) continue;
+      list.push(this.fills.get(id));
+      if (list.length === n) full++;
+    }
+    return out;
+  }
+
+  /** Settlement batch `id` (batches are numbered 1, 2, ... in the order sent). */
+  settlementBatch(id: number): Readonly<SettlementBatch> | undefined {
+    return Number.isInteger(id) && id >= 1 ? this.settlements[id - 1] : undefined;
   }
 
   fillCount(): number {
@@ -1695,6 +1741,14 @@ export class Engine {
       if (first > this.broadcastUpTo) this.swapFillStarts.set(first, o.id);
     }
   }
+}
+
+/** GET /fills?owner_address's filters and page, applied before any view is built. */
+export interface OwnerFillsPage {
+  orderStatus?: OrderStatus;
+  settlementStatus?: FillStatus;
+  offset?: number;
+  limit?: number;
 }
 
 /** The orders of an owner without any (shared, never mutated). */

@@ -243,6 +243,16 @@ export class FillStore {
     return this.amount(this.checked(id), LOTS);
   }
 
+  /** The market of fill `id` (its maker's), without building its record. */
+  symbolOf(id: number): string {
+    return this.orderOf(this.cols.makerSeq[this.checked(id) - 1]!).market.symbol;
+  }
+
+  /** Whether the order with placement number `seq` is fill `id`'s maker. */
+  isMakerOf(id: number, seq: number): boolean {
+    return this.cols.makerSeq[this.checked(id) - 1] === seq;
+  }
+
   /** A read-only record of fill `id` as it is now (a fresh object: later changes do not show in it). */
   get(id: number): FillRecord {
     const i = this.checked(id) - 1;

@@ -14,6 +14,7 @@ import { performance } from "node:perf_hooks";
 import type { Request, RequestHandler } from "express";
 import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
+import type { SettlementBatch } from "../core/settlement.ts";
 import { withRequestNote, type FaultNote, type RequestNote, type SignatureNearMiss } from "./journal-notes.ts";
 import { loggedBody, unparsedBody } from "./body.ts";
 import { FAULT_ANSWERED, faultAnswerBody, faultAnswerStatus } from "./route-faults-outcome.ts";
@@ -164,7 +165,7 @@ export interface JournalState {
 }
 
 /** What the journal reads from the simulator: the clock and the engine's log and records. */
-export type JournalSource = Pick<Engine, "log" | "clock" | "orderRecord" | "fillRecords" | "settlementBatches" | "registry">;
+export type JournalSource = Pick<Engine, "log" | "clock" | "orderRecord" | "fillRecord" | "fillIdsOf" | "settlementBatch" | "registry">;
 
 export interface RequestJournalOptions {
   /** Entries kept (oldest dropped first); 0 keeps none but still numbers requests. */
@@ -455,27 +456,14 @@ export class RequestJournal {
     return out;
   }
 
-  /** One pass over fills and batches per read, shared by every entry of a page. */
+  /**
+   * Fills and batches looked up by id for a page's entries (shared by them): a read costs
+   * what the page links to, not a pass over every fill of the run.
+   */
   private resolver(): (e: JournalEntry) => ResolvedEntry {
-    let records: readonly FillRecord[] | null = null;
-    let fills: Map<number, FillRecord> | null = null;
-    let byOrder: Map<string, number[]> | null = null;
-    const allFills = () => (records ??= this.source.fillRecords());
-    const fillById = (id: number) => (fills ??= new Map(allFills().map((f) => [f.id, f]))).get(id);
-    const fillsOfOrder = (orderId: string) => {
-      if (!byOrder) {
-        byOrder = new Map();
-        for (const f of allFills()) {
-          for (const o of [f.makerOrderId, f.takerOrderId]) {
-            let ids = byOrder.get(o);
-            if (!ids) byOrder.set(o, (ids = []));
-            ids.push(f.id);
-          }
-        }
-      }
-      return byOrder.get(orderId) ?? [];
-    };
-    const batches = this.source.settlementBatches();
+    const fills = new Map<number, FillRecord | undefined>();
+    const fillById = (id: number) => (fills.has(id) ? fills.get(id) : fills.set(id, this.source.fillRecord(id)).get(id));
+    const fillsOfOrder = (orderId: string) => this.source.fillIdsOf(orderId);
     const order = (id: string): ResolvedOrderLink => {
       try {
         return { order_id: id, status: this.source.orderRecord(id).status };
@@ -507,7 +495,7 @@ export class RequestJournal {
       }
       const batchIds = [...new Set(fillLinks.map((f) => f.settlement_id).filter((x): x is number => x !== null))].sort((a, b) => a - b);
       const settlement_batches = batchIds
-        .map((id) => batches.find((b) => b.id === id))
+        .map((id) => this.source.settlementBatch(id))
         .filter((b) => b !== undefined)
         .map((b) => batchLink(b, (id) => fillById(id)?.revertReason));
       const revert_reasons = [...new Set(fillLinks.map((f) => f.revert_reason).filter((x): x is string => x !== null))];
@@ -533,7 +521,7 @@ export class RequestJournal {
 }
 
 /** A settlement batch as the journal and the run viewer show it; `reasonOf` reads a fill's revert reason. */
-export function batchLink(b: ReturnType<JournalSource["settlementBatches"]>[number], reasonOf: (fillId: number) => string | null | undefined): ResolvedBatchLink {
+export function batchLink(b: Readonly<SettlementBatch>, reasonOf: (fillId: number) => string | null | undefined): ResolvedBatchLink {
   return {
     settlement_id: b.id,
     tx_hash: b.txHash,

@@ -208,15 +208,16 @@ export function runViewsRouter(p: RunViewParts): Router {
       return;
     }
     // The wire fills (this order's view, with economics) beside the records' ids and batches.
+    // The order's own fills and batches, looked up by id: polled every second, it must not
+    // pass over every fill of the run.
     const wire = engine.fillsOfOrder(id);
-    const records = engine.fillRecords().filter((f) => f.makerOrderId === id || f.takerOrderId === id);
+    const records = engine.fillIdsOf(id).map((fillId) => engine.fillRecord(fillId)!);
     const fills = records.map((f, i) => ({ ...fillRow(f, registry), wire: wire[i] ?? null }));
-    const batchIds = new Set(records.map((f) => f.settlementId).filter((x) => x !== null));
-    const allFills = new Map(engine.fillRecords().map((f) => [f.id, f]));
-    const batches = engine
-      .settlementBatches()
-      .filter((b) => batchIds.has(b.id))
-      .map((b) => batchLink(b, (fillId) => allFills.get(fillId)?.revertReason));
+    const batchIds = [...new Set(records.map((f) => f.settlementId).filter((x): x is number => x !== null))].sort((a, b) => a - b);
+    const batches = batchIds
+      .map((b) => engine.settlementBatch(b))
+      .filter((b) => b !== undefined)
+      .map((b) => batchLink(b, (fillId) => engine.fillRecord(fillId)?.revertReason));
     const requests = journal
       .all()
       .filter((e) => e.links.orders_created.includes(id) || e.links.orders_cancelled.includes(id))
@@ -231,27 +232,25 @@ export function runViewsRouter(p: RunViewParts): Router {
   r.route("/batches").all(onlyGet).get((req, res) => {
     // Batches are numbered 1, 2, ... in the order they were sent: the first `upto` are those up to that number.
     const { rows: held, total, next_offset } = newestFirst(engine.settlementBatches(), page(req));
-    const fills = new Map(engine.fillRecords().map((f) => [f.id, f]));
+    // The page's fills only, by id.
+    const fills = new Map<number, FillRecord | undefined>();
+    const fill = (id: number) => (fills.has(id) ? fills.get(id) : fills.set(id, engine.fillRecord(id)).get(id));
     const rows = held.map((b) => ({
-      ...batchLink(b, (id) => fills.get(id)?.revertReason),
-      symbols: [...new Set(b.fillIds.map((id) => fills.get(id)?.symbol).filter((x): x is string => typeof x === "string"))],
+      ...batchLink(b, (id) => fill(id)?.revertReason),
+      symbols: [...new Set(b.fillIds.map((id) => fill(id)?.symbol).filter((x): x is string => typeof x === "string"))],
     }));
     res.json({ batches: rows, total, next_offset });
   });
 
   r.route("/markets").all(onlyGet).get((_req, res) => {
-    const fills = engine.fillRecords();
+    const recent = engine.recentFills(RECENT_TRADES);
     const markets = registry.markets().map((m) => ({
       symbol: m.symbol,
       base: m.baseSymbol,
       quote: m.quoteSymbol,
       bids: engine.depth(m.symbol, "bid"),
       asks: engine.depth(m.symbol, "ask"),
-      recent_trades: fills
-        .filter((f) => f.symbol === m.symbol)
-        .slice(-RECENT_TRADES)
-        .reverse()
-        .map((f) => fillRow(f, registry)),
+      recent_trades: (recent.get(m.symbol) ?? []).map((f) => fillRow(f, registry)),
     }));
     res.json({ markets });
   });

@@ -62,10 +62,8 @@ export function fillsRouter(ctx: HttpContext, engine: FillsEngine, router: Route
     .get(requireApiKey(ctx), rateLimit(ctx, "read"), (req: Request, res: Response) => {
       const q = parseInput(OwnerFillsQuery, req.query, "query");
       const owner = requireOwner(res, q.owner_address);
-      const rows = engine
-        .fillsOfOwner(owner)
-        .filter((f) => (q.order_status === undefined || f.order_status === q.order_status) && (q.settlement_status === undefined || f.settlement_status === q.settlement_status));
-      res.json({ items: rows.slice(q.offset, q.offset + q.limit).map(fillOnly) });
+      const rows = engine.fillsOfOwner(owner, { orderStatus: q.order_status, settlementStatus: q.settlement_status, offset: q.offset, limit: q.limit });
+      res.json({ items: rows.map(fillOnly) });
     })
     .all(methodNotAllowed("GET"));
 

@@ -25,13 +25,14 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { Engine, OrderWire } from "../../core/engine.ts";
+import type { OrderRecord } from "../../core/orders.ts";
 import { ExchangeError } from "../../core/errors.ts";
 import { compareDecimal, decimalOf, type Decimal } from "../../core/amounts.ts";
 import { requireOwner } from "../auth.ts";
 import { parseInput } from "../validate.ts";
 import { zAddress, zQueryInt } from "../fields.ts";
 
-export type OrdersListEngine = Pick<Engine, "listOrders">;
+export type OrdersListEngine = Pick<Engine, "listOrders" | "orderRecordsOf" | "viewOfOrder">;
 
 export const ORDER_STATUSES = ["pending", "matched", "settled", "cancelled", "failed"] as const;
 export const LIST_LIMIT_DEFAULT = 50;
@@ -236,6 +237,45 @@ export function selectOrders(all: readonly OrderWire[], q: ListQuery): { trades:
   return { trades: indexed.slice(q.offset, q.offset + q.limit).map((x) => x.o), total: matching.length };
 }
 
+/** Query keys a record answers exactly as its wire Order would (status, order_type, side, trade_id, created_at). */
+const RECORD_KEYS = new Set(["owner_address", "status", "type", "side", "trade_ids", "created_after", "created_before", "sort_by", "order", "offset", "limit"]);
+
+/**
+ * selectOrders' answer for the queries most clients send (a status or side, ids, creation
+ * times, the default sort), from the records, with views built for the page only: a bot
+ * polling its open orders pays for its page, not for its whole history. null: the query
+ * reads view-only fields, or creation times go back somewhere (then placement order is not
+ * created_at order), and the views decide.
+ */
+export function selectOrderRecords(
+  records: readonly Readonly<OrderRecord>[],
+  q: ListQuery,
+  view: (o: Readonly<OrderRecord>) => OrderWire,
+): { trades: OrderWire[]; total: number } | null {
+  if (q.sort_by !== undefined && q.sort_by !== "created_at") return null;
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && !RECORD_KEYS.has(k)) return null;
+  for (let i = 1; i < records.length; i++) if (records[i]!.createdAt.ms < records[i - 1]!.createdAt.ms) return null;
+  const ps: ((o: Readonly<OrderRecord>) => boolean)[] = [];
+  if (q.status) ps.push((o) => o.status === q.status);
+  if (q.type) ps.push((o) => (o.orderType ?? "limit") === q.type);
+  if (q.side) ps.push((o) => o.side === q.side);
+  if (q.trade_ids !== undefined) {
+    const ids = new Set(q.trade_ids.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0));
+    ps.push((o) => ids.has(o.id.toLowerCase()));
+  }
+  const after = q.created_after as number | undefined;
+  const before = q.created_before as number | undefined;
+  if (after !== undefined) ps.push((o) => o.createdAt.ms >= after);
+  if (before !== undefined) ps.push((o) => o.createdAt.ms <= before);
+  const matching = ps.length === 0 ? records : records.filter((o) => ps.every((p) => p(o)));
+  // Ties in created_at keep placement order, reversed with desc: the exact reverse of placement.
+  const desc = (q.order ?? "desc") === "desc";
+  const n = matching.length;
+  const trades: OrderWire[] = [];
+  for (let k = q.offset; k < Math.min(n, q.offset + q.limit); k++) trades.push(view(matching[desc ? n - 1 - k : k]!));
+  return { trades, total: n };
+}
+
 /** The GET /orders handler (mount after requireApiKey and the read rate limit). */
 export function listOrdersHandler(engine: OrdersListEngine) {
   return (req: Request, res: Response): void => {
@@ -243,6 +283,6 @@ export function listOrdersHandler(engine: OrdersListEngine) {
     // Every 422 before the owner comparison's 403 (401 → 429 → 422 → 403).
     if (q.search !== undefined && q.search.length > 256) throw new ExchangeError("VALIDATION", 422, "query.search: must be at most 256 characters");
     const owner = requireOwner(res, q.owner_address);
-    res.json(selectOrders(engine.listOrders(owner), q));
+    res.json(selectOrderRecords(engine.orderRecordsOf(owner), q, (o) => engine.viewOfOrder(o)) ?? selectOrders(engine.listOrders(owner), q));
   };
 }

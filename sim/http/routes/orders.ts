@@ -60,7 +60,7 @@ import { listOrdersHandler } from "./orders-list.ts";
 /** What the order routes call on the engine. */
 export type OrdersEngine = Pick<
   Engine,
-  "validateOrder" | "placeParsed" | "placeOrder" | "cancelOrder" | "cancelAll" | "getOrder" | "listOrders" | "orderRecord" | "executorId" | "registry" | "clock"
+  "validateOrder" | "placeParsed" | "placeOrder" | "cancelOrder" | "cancelAll" | "getOrder" | "listOrders" | "orderRecordsOf" | "viewOfOrder" | "orderRecord" | "executorId" | "registry" | "clock"
 >;
 
 // Module constants, so the verifier's type-hash cache (keyed by identity) hits.
