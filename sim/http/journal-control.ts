@@ -13,6 +13,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import { ControlInputError, checkQueryKeysOnce, isControlInputError, notAllowed } from "./control.ts";
+import { instantMs } from "./time-bounds.ts";
 import type { JournalFilter, RequestJournal } from "./journal.ts";
 import { ADDRESS_RE } from "./fields.ts";
 
@@ -51,10 +52,10 @@ export function journalFilterOf(query: unknown): JournalFilter {
   return f;
 }
 
+/** As GET /orders reads its time bounds: the same instant on every machine (a zone-less time is UTC). */
 function sinceMs(s: string): number {
-  if (/^\d{1,12}$/.test(s)) return Number(s) * 1000;
-  const ms = Date.parse(s);
-  if (!Number.isFinite(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(s)) throw new ControlInputError("since: unix seconds or an ISO-8601 time");
+  const ms = instantMs(s);
+  if (ms === null) throw new ControlInputError("since: Unix seconds or an ISO 8601 date-time (a time without a zone is UTC)");
   return ms;
 }
 

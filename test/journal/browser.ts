@@ -16,12 +16,13 @@ export interface RunningBrowser {
 }
 
 /** `timezoneId`: the browser's time zone (the viewer must not depend on it). */
-export async function launchChromium(o: { timezoneId?: string } = {}): Promise<RunningBrowser> {
+export async function launchChromium(o: { timezoneId?: string; locale?: string } = {}): Promise<RunningBrowser> {
   const profile = mkdtempSync(join(tmpdir(), "fakex-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     ...(o.timezoneId ? { timezoneId: o.timezoneId } : {}),
+    ...(o.locale ? { locale: o.locale } : {}),
     viewport: { width: 1280, height: 900 },
     args: [
       "--headless",

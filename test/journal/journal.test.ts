@@ -358,6 +358,19 @@ describe("request journal", () => {
     const now = ex.control.now().now;
     expect((await control("GET", `/requests/count?since=${now + 1}`)).body).toEqual({ count: 0 });
     expect((await control("GET", `/requests/count?since=${new Date(now * 1000).toISOString()}`)).body).toEqual({ count: 5 });
+    // A time without a zone is UTC whatever the server's zone (as GET /orders reads its bounds); a space, a date alone, a day the month lacks.
+    const tz = process.env["TZ"];
+    process.env["TZ"] = "America/New_York";
+    try {
+      const zoneless = new Date(now * 1000).toISOString().slice(0, 19);
+      expect((await control("GET", `/requests/count?since=${zoneless}`)).body).toEqual({ count: 5 });
+      expect((await control("GET", `/requests/count?since=${new Date((now + 1) * 1000).toISOString().slice(0, 19).replace("T", "%20")}`)).body).toEqual({ count: 0 });
+      expect((await control("GET", `/requests/count?since=${zoneless.slice(0, 10)}`)).body).toEqual({ count: 5 });
+      expect((await control("GET", "/requests/count?since=2026-02-31T00:00:00Z")).status).toBe(400);
+    } finally {
+      if (tz === undefined) delete process.env["TZ"];
+      else process.env["TZ"] = tz;
+    }
     const p1 = (await control("GET", "/requests?limit=2")).body;
     const p2 = (await control("GET", `/requests?limit=2&offset=${p1.next_offset}`)).body;
     const p3 = (await control("GET", `/requests?limit=2&offset=${p2.next_offset}`)).body;

@@ -189,6 +189,31 @@ describe.skipIf(!chromiumAvailable)("run viewer views in headless Chromium (brow
     await expect.poll(() => ex.control.now().now).toBe(before + 30);
   });
 
+  test("a depth chart's legend writes numbers as the tables do in a German browser too (no decimal comma, no grouping)", async () => {
+    const german = await launchChromium({ timezoneId: "Europe/Berlin", locale: "de-DE" });
+    try {
+      const p = await german.context.newPage();
+      expect(await p.evaluate(() => (1.083).toLocaleString())).toBe("1,083");
+      await p.goto(`${ex.controlUrl}/ui/markets`);
+      const over = p.locator(`.market[data-symbol="${SYMBOL}"] .u-over`);
+      await over.waitFor();
+      const values = p.locator(`.market[data-symbol="${SYMBOL}"] .u-legend .u-series .u-value`);
+      // The cursor over the chart's middle (moved again each try: a chart rebuilt by a poll starts without it).
+      let dx = 0;
+      await expect
+        .poll(async () => {
+          await over.scrollIntoViewIfNeeded();
+          const box = (await over.boundingBox())!;
+          await p.mouse.move(box.x + box.width / 2 + (dx++ % 5), box.y + box.height / 2);
+          return (await values.first().textContent()) ?? "";
+        })
+        .toMatch(/^[0-9]+\.[0-9]+$/);
+      for (const v of await values.allTextContents()) expect(v).toMatch(/^(—|[0-9]+(\.[0-9]+)?)$/);
+    } finally {
+      await german.close();
+    }
+  });
+
   test("a market's ladder keeps one line per level beside its longer list of recent trades", async () => {
     await page.goto(`${ex.controlUrl}/ui/markets`);
     const market = page.locator(`.market[data-symbol="${SYMBOL}"]`);

@@ -529,17 +529,21 @@ function depthSummary(m) {
   return `${m.symbol} depth: ${side("bids", m.bids)}; ${side("asks", m.asks)}`;
 }
 
+/** A chart's number as the tables write it (uPlot's default formats in the browser's locale: "1,083" for 1.083 in German). */
+const plainNumber = (v) => (v == null ? "—" : String(Number(v.toPrecision(10))));
+const plainTicks = (_u, vals) => vals.map((v) => String(Number(v.toPrecision(6))));
+
 function MarketCard({ m }) {
   const data = depthSeries(m);
   const opts = {
     title: `${m.symbol} depth`,
     height: 200,
     scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] } },
-    axes: [{ label: `price (${m.quote})`, values: (_u, vals) => vals.map((v) => String(Number(v.toPrecision(6)))) }, { label: `cumulative ${m.base}`, size: 60 }],
+    axes: [{ label: `price (${m.quote})`, values: plainTicks }, { label: `cumulative ${m.base}`, size: 60, values: plainTicks }],
     series: [
-      { label: "price" },
-      { label: "bids", stroke: "#1a7f37", fill: "rgba(26,127,55,0.15)", paths: uPlot.paths.stepped({ align: -1 }), spanGaps: false },
-      { label: "asks", stroke: "#cf222e", fill: "rgba(207,34,46,0.15)", paths: uPlot.paths.stepped({ align: 1 }), spanGaps: false },
+      { label: "price", value: (_u, v) => plainNumber(v) },
+      { label: "bids", stroke: "#1a7f37", fill: "rgba(26,127,55,0.15)", paths: uPlot.paths.stepped({ align: -1 }), spanGaps: false, value: (_u, v) => plainNumber(v) },
+      { label: "asks", stroke: "#cf222e", fill: "rgba(207,34,46,0.15)", paths: uPlot.paths.stepped({ align: 1 }), spanGaps: false, value: (_u, v) => plainNumber(v) },
     ],
   };
   return html`<div class="market" data-symbol=${m.symbol}>
@@ -866,9 +870,9 @@ function TimelineView({ tick }) {
         // Ticks in the page's ISO UTC form (uPlot's own would read "4:11pm 11/28/26"): the time, with the date over a day.
         axes: [
           { label: "virtual time (UTC)", values: (_u, ticks) => ticks.map((t) => isoTick(t, days)), space: days ? 130 : 60 },
-          { label: windowed ? `count since event #${first}` : "cumulative count" },
+          { label: windowed ? `count since event #${first}` : "cumulative count", values: plainTicks },
         ],
-        series: [{}, ...TIMELINE_SERIES.map(([, label, stroke]) => ({ label, stroke, paths: uPlot.paths.stepped({ align: 1 }) }))],
+        series: [{}, ...TIMELINE_SERIES.map(([, label, stroke]) => ({ label, stroke, paths: uPlot.paths.stepped({ align: 1 }), value: (_u, v) => plainNumber(v) }))],
       };
       // The table: this window's newest rows, or the newest of one type up to its end.
       const capturedOfType = REPORT && view.type ? all.filter((ev) => ev.type === view.type && ev.seq <= newest) : null;

@@ -31,6 +31,7 @@ import { compareDecimal, decimalOf, type Decimal } from "../../core/amounts.ts";
 import { requireOwner } from "../auth.ts";
 import { parseInput } from "../validate.ts";
 import { zAddress, zQueryInt } from "../fields.ts";
+import { instantMs } from "../time-bounds.ts";
 
 export type OrdersListEngine = Pick<Engine, "listOrders" | "orderRecordsOf" | "viewOfOrder">;
 
@@ -70,40 +71,10 @@ const PLAIN_DECIMAL = /^(0|[1-9][0-9]*|0[0-9]*)(\.[0-9]+)?$/;
 
 const decimalBound = z.string().max(100, "must be a non-negative decimal string of at most 100 characters").regex(PLAIN_DECIMAL, "must be a non-negative decimal string").transform(decimalOf);
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/i;
-const TIMESTAMP = /^\d{1,12}(?:\.\d{1,9})?$/;
-
-/**
- * Half a millisecond when the written seconds have digits past the millisecond: times are
- * whole milliseconds, so it stands for any such fraction (a bound 1 ns after an order's
- * millisecond is after that order), and a double keeps it at this magnitude.
- */
-function pastMillisecond(s: string): number {
-  const fraction = /\.(\d+)/.exec(s)?.[1] ?? "";
-  return /[1-9]/.test(fraction.slice(3)) ? 0.5 : 0;
-}
-
-/** A calendar day the month has (Date.parse rolls 02-31 over to 03-03). */
-function realDay(y: number, month: number, d: number): boolean {
-  // setUTCFullYear, not Date.UTC: that maps years 0-99 to 1900-1999.
-  const day = new Date(0);
-  day.setUTCFullYear(y, month - 1, d);
-  return day.getUTCFullYear() === y && day.getUTCMonth() === month - 1 && day.getUTCDate() === d;
-}
-
 /** ISO 8601 or Unix seconds → epoch milliseconds (possibly fractional). */
 const instant = z.string().transform((s, c) => {
-  if (TIMESTAMP.test(s)) {
-    const [whole, fraction = ""] = s.split(".");
-    return Number(whole) * 1000 + Number(fraction.slice(0, 3).padEnd(3, "0")) + pastMillisecond(s);
-  }
-  if (ISO_DATE.test(s)) {
-    // A date-time without a zone is UTC (server times are UTC); Date.parse would read local time.
-    const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(s) || s.length === 10;
-    const ms = Date.parse(hasZone ? s.replace(" ", "T") : `${s.replace(" ", "T")}Z`);
-    const [y, month, d] = s.slice(0, 10).split("-").map(Number) as [number, number, number];
-    if (!Number.isNaN(ms) && realDay(y, month, d)) return ms + pastMillisecond(s);
-  }
+  const ms = instantMs(s);
+  if (ms !== null) return ms;
   c.addIssue({ code: "custom", message: "must be an ISO 8601 date-time or a Unix timestamp in seconds" });
   return z.NEVER;
 });
