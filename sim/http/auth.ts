@@ -57,14 +57,17 @@ export function ownerOf(res: Response): Address | undefined {
 }
 
 /**
- * 403 unless `claimed` (owner_address / owner / intent.user of the request) is the
+ * 403 unless `claimed` (the request's `field`: owner_address, owner, from_address) is the
  * authenticated wallet. Call after requireApiKey; returns the owner.
  */
-export function requireOwner(res: Response, claimed: unknown): Address {
+export function requireOwner(res: Response, claimed: unknown, field = "owner_address"): Address {
   const owner = ownerOf(res);
   if (!owner) throw new ExchangeError("UNAUTHORIZED", 401, "Missing API key");
   // Case-sensitive: the spec asks clients to send owner_address lowercase, so a checksummed one is a mismatch.
-  if (claimed !== owner) throw new ExchangeError("FORBIDDEN", 403, "owner_address does not match the API key owner");
+  if (claimed !== owner) {
+    const sameWallet = typeof claimed === "string" && claimed.toLowerCase() === owner;
+    throw new ExchangeError("FORBIDDEN", 403, sameWallet ? `${field} must be sent lowercase (${owner}): it is compared as sent` : `${field} does not match the API key owner`);
+  }
   return owner;
 }
 

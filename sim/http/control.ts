@@ -28,6 +28,7 @@ import type { FillStatus } from "../core/fills.ts";
 import type { OrderStatus } from "../core/orders.ts";
 import type { RouteFaultRule } from "./control-faults.ts";
 import { zAddress, zUint256 } from "./fields.ts";
+import { issueText } from "./validate.ts";
 import { noteBodyRefusal, requestError } from "./errors.ts";
 import { parseAhead } from "./body-ahead.ts";
 import { MAX_MINE_BLOCKS } from "../chain/anvil.ts";
@@ -168,7 +169,7 @@ const schemas = {
   // Routes that take no options: a body with keys is refused, not ignored (a caller
   // sending {"blocks": 3} to /settle would otherwise believe it was obeyed).
   noOptions: z.object({}).strict(),
-  faults: z.object({ plan: z.unknown() }).strict(),
+  faults: z.object({ plan: z.unknown().optional() }).strict(),
   // Each address is checked by the allowlist itself (a RangeError naming the entry: 400).
   delegates: z.object({ allowlist: z.array(z.unknown()) }).strict(),
   fxQuotes: z
@@ -178,9 +179,9 @@ const schemas = {
           z
             .object({
               provider: z.string().min(1).max(64),
-              base: z.string().regex(/^[A-Za-z]{3}$/),
-              quote: z.string().regex(/^[A-Za-z]{3}$/),
-              rate: z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/),
+              base: z.string().regex(/^[A-Za-z]{3}$/, "must be a 3-letter currency code"),
+              quote: z.string().regex(/^[A-Za-z]{3}$/, "must be a 3-letter currency code"),
+              rate: z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, 'must be a decimal string such as "1.0842"'),
               ts: z.number().int().min(0),
             })
             .strict(),
@@ -207,7 +208,7 @@ export function checkNoOptions(body: unknown): void {
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query" = "body"): z.output<S> {
   const r = schema.safeParse(value ?? {});
   if (r.success) return r.data;
-  const detail = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : where}: ${i.message}`).join("; ");
+  const detail = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : where}: ${issueText(i)}`).join("; ");
   throw new ControlInputError(detail);
 }
 
@@ -312,7 +313,13 @@ export function controlRouter(c: ControlHandle): Router {
     .all(notAllowed("GET"));
   r.route("/faults")
     .get(h((_req, res) => res.json({ plan: c.faultPlan() })))
-    .post(h((req, res) => res.json({ plan: c.setFaultPlan(parse(schemas.faults, req.body).plan ?? null) })))
+    .post(
+      h((req, res) => {
+        const { plan } = parse(schemas.faults, req.body);
+        if (plan === undefined) throw new ControlInputError("plan: is required (a fault plan object, or null to clear it as DELETE /__fakex/faults does)");
+        res.json({ plan: c.setFaultPlan(plan) });
+      }),
+    )
     .delete(h((_req, res) => res.json({ plan: c.setFaultPlan(null) })))
     .all(notAllowed("GET", "POST", "DELETE"));
   r.route("/delegates")

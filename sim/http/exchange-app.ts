@@ -151,7 +151,7 @@ function checkMemoryOptions(o: MemoryExchangeOptions): void {
   if (o.chainId !== undefined && !(Number.isSafeInteger(o.chainId) && o.chainId > 0)) throw bad("chainId must be a positive integer", o.chainId);
   if (o.exchangeAddress !== undefined && !(typeof o.exchangeAddress === "string" && ADDRESS_RE.test(o.exchangeAddress))) throw bad("exchangeAddress must be a 0x-prefixed 20-byte hex address", o.exchangeAddress);
   if (o.domainName !== undefined && !isDomainName(o.domainName)) throw bad("domainName must be non-empty text", o.domainName);
-  if (o.executorId !== undefined && !isExecutorId(o.executorId)) throw bad("executorId must be 0-15", o.executorId);
+  if (o.executorId !== undefined && !isExecutorId(o.executorId)) throw bad("executorId must be a whole number 0-15", o.executorId);
   if (o.rateLimits !== undefined && typeof o.rateLimits !== "boolean") throw new TypeError(`createMemoryExchange: rateLimits must be true or false, got ${String(o.rateLimits)}`);
 }
 

@@ -12,13 +12,26 @@ export interface ValidateOptions {
   status?: 400 | 422;
 }
 
+/**
+ * An issue in words, where zod's own default would print its internals ("Invalid input:
+ * expected number, received undefined", "must match pattern /^…$/"). Custom messages pass.
+ */
+export function issueText(i: z.core.$ZodIssue): string {
+  if (i.code === "invalid_type") {
+    if (/received undefined$/.test(i.message)) return "is required";
+    if (i.message.startsWith("Invalid input")) return `must be ${/^[aeiou]/.test(i.expected) ? "an" : "a"} ${i.expected}`;
+  }
+  if (i.code === "invalid_format" && i.message.startsWith("Invalid string: must match pattern")) return "is not in this field's form";
+  return i.message;
+}
+
 /** Zod issues → "source.path: message; ..." (first few issues; enough to fix the request). */
 export function describeIssues(source: RequestSource, issues: readonly z.core.$ZodIssue[], value?: unknown): string {
   const parts = issues.slice(0, 5).map((i) => {
     const where = [source, ...i.path.map(String)].join(".");
     // A query key given twice arrives as an array: say so rather than the schema's "is required".
     if (source === "query" && Array.isArray(valueAt(value, i.path))) return `${where}: given more than once; send it once`;
-    return `${where}: ${i.message}`;
+    return `${where}: ${issueText(i)}`;
   });
   if (issues.length > 5) parts.push(`and ${issues.length - 5} more`);
   return parts.join("; ");

@@ -128,7 +128,8 @@ describe("POST /approve", () => {
     const body = { token: EURC(), owner: BOB(), spender: c.vault, amount: "1" };
     const forbidden = await post("/approve", body);
     expect(forbidden.status).toBe(403);
-    expect(forbidden.body).toEqual({ detail: "owner_address does not match the API key owner" });
+    // The body's own field is named (these bodies have no owner_address).
+    expect(forbidden.body).toEqual({ detail: "owner does not match the API key owner" });
     const none = await request(env.app).post(`${V1}/approve`).send(body);
     expect(none.status).toBe(401);
     expect(typeof none.body.detail).toBe("string");
@@ -360,6 +361,7 @@ describe("POST /transfer and /transfer/send", () => {
     expect(rogue.body).toEqual({ detail: `token ${c.rogue} is not in the token registry` });
     const other = await post("/transfer", { token: XCHF(), to: BOB(), amount: "1", from_address: BOB() });
     expect(other.status).toBe(403);
+    expect(other.body).toEqual({ detail: "from_address does not match the API key owner" });
     const bad = await post("/transfer", { token: XCHF(), to: "bob", amount: "1", from_address: ALICE() });
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toContain("body.to");
@@ -403,7 +405,8 @@ describe("GET /balances", () => {
   it("owner_address is case-sensitive: the checksummed spelling is 403", async () => {
     const res = await request(env.app).get(`${V1}/balances?owner_address=${alice().address}`).set("Authorization", env.bearer[0]!);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ detail: "owner_address does not match the API key owner" });
+    // The key's own wallet in another case: the message says so rather than "another wallet".
+    expect(res.body).toEqual({ detail: `owner_address must be sent lowercase (${alice().address.toLowerCase()}): it is compared as sent` });
   });
 
   it("401 without a key; 422 without owner_address or with a bad include_zero", async () => {

@@ -68,7 +68,7 @@ describe("API-key routes", () => {
     for (const owner of [OTHER, OWNER_EIP55, ""]) {
       const res = await request(app).get(`/api/v1/balances?owner_address=${owner}`).set("Authorization", bearer);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ detail: "owner_address does not match the API key owner" });
+      expect(res.body).toEqual({ detail: owner === OWNER_EIP55 ? `owner_address must be sent lowercase (${OWNER}): it is compared as sent` : "owner_address does not match the API key owner" });
     }
   });
 

@@ -180,7 +180,7 @@ describe("createMemoryExchange options", () => {
     expect(() => createMemoryExchange({ exchangeAddress: "0x12" })).toThrow(/exchangeAddress must be a 0x-prefixed 20-byte hex address, got "0x12"/);
     expect(() => createMemoryExchange({ seed: { a: 1 } as never })).toThrow(/seed must be a finite number or non-empty text/);
     expect(() => createMemoryExchange({ domainName: "" })).toThrow(/domainName must be non-empty text/);
-    expect(() => createMemoryExchange({ executorId: 16 })).toThrow(/executorId must be 0-15, got 16/);
+    expect(() => createMemoryExchange({ executorId: 16 })).toThrow(/executorId must be a whole number 0-15, got 16/);
     expect(() => createMemoryExchange({ rateLimits: "no" as never })).toThrow(/rateLimits must be true or false/);
   });
 });

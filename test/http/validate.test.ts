@@ -54,6 +54,12 @@ describe("parseInput", () => {
     }
   });
 
+  it("words zod's own defaults: a missing field is required, a wrong type says the type, a bare pattern is not printed", () => {
+    const S = z.object({ n: z.number(), arr: z.array(z.string()), code: z.string().regex(/^[A-Z]{3}$/), named: z.string().regex(/^x$/, "must be x") });
+    const e = thrown(() => parseInput(S, { arr: "no", code: "usd", named: "y" }, "body"));
+    expect(e.detail).toBe("body.n: is required; body.arr: must be an array; body.code: is not in this field's form; body.named: must be x");
+  });
+
   it("lists at most five issues and counts the rest", () => {
     const Many = z.object(Object.fromEntries(["a", "b", "c", "d", "e", "f", "g"].map((k) => [k, z.string()])));
     const e = thrown(() => parseInput(Many, {}, "body"));

@@ -54,7 +54,7 @@ export function fundsRouter(ctx: HttpContext, registry: Registry, funds: FundsSe
     .route("/approve")
     .post(body, ...guard, async (req, res) => {
       const b = parseInput(ApproveBody, req.body, "body");
-      requireOwner(res, b.owner);
+      requireOwner(res, b.owner, "owner");
       listedToken(registry, b.token);
       const { vault, router: sor } = funds.deployment;
       if (b.spender !== vault && b.spender !== sor) {
@@ -68,7 +68,7 @@ export function fundsRouter(ctx: HttpContext, registry: Registry, funds: FundsSe
     .route("/deposit")
     .post(body, ...guard, async (req, res) => {
       const b = parseInput(DepositBody, req.body, "body");
-      requireOwner(res, b.owner);
+      requireOwner(res, b.owner, "owner");
       listedToken(registry, b.token);
       if (b.amount === 0n) throw new ExchangeError("VALIDATION", 400, "amount must be positive");
       const signature = b.permit_signature ?? undefined;
@@ -87,7 +87,7 @@ export function fundsRouter(ctx: HttpContext, registry: Registry, funds: FundsSe
     .route("/transfer")
     .post(body, ...guard, async (req, res) => {
       const b = parseInput(TransferBody, req.body, "body");
-      requireOwner(res, b.from_address);
+      requireOwner(res, b.from_address, "from_address");
       listedToken(registry, b.token);
       res.json({ tx: await funds.builder.transfer({ token: b.token, from: b.from_address, to: b.to, amount: b.amount }) });
     })

@@ -30,7 +30,7 @@ export function permitRouter(ctx: HttpContext, funds: FundsServices, router: Rou
     .route("/permit/metadata")
     .get(requireApiKey(ctx), rateLimit(ctx, "read"), async (req, res) => {
       const q = parseInput(PermitQuery, req.query, "query");
-      requireOwner(res, q.owner);
+      requireOwner(res, q.owner, "owner");
       const state = await funds.reader.permitState(q.token, q.owner, q.spender);
       const body: Record<string, unknown> = {
         token: q.token,
