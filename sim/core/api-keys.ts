@@ -73,7 +73,11 @@ export interface ApiKeyStoreOptions {
 
 export class ApiKeyStore {
   private keys = new Map<string, ApiKeyRecord>();
+  /** Every key of an owner, revoked ones too (the same records as `keys`): a create reads its owner's, not every wallet's. */
+  private byOwner = new Map<Address, ApiKeyRecord[]>();
   private usedSignatures = new Map<string, number>();
+  /** The clock second of the last prune: signatures leave the window only as the clock moves. */
+  private prunedAtSec: number | null = null;
   private readonly maxActive: number;
   private readonly skewSec: number;
 
@@ -100,7 +104,7 @@ export class ApiKeyStore {
     const apiKey = this.freshKeyId();
     const secret = this.rng.hex(32);
     const now = this.clock.nowMs();
-    this.keys.set(apiKey, {
+    const rec: ApiKeyRecord = {
       apiKey,
       owner,
       label,
@@ -108,7 +112,9 @@ export class ApiKeyStore {
       createdAtMs: now,
       lastUsedAtMs: null,
       revokedAtMs: null,
-    });
+    };
+    this.keys.set(apiKey, rec);
+    this.ownerKeys(owner).push(rec);
     this.consume(auth);
     return { api_key: apiKey, api_secret: secret, label, owner_address: owner, created_at: isoOf(now) };
   }
@@ -191,7 +197,10 @@ export class ApiKeyStore {
 
   restore(state: ApiKeyStoreState): void {
     this.keys = new Map(state.keys.map((r) => [r.apiKey, { ...r }]));
+    this.byOwner = new Map();
+    for (const r of this.keys.values()) this.ownerKeys(r.owner).push(r);
     this.usedSignatures = new Map(state.usedSignatures);
+    this.prunedAtSec = null;
   }
 
   // ---- internals ----
@@ -247,16 +256,23 @@ export class ApiKeyStore {
     this.usedSignatures.set(normalizeSignature(auth.signature), parseTimestamp(auth.timestamp)!);
   }
 
-  /** A signature whose timestamp left the window can never pass again; forget it. */
+  /** A signature whose timestamp left the window can never pass again; forget it (once per clock second: a frozen clock expires none). */
   private pruneSignatures(): void {
-    const oldest = this.clock.nowSec() - this.skewSec;
+    const now = this.clock.nowSec();
+    if (now === this.prunedAtSec) return;
+    this.prunedAtSec = now;
+    const oldest = now - this.skewSec;
     for (const [sig, ts] of this.usedSignatures) if (ts < oldest) this.usedSignatures.delete(sig);
   }
 
+  private ownerKeys(owner: Address): ApiKeyRecord[] {
+    let list = this.byOwner.get(owner);
+    if (list === undefined) this.byOwner.set(owner, (list = []));
+    return list;
+  }
+
   private activeKeysOf(owner: Address): ApiKeyRecord[] {
-    const out: ApiKeyRecord[] = [];
-    for (const r of this.keys.values()) if (r.owner === owner && r.revokedAtMs === null) out.push(r);
-    return out;
+    return (this.byOwner.get(owner) ?? []).filter((r) => r.revokedAtMs === null);
   }
 
   private freshKeyId(): string {

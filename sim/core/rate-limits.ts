@@ -27,10 +27,14 @@ export interface RateLimiterState {
   windows: [string, number[]][];
 }
 
+const MIN_SWEEP_AT = 1024;
+
 export class RateLimiter {
   private enabled = true;
   private limits: RateLimitConfig;
   private windows = new Map<string, number[]>();
+  /** Window count at which a new key first sweeps out the windows of wallets that went quiet. */
+  private sweepAt = MIN_SWEEP_AT;
 
   constructor(
     private readonly clock: Clock,
@@ -57,7 +61,7 @@ export class RateLimiter {
       });
     }
     times.push(now);
-    this.windows.set(key, times);
+    if (times.length === 1) this.addWindow(key, times, now);
   }
 
   /** How many more requests would be admitted right now. */
@@ -73,6 +77,11 @@ export class RateLimiter {
 
   isEnabled(): boolean {
     return this.enabled;
+  }
+
+  /** How many wallet-and-group windows are held (memory diagnostics; emptied ones go in sweeps). */
+  get windowCount(): number {
+    return this.windows.size;
   }
 
   configure(limits: Partial<RateLimitConfig>): void {
@@ -102,6 +111,19 @@ export class RateLimiter {
     this.enabled = state.enabled;
     this.limits = checkedLimits({ ...state.limits });
     this.windows = new Map(state.windows.map(([k, t]) => [k, [...t]]));
+  }
+
+  /**
+   * A wallet's first request in a while: a window of its own. A wallet that never comes back
+   * would keep its (emptied) window for good, so once their number doubles, the windows
+   * with nothing left inside are dropped: amortised O(1) per new window, however many
+   * wallets a soak run makes.
+   */
+  private addWindow(key: string, times: number[], now: number): void {
+    this.windows.set(key, times);
+    if (this.windows.size < this.sweepAt) return;
+    for (const k of [...this.windows.keys()]) this.fresh(k, now);
+    this.sweepAt = Math.max(MIN_SWEEP_AT, 2 * this.windows.size);
   }
 
   /** Admission times still inside (now - window, now]; drops the rest. */

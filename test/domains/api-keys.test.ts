@@ -258,6 +258,21 @@ describe("snapshot / restore", () => {
     expect(store.activeCount(ALICE)).toBe(1);
   });
 
+  it("after a restore each wallet's keys are its own again: the active cap, the list and revoke-all count what the snapshot held", () => {
+    const { store, auth } = setup();
+    for (let i = 0; i < 9; i++) store.create(auth(ALICE, "create"), `a${i}`);
+    store.create(auth(BOB, "create"), "b0");
+    const snap = store.snapshot();
+    store.create(auth(ALICE, "create"), "a9");
+    expect(caught(() => store.create(auth(ALICE, "create"))).code).toBe("LIMIT_EXCEEDED");
+    store.restore(snap);
+    expect(store.list(auth(ALICE, "list")).api_keys.map((k) => k.label)).toEqual(["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8"]);
+    store.create(auth(ALICE, "create"), "again");
+    expect(caught(() => store.create(auth(ALICE, "create"))).code).toBe("LIMIT_EXCEEDED");
+    expect(store.revokeAll(auth(BOB, "revoke_all")).count).toBe(1);
+    expect(store.activeCount(ALICE)).toBe(10);
+  });
+
   it("remembers a used signature as long as its timestamp is accepted: a replay at exactly +300 s, after another call pruned, is still 409", () => {
     const { store, auth, clock } = setup();
     const a = auth(ALICE, "list");

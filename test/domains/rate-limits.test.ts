@@ -37,6 +37,20 @@ describe("RateLimiter", () => {
     expect(e.extra).toMatchObject({ group, limit, retry_after_ms: 1000 });
   });
 
+  it("drops the windows of wallets that went quiet as new wallets arrive (a soak run's fresh wallets hold no memory for good), and counts the rest on", () => {
+    const clock = new VirtualClock();
+    const rl = new RateLimiter(clock);
+    const wallet = (i: number) => `0x${i.toString(16).padStart(40, "0")}`;
+    for (let i = 0; i < 5000; i++) rl.hit(wallet(i), "read");
+    expect(rl.windowCount).toBeGreaterThan(1000);
+    // A wallet still inside its window keeps its count through the sweeps.
+    clock.advanceMs(1000);
+    for (let i = 0; i < 10; i++) rl.hit(W, "read");
+    for (let i = 5000; i < 10_000; i++) rl.hit(wallet(i), "read");
+    expect(rl.windowCount).toBeLessThan(6000);
+    expect(caught(() => rl.hit(W, "read")).status).toBe(429);
+  });
+
   it("keeps wallets and groups apart, and wallet case does not matter", () => {
     const rl = new RateLimiter(new VirtualClock());
     rl.hit(W, "cancel");
