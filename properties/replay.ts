@@ -301,7 +301,9 @@ export async function replayBundle(file: string): Promise<ReplayResult> {
   try {
     json = JSON.parse(await readFile(file, "utf8"));
   } catch (e) {
-    throw e instanceof SyntaxError ? new Error(`${file} is not JSON (${e.message})`) : e;
+    if (e instanceof SyntaxError) throw new Error(`${file} is not JSON (${e.message})`);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw code === "ENOENT" || code === "EISDIR" || code === "EACCES" ? new Error(`cannot read replay bundle ${file}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : "permission denied"}`) : e;
   }
   const bundle = parseReplayBundle(json);
   const first = Number(bundle.path.split(":")[0]);

@@ -385,7 +385,7 @@ export class Engine {
 
   /** Executor rotation: outstanding signed ids of the old executor stop validating. */
   setExecutorId(id: number): void {
-    if (!isExecutorId(id)) throw new RangeError(`executor id must be 0-15, got ${id}`);
+    if (!isExecutorId(id)) throw new RangeError(`executor id must be a whole number 0-15, got ${JSON.stringify(id) ?? String(id)}`);
     this.executorIdValue = id;
     this.log.append("executor_changed", this.clock.nowMs(), { executor_id: id });
   }

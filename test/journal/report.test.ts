@@ -98,6 +98,11 @@ describe("fakex report", () => {
     // Not a URL at all (or not http) is a usage error, before anything is fetched; so is an empty --out.
     expect(await main(["report", "--from", "notaurl", "--out", join(dir, "z.html")])).toBe(2);
     expect(await main(["report", "--from", "ftp://127.0.0.1/__fakex", "--out", join(dir, "z.html")])).toBe(2);
+    // An --out in a directory that does not exist: said with the user's own path, before any fetch.
+    const missing = join(dir, "no such dir", "r.html");
+    const { value: code, text: said } = await capturedOutput("stderr", () => main(["report", "--from", "http://127.0.0.1:9/__fakex", "--out", missing]));
+    expect(code).toBe(2);
+    expect(said).toBe(`fakex report: --out ${missing}: the directory ${join(dir, "no such dir")} does not exist\n`);
     expect(await main(["report", "--from", "http://127.0.0.1:9/__fakex", "--out", ""])).toBe(2);
     // serve refuses a bad --journal-size before starting anything.
     expect(await main(["serve", "--journal-size", "-1"])).toBe(2);

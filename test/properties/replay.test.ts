@@ -43,6 +43,10 @@ describe("replay bundles", () => {
     expect(lines.join("")).toMatch(/^FAIL property sumStaysSmall/);
   });
 
+  it("a bundle file that is not there is said as such, not as Node's ENOENT", async () => {
+    await expect(replayBundle(join(dir, "nope.json"))).rejects.toThrow(`cannot read replay bundle ${join(dir, "nope.json")}: no such file`);
+  });
+
   it("a model-based (fc.commands) failure records the command path and replays it", async () => {
     const { file, bundle } = await failingBundle("counterModel");
     expect(bundle.commands).toMatch(/inc/);

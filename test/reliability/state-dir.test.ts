@@ -112,6 +112,8 @@ describe("the state file", () => {
     const text = good.toString("utf8");
     writeFileSync(file, text.replace("fakex-state/1", "fakex-state/0"));
     await expect(readStateFile(dir)).rejects.toThrow(/has format "fakex-state\/0"/);
+    writeFileSync(file, text.replace('"format":"fakex-state/1"', '"version":99'));
+    await expect(readStateFile(dir)).rejects.toThrow(/has no "format" field \(not a fakex state file\)/);
     writeFileSync(file, good);
     expect((await readStateFile(dir))?.savedAtMs).toBe(1);
   });
