@@ -833,10 +833,17 @@ export async function conformanceCommand(
     err("fakex conformance: --private-key must be 0x followed by 64 hex digits\n");
     return 2;
   }
+  let url: URL;
   try {
-    new URL(baseUrl);
+    url = new URL(baseUrl);
   } catch {
     err(`fakex conformance: --base-url ${JSON.stringify(baseUrl)} is not a URL\n${CONFORMANCE_USAGE}`);
+    return 2;
+  }
+  // control_url and base_url sit side by side in fakex's info file: the swap is an easy slip,
+  // and every check would then fail with nothing said about why.
+  if (/\/__fakex\/?$/.test(url.pathname)) {
+    err(`fakex conformance: --base-url ${baseUrl} is fakex's control URL; give its base_url (${baseUrl.replace(/\/__fakex\/?$/, "/api/v1")})\n`);
     return 2;
   }
   const unreachable = await whyUnreachable(baseUrl);

@@ -396,6 +396,10 @@ describe("fakex conformance", () => {
     const err: string[] = [];
     expect(await conformanceCommand(["--base-url", "not a url"], (s) => out.push(s), (s) => err.push(s))).toBe(2);
     expect(err.join("")).toContain("is not a URL");
+    // The control URL given for the base URL (side by side in fakex's info file): said, with the one to give.
+    const slip: string[] = [];
+    expect(await conformanceCommand(["--base-url", "http://127.0.0.1:9/__fakex"], () => undefined, (s) => slip.push(s))).toBe(2);
+    expect(slip.join("")).toBe("fakex conformance: --base-url http://127.0.0.1:9/__fakex is fakex's control URL; give its base_url (http://127.0.0.1:9/api/v1)\n");
     // Why nothing ran goes to stderr; stdout stays for the table (and --help).
     expect(out).toEqual([]);
     expect(await conformanceCommand(["--help"], (s) => out.push(s), (s) => err.push(s))).toBe(0);
