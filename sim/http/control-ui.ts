@@ -41,7 +41,8 @@ function packageDir(name: string): string {
 }
 
 export function vendorPath(file: string): string | undefined {
-  const v = VENDOR[file];
+  // Own entries only: "constructor" or "__proto__" must not find Object's.
+  const v = Object.hasOwn(VENDOR, file) ? VENDOR[file] : undefined;
   return v ? join(packageDir(v[0]), v[1]) : undefined;
 }
 

@@ -195,6 +195,7 @@ const schemas = {
     .object({ degraded: z.boolean().optional(), signature_ready: z.boolean().optional(), unavailable: z.boolean().optional(), relayer_executor_id: z.union([z.number().int().min(0).max(15), z.null()]).optional() })
     .strict(),
   routes: z.object({ rules: z.array(z.unknown()) }).strict(),
+  // Its keys are checked by the activity itself; a record would drop a "__proto__" key unsaid (refused below).
   activity: z.record(z.string(), z.unknown()),
   activityStop: z.object({ markets: z.union([z.literal("*"), z.array(z.string())]).optional() }).strict(),
 };
@@ -358,7 +359,12 @@ export function controlRouter(c: ControlHandle): Router {
     const [read, start, stop] = [c.activity.bind(c), c.startActivity.bind(c), c.stopActivity.bind(c)];
     r.route("/activity")
       .get(h((_req, res) => res.json(read())))
-      .post(h(async (req, res) => res.json(await start(parse(schemas.activity, req.body)))))
+      .post(
+        h(async (req, res) => {
+          if (req.body !== null && typeof req.body === "object" && Object.hasOwn(req.body as object, "__proto__")) throw new ControlInputError("activity: unknown key __proto__");
+          res.json(await start(parse(schemas.activity, req.body)));
+        }),
+      )
       .delete(h((req, res) => res.json(stop(parse(schemas.activityStop, req.body).markets))))
       .all(notAllowed("GET", "POST", "DELETE"));
   }

@@ -556,12 +556,29 @@ function seqOfId(id: string): number {
 
 function pathMatcher(p: string): (path: string) => boolean {
   if (!p.includes("*")) return (x) => x === p;
-  const re = new RegExp(`^${p.split("*").map(escapeRegExp).join(".*")}$`);
-  return (x) => re.test(x);
+  const parts = p.split("*");
+  return (x) => globMatches(parts, x);
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/**
+ * Whether `x` is the pattern's pieces (split at each `*`) in order with anything between:
+ * the first piece a prefix, the last a suffix, each middle one found leftmost after the one
+ * before (leftmost leaves the most room for the rest, so no match is missed). Linear in the
+ * path per piece; a regex `^a.*b.*c$` backtracks, and a few `*` on a long path froze the server.
+ */
+export function globMatches(parts: readonly string[], x: string): boolean {
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  if (x.length < first.length + last.length || !x.startsWith(first) || !x.endsWith(last)) return false;
+  const end = x.length - last.length;
+  let at = first.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const piece = parts[i]!;
+    const found = x.indexOf(piece, at);
+    if (found < 0 || found + piece.length > end) return false;
+    at = found + piece.length;
+  }
+  return true;
 }
 
 function statusMatcher(s: string): (status: number) => boolean {

@@ -219,6 +219,10 @@ describe("market activity", () => {
       expect(r.status, JSON.stringify(bad)).toBe(400);
       expect(typeof r.body.detail).toBe("string");
     }
+    // A "__proto__" key (JSON text: an object literal would set the prototype) is refused like any unknown key, not dropped unsaid.
+    const proto = await fetch(`${ex.controlUrl}/activity`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"__proto__":{"takers_per_min":1000}}' });
+    expect(proto.status).toBe(400);
+    expect(await proto.json()).toEqual({ detail: "activity: unknown key __proto__" });
     expect((await view()).running).toBe(false);
     const all = await ctl("POST", "/activity", {});
     expect(all.status).toBe(200);

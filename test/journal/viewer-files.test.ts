@@ -28,6 +28,12 @@ describe("viewer files under a dot folder", () => {
     expect((await request(app).get("/__fakex/ui/vendor/preact.js")).status).toBe(200);
     // Only listed files: anything else under the folder is not served.
     expect((await request(app).get("/__fakex/ui/assets/..%2Findex.html")).status).toBe(404);
+    // Names Object has as members are not vendored files either (they found Object's: a 500 with a stack).
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const res = await request(app).get(`/__fakex/ui/vendor/${name}`);
+      expect(res.status, name).toBe(404);
+      expect(res.text, name).not.toMatch(/node_modules|at .*\.ts:\d+/);
+    }
   });
 
   it("a path with broken percent-encoding answers 400 {detail} as JSON, without express's HTML error page", async () => {

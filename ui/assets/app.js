@@ -690,11 +690,21 @@ function reportFilterError(f) {
   return issues.length ? issues.join("; ") : null;
 }
 
-/** The journal's path filter (sim/http/journal.ts): exact, or * for any run of characters. */
+/** The journal's path filter (sim/http/journal.ts globMatches): exact, or * for any run of characters; no regex (it backtracks). */
 function pathMatches(pattern, path) {
   if (!pattern.includes("*")) return path === pattern;
-  const parts = pattern.split("*").map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${parts.join(".*")}$`).test(path);
+  const parts = pattern.split("*");
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  if (path.length < first.length + last.length || !path.startsWith(first) || !path.endsWith(last)) return false;
+  const end = path.length - last.length;
+  let at = first.length;
+  for (const piece of parts.slice(1, -1)) {
+    const found = path.indexOf(piece, at);
+    if (found < 0 || found + piece.length > end) return false;
+    at = found + piece.length;
+  }
+  return true;
 }
 
 /** A journal status's colour: an error, or 0 (a reset or timed-out request got no answer). */
