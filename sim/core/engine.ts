@@ -649,8 +649,9 @@ export class Engine {
    * expiration → uuid_int): the body in engine units with its signature. It
    * reads the clock and the executor id, so place it before either moves.
    * `signature`: the one to keep when the caller has read the body's already (the
-   * route has it checked as hex); by default the body's own when it is hex, else null.
-   * Reading 132 characters the caller already read costs a few hundred ns per order.
+   * route passes its own, lowercased, and places the order only once it verified it);
+   * by default the body's own when it is hex, else null. Reading 132 characters the
+   * caller already read costs a few hundred ns per order.
    */
   validateOrder(body: OrderBody, signature: Hex | null = signatureOf(body.signature)): ParsedOrder {
     const v = this.intake.intake(body as unknown as Record<string, unknown>, this.intakeContext());
