@@ -3,6 +3,7 @@
 // settled, reverts and failed batches, block modes.
 import { describe, expect, it } from "vitest";
 import { ExchangeError } from "../../sim/core/errors.ts";
+import { orderMessageOf } from "../../sim/core/swap-intent.ts";
 import { CANCEL_ORDER_TYPE, type Address, type Hex } from "../../sim/core/typed-data.ts";
 import { Exchange } from "../../sim/chain/artifacts.ts";
 import { AnvilChainPort } from "../../sim/chain/anvil.ts";
@@ -111,20 +112,7 @@ describe("engine on the Anvil port", () => {
     // The engine cleared the fault on chain after the receipt.
     const maker = env.engine.orderRecord(makerId);
     const taker = env.engine.orderRecord(takerId);
-    const hashes = [maker, taker].map((o) =>
-      env.port.orderHash({
-        user: o.owner as Address,
-        expiration: BigInt(o.expiration),
-        feeBps: BigInt(o.feeBps),
-        recipient: "0x0000000000000000000000000000000000000000",
-        fromToken: o.fromToken as Address,
-        toToken: o.toToken as Address,
-        fromAmount: o.fromAmount,
-        toAmount: o.toAmount,
-        initialDepositAmount: 0n,
-        uuid: o.uuidInt,
-      }),
-    );
+    const hashes = [maker, taker].map((o) => env.port.orderHash(orderMessageOf(o)));
     await env.port.flush();
     await env.port.mine();
     const fault = await ctx.pub.readContract({ address: ctx.chain.info.deployment.exchange, abi: Exchange.abi, functionName: "matchFault", args: [hashes[0]!, hashes[1]!] });

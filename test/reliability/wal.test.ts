@@ -482,6 +482,10 @@ describe("WalPersistence", () => {
     expect(read.status).toBe(503);
     expect(read.body.detail).toMatch(said);
     expect(t.p.refusal()).toMatch(said);
+    // A state-changing JSON-RPC call (rpc_url) is refused before it reaches the node, saying why.
+    let forwarded = 0;
+    await expect(t.p.rpc(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"evm_mine"}'), async () => void forwarded++)).rejects.toThrow(said);
+    expect(forwarded).toBe(0);
     // An auto-settle round or a clock tick would change what could not be logged: they do not run.
     let ran = 0;
     await t.p.settleRound(async () => (ran++, true));

@@ -128,6 +128,11 @@ function searchText(o: OrderWire): string {
   return t;
 }
 
+/** trade_ids: comma-separated, blanks around commas ignored, any case. */
+function tradeIdSet(list: string): Set<string> {
+  return new Set(list.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0));
+}
+
 function predicates(q: ListQuery): Pred[] {
   const ps: Pred[] = [];
   if (q.status) ps.push((o) => o.status === q.status);
@@ -150,7 +155,7 @@ function predicates(q: ListQuery): Pred[] {
     ps.push((o) => o.quote_symbol.toLowerCase() === s);
   }
   if (q.trade_ids !== undefined) {
-    const ids = new Set(q.trade_ids.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0));
+    const ids = tradeIdSet(q.trade_ids);
     ps.push((o) => ids.has(o.trade_id.toLowerCase()));
   }
   if (q.search !== undefined && q.search.length > 0) {
@@ -231,7 +236,7 @@ export function selectOrderRecords(
   if (q.type) ps.push((o) => (o.orderType ?? "limit") === q.type);
   if (q.side) ps.push((o) => o.side === q.side);
   if (q.trade_ids !== undefined) {
-    const ids = new Set(q.trade_ids.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0));
+    const ids = tradeIdSet(q.trade_ids);
     ps.push((o) => ids.has(o.id.toLowerCase()));
   }
   const after = q.created_after as number | undefined;
