@@ -52,12 +52,19 @@ export interface ErrorResponse {
   headers: Record<string, string>;
 }
 
-/** Keys an envelope owns; ExchangeError.extra may not overwrite them. */
-const RESERVED = new Set(["detail", "error_code", "code", "ok"]);
+/**
+ * The only ExchangeError.extra keys an envelope shows: the spec gives AMOUNT_BELOW_MIN "the
+ * minimum in raw and decimal form" and no other error any field beyond its code and text.
+ * The rest (field, reason, server_time, resting_order_id, available_raw, ...) stay inside
+ * the simulator: a client tested against fakex must not come to read keys the live service
+ * is not known to send, and a strict decoder of the documented envelope must not fail.
+ * Their facts are in the detail text.
+ */
+const WIRE_EXTRAS = ["min_amount_raw", "min_amount"] as const;
 
 function extras(err: ExchangeError): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(err.extra)) if (!RESERVED.has(k)) out[k] = v;
+  for (const k of WIRE_EXTRAS) if (Object.hasOwn(err.extra, k)) out[k] = err.extra[k];
   return out;
 }
 
@@ -231,7 +238,8 @@ export function errorHandler(logger: HttpLogger = stderrLogger): ErrorRequestHan
     noteBodyRefusal(req, err);
     if (found) {
       const known = withContentTypeHint(found, req);
-      noteError(known.code, known.detail);
+      const field = known.extra["field"];
+      noteError(known.code, known.detail, typeof field === "string" ? field : undefined);
       if (known.status >= 500) logger.error("service unavailable", { method: req.method, path: req.originalUrl, code: known.code, detail: known.detail });
       send(res, errorResponse(known, envelopeOf(req, res), routeKeyOf(req)));
       return;

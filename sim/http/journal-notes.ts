@@ -33,7 +33,8 @@ export interface RequestNote {
    * answer that was logged, and the journal shows the one the client got the first time.
    */
   faultReplayed?: boolean;
-  error?: { code: string; detail: string };
+  /** `field`: the request field the error names (the simulator's own note; the answer does not carry it). */
+  error?: { code: string; detail: string; field?: string };
   signature?: SignatureNearMiss;
   /**
    * The request is waiting out a route rule's latency. A client that hangs up meanwhile
@@ -62,9 +63,9 @@ export function noteSignatureMismatch(miss: SignatureNearMiss): void {
 }
 
 /** The error an answer was shaped from (5xx bodies hide it; the journal keeps it). */
-export function noteError(code: string, detail: string): void {
+export function noteError(code: string, detail: string, field?: string): void {
   const n = store.getStore();
-  if (n) n.error = { code, detail };
+  if (n) n.error = field === undefined ? { code, detail } : { code, detail, field };
 }
 
 /** The request starts (true) or ends (false) waiting out a route rule's latency. */

@@ -689,22 +689,9 @@ function rejectionOf(note: RequestNote, body: BodyCopy | null, faultDetail: stri
   const detail = note.error?.detail ?? faultDetail ?? detailOf(body);
   const fields = new Set<string>();
   for (const m of (detail ?? "").matchAll(/\b((?:body|query|params)(?:\.[A-Za-z0-9_]+)*):/g)) fields.add(m[1]!);
-  const named = fieldOf(body);
-  if (named) fields.add(named);
+  if (note.error?.field !== undefined) fields.add(`body.${note.error.field}`);
   if (note.signature) fields.add(note.signature.field);
   return { code: note.error?.code ?? null, detail, fields: [...fields], ...(note.signature ? { signature: note.signature } : {}) };
-}
-
-/** The field an error answer names: top level in the preview envelope, inside `detail` in the typed one. */
-function fieldOf(body: BodyCopy | null): string | null {
-  if (!body || body.truncated) return null;
-  try {
-    const v = JSON.parse(body.text) as { field?: unknown; detail?: { field?: unknown } };
-    const field = typeof v.field === "string" ? v.field : typeof v.detail === "object" && v.detail !== null ? v.detail.field : undefined;
-    return typeof field === "string" ? `body.${field}` : null;
-  } catch {
-    return null;
-  }
 }
 
 function detailOf(body: BodyCopy | null): string | null {

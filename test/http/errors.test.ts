@@ -76,7 +76,7 @@ describe("errorResponse", () => {
   it.each(["NO_LIQUIDITY", "SLIPPAGE_EXCEEDED", "INTENT_DEADLINE_EXPIRED", "QUOTE_STALE"] as const)("swapQuote: typed pricing code %s as detail.code", (code) => {
     expect(errorResponse(new ExchangeError(code, 400, "why", { depth: "0" }), "swapQuote")).toEqual({
       status: 400,
-      body: { detail: { code, detail: "why", depth: "0" } },
+      body: { detail: { code, detail: "why" } },
       headers: {},
     });
   });
@@ -96,10 +96,17 @@ describe("errorResponse", () => {
     });
   });
 
-  it("extra fields never overwrite the envelope's own keys", () => {
+  it("the simulator's extra fields stay off the wire: only the spec's documented keys appear", () => {
     const err = new ExchangeError("NO_LIQUIDITY", 400, "real", { detail: "fake", error_code: "FAKE", ok: true, code: "X", depth: "0" });
-    expect(errorResponse(err, "typed").body).toEqual({ detail: { detail: "real", error_code: "NO_LIQUIDITY", depth: "0" } });
-    expect(errorResponse(err, "preview").body).toEqual({ ok: false, error_code: "NO_LIQUIDITY", detail: "real", depth: "0" });
+    expect(errorResponse(err, "typed").body).toEqual({ detail: { detail: "real", error_code: "NO_LIQUIDITY" } });
+    expect(errorResponse(err, "preview").body).toEqual({ ok: false, error_code: "NO_LIQUIDITY", detail: "real" });
+    // What the engine attaches to its own errors (field, reason, times, the resting order, the equity figures).
+    const diagnostics = { field: "expiration", reason: "not_future", server_time: 1, max_expiration: 2, resting_order_id: "x", available_raw: "0", required_raw: "1", token: "0xt", precision: 2 };
+    const stp = new ExchangeError("STP_BLOCKED", 409, "self-trade", diagnostics);
+    expect(errorResponse(stp, "typed").body).toEqual({ detail: { detail: "self-trade", error_code: "STP_BLOCKED" } });
+    expect(errorResponse(stp, "preview").body).toEqual({ ok: false, error_code: "STP_BLOCKED", detail: "self-trade" });
+    const stale = new ExchangeError("QUOTE_STALE", 400, "stale", diagnostics);
+    expect(errorResponse(stale, "swapQuote").body).toEqual({ detail: { code: "QUOTE_STALE", detail: "stale" } });
   });
 
   it.each(["plain", "typed", "preview", "swapQuote"] as const)("plain rate limit 429 on a %s route, with Retry-After from the limiter", (style) => {

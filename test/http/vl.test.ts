@@ -72,7 +72,7 @@ describe("POST /orders/vl/batch", () => {
     for (const [leg, detail] of [[unsigned, "orders[1].signature is required"], [{ ...legs[1], signature: 7 }, "orders[1].signature must be a hex string"]] as const) {
       const r = await batch(ex, [legs[0], leg]);
       expect(r.status).toBe(400);
-      expect(r.body).toEqual({ detail: { detail, error_code: "TRANSIENT_SETTLEMENT_FAILURE", field: "signature" } });
+      expect(r.body).toEqual({ detail: { detail, error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
     }
     expect(ex.engine.listOrders(ALICE)).toEqual([]);
   });
