@@ -131,7 +131,7 @@ function errorText(details: fc.RunDetails<unknown>): string {
  * the `fakex replay` command line.
  */
 export async function assertWithReplay(ref: PropertyRef, params: fc.Parameters<unknown> = {}, o: ReplayOptions = {}): Promise<void> {
-  const factory = ref.factory ?? (await loadFactory(ref.module, ref.export));
+  const factory = ref.factory ?? (await loadFactory(ref.module, ref.export, ", or pass the factory in the PropertyRef"));
   const details = await fc.check(factory({}), params);
   if (!details.failed) return;
   // What the run used, fc.configureGlobal included: the replay must generate alike.
@@ -191,14 +191,15 @@ async function reportBeside(bundleFile: string, controlUrl: string): Promise<str
   }
 }
 
-async function loadFactory(module: string, name: string): Promise<PropertyFactory> {
+/** `otherFix`: what else the caller could do when TypeScript cannot be imported (a test can pass the factory; `fakex replay` cannot). */
+async function loadFactory(module: string, name: string, otherFix = ""): Promise<PropertyFactory> {
   const url = module.startsWith("file:") ? module : pathToFileURL(resolve(module)).href;
   // Decided before the first import: Node keeps a failed one, and tsx could not load it then.
   // A Node that strips types itself still gets tsx when the project has it: stripping alone
   // refuses enums and extension-less relative imports, which test code often has.
   if (/\.[cm]?tsx?$/.test(modulePath(module))) {
     const imports = await typeScriptImports();
-    if (!imports || nativeTypeStripping()) await loadTypeScriptSupport(modulePath(module), !imports);
+    if (!imports || nativeTypeStripping()) await loadTypeScriptSupport(modulePath(module), !imports, otherFix);
   }
   const mod = (await importModule(url)) as Record<string, unknown>;
   // A module tsx compiled as CommonJS (its project is not "type": "module") shows its exports under default.
@@ -242,7 +243,7 @@ function typeScriptImports(): Promise<boolean> {
  * own folder (the project that wrote the property has it when it runs TypeScript), once
  * per process.
  */
-async function loadTypeScriptSupport(file: string, required: boolean): Promise<void> {
+async function loadTypeScriptSupport(file: string, required: boolean, otherFix: string): Promise<void> {
   if (typeScriptLoader !== null) return;
   let loader: string;
   try {
@@ -252,7 +253,7 @@ async function loadTypeScriptSupport(file: string, required: boolean): Promise<v
     loader = join(dirname(pkgFile), entry);
   } catch {
     if (!required) return;
-    throw new Error(`replay: ${file} is TypeScript, which Node cannot import by itself: install tsx in its project (npm i -D tsx), or pass the factory in the PropertyRef`);
+    throw new Error(`replay: ${file} is TypeScript, which Node cannot import by itself: install tsx in its project (npm i -D tsx)${otherFix}`);
   }
   await importModule(pathToFileURL(loader).href);
   typeScriptLoader = loader;

@@ -30,11 +30,12 @@ await writeFile(path.join(dist, "cjs", "package.json"), `${JSON.stringify({ type
 await cp(path.join(dist, "types"), path.join(dist, "cjs"), { recursive: true });
 // fakex/vitest is ESM-only: vitest itself refuses require() ("Vitest cannot be imported in a
 // CommonJS module using require()"), so a CommonJS build of it could never load. Its require
-// side says so instead, at run time and in its declaration (a .cts file that reads
-// `require("fakex/vitest").test` gets a type error naming the way out).
+// side says so at run time. Its declaration stays the real one, as vitest's own require-side
+// declaration is: TypeScript reads a test file of a "type": "commonjs" package (what `npm
+// init -y` writes) as CommonJS and resolves its imports through "require", although vitest
+// runs the file as an ES module, where the import works.
 const esmOnly =
   "fakex/vitest is ESM-only, as vitest is: load it with import (vitest runs .ts, .mts and .js test files as ES modules), not require(). A runner that needs CommonJS can use createFakeExchange from fakex/fixtures in its own hooks.";
 const cjsVitest = path.join(dist, "cjs", "fixtures", "vitest");
 await writeFile(`${cjsVitest}.js`, `"use strict";\nthrow new Error(${JSON.stringify(esmOnly)});\n`);
-await writeFile(`${cjsVitest}.d.ts`, `/** ${esmOnly} */\ndeclare const esmOnly: ${JSON.stringify(esmOnly)};\nexport = esmOnly;\n`);
 console.log("built dist/esm, dist/cjs, dist/types");

@@ -154,6 +154,8 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     );
     expect(replay.code).toBe(2);
     expect(replay.out).toContain("is TypeScript, which Node cannot import by itself: install tsx");
+    // A bundle carries no factory: the in-test remedy is not offered here.
+    expect(replay.out).not.toContain("PropertyRef");
 
     // The same bundle in a project that has tsx (that project's props.ts, a CommonJS project:
     // no "type" field): the installed fakex registers tsx and replays it, 1 while it fails.

@@ -1,4 +1,4 @@
-// One pool server for the whole vitest run; each worker uses its own id (worker.spec.ts).
+// One pool server for the whole vitest run; each worker uses its own id (clock.spec.ts, clock-b.spec.ts).
 // A suite in another language starts `fakex serve --pool --info-file fakex.json` instead.
 import type { TestProject } from "vitest/node";
 import { createFakeExchangePool, type FakeExchangeInfo } from "fakex/fixtures";

@@ -5,9 +5,3 @@ export async function start(): Promise<FakeExchange> {
   return createFakeExchange({ liquidity: false });
 }
 
-// fakex/vitest is ESM-only (vitest itself refuses require()): its CommonJS declaration is
-// the message saying so, so reading the API through require is a type error here.
-import vitestEntry = require("fakex/vitest");
-// @ts-expect-error: fakex/vitest has no CommonJS API.
-export const notThere = vitestEntry.createExchangeTest;
-export const esmOnlyMessage: string = vitestEntry;
