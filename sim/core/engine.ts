@@ -1536,9 +1536,15 @@ export class Engine {
   }
 
   /** GET /fills/{order_id}: fills of one order, from that order's perspective, in execution order. */
-  fillsOfOrder(orderId: string): FillWire[] {
+  /** The order's fills in execution order, from the order's perspective; `offset` and `limit` take a page of them. */
+  fillsOfOrder(orderId: string, offset = 0, limit = Number.POSITIVE_INFINITY): FillWire[] {
     const o = this.record(orderId);
-    return this.fillsOf(o).map((f) => fillView(f, o, this.registry, this.movesOf(f)));
+    const ids = this.fills.idsOf(o);
+    const page = offset === 0 && limit >= ids.length ? ids : ids.slice(offset, offset + limit);
+    return page.map((id) => {
+      const f = this.fills.get(id);
+      return fillView(f, o, this.registry, this.movesOf(f));
+    });
   }
 
   /**

@@ -29,16 +29,18 @@ type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_BODY]?: LoggedBody |
 export interface LoggedBody {
   text: string;
   bytes: number;
+  /** "base64": not UTF-8 text; `text` is base64 of its first bytes. */
+  encoding?: "base64";
 }
 
 /**
- * The text of a body that was read but did not parse as JSON, or that no route read
- * (readUnroutedBody), for the request journal: a client debugging its 400 or its lost
- * request sees what it sent. Undefined for a body that parsed or was not kept.
+ * A body that was read but did not parse as JSON, or that no route read (readUnroutedBody),
+ * for the request journal: a client debugging its 400 or its lost request sees what it
+ * sent. The bytes as they came where they were kept (a body that is not UTF-8 is shown as
+ * such), else the text they were read as. Undefined for a body that parsed or was not kept.
  */
-export function unparsedBody(req: object): string | undefined {
-  const raw = (req as WithUnparsed)[UNPARSED];
-  return typeof raw === "string" ? raw : raw?.toString("utf8");
+export function unparsedBody(req: object): string | Buffer | undefined {
+  return (req as WithUnparsed)[UNPARSED];
 }
 
 /**
@@ -157,7 +159,7 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
     const ahead = bodyAhead(req);
     if (ahead !== undefined) {
       // The common body, read directly as below; anything else (cut short, too large, other encodings) through express.json.
-      if (ahead.outcome === "whole" && ahead.bytes <= maxBytes && plainJson(req.headers)) return parseJsonText(req, ahead.raw.toString("utf8"), next);
+      if (ahead.outcome === "whole" && ahead.bytes <= maxBytes && plainJson(req.headers)) return parseJsonText(req, ahead.raw.toString("utf8"), ahead.raw, next);
       return generalAhead(req, res, next);
     }
     const length = directLength(req, maxBytes);
@@ -222,16 +224,17 @@ class BodyRead extends AsyncResource {
       return;
     }
     const chunks = this.chunks;
-    parseJsonText(this.req, chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"), this.next);
+    const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    parseJsonText(this.req, raw.toString("utf8"), raw, this.next);
   }
 }
 
-/** req.body from the body's text, or body-parser's parse error (the text kept for the journal). */
-function parseJsonText(req: BodyRequest, text: string, next: (err?: unknown) => void): void {
+/** req.body from the body's text, or body-parser's parse error (the bytes kept for the journal). */
+function parseJsonText(req: BodyRequest, text: string, raw: Buffer, next: (err?: unknown) => void): void {
   try {
     req.body = parseStrict(text);
   } catch {
-    (req as WithUnparsed)[UNPARSED] = text;
+    (req as WithUnparsed)[UNPARSED] = raw;
     // The text rides along as on body-parser's error, so the answer can tell a bare value from broken JSON.
     next(Object.assign(bodyError(400, "entity.parse.failed"), { body: text }));
     return;

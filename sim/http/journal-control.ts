@@ -2,7 +2,7 @@
 //
 //   GET    /requests?method=&path=&status=&owner=&since=&before=&limit=&offset=&bodies=   newest first
 //   GET    /requests/count?method=&path=&status=&owner=&since=&before=            {"count"}
-//   GET    /requests/{id}                                                 one entry, links resolved
+//   GET    /requests/{id}?fills_offset=&fills_limit=                     one entry, links resolved (a page of its fills when asked)
 //   DELETE /requests                                                      {"cleared"}
 //
 // `path` is exact or a pattern with * ("/api/v1/orders*"); `status` a code or a class
@@ -16,6 +16,7 @@ import { ControlInputError, checkQueryKeysOnce, isControlInputError, notAllowed 
 import { instantMs } from "./time-bounds.ts";
 import type { JournalFilter, RequestJournal } from "./journal.ts";
 import { ADDRESS_RE } from "./fields.ts";
+import { fillPage } from "./run-views.ts";
 
 const filterQuery = z
   .object({
@@ -90,7 +91,7 @@ export function journalRouter(journal: RequestJournal): Router {
     .all(notAllowed("GET"));
   r.route("/requests/:id")
     .get((req, res) => {
-      const e = journal.get(String(req.params["id"]));
+      const e = journal.get(String(req.params["id"]), fillPage(req));
       if (!e) {
         res.status(404).json({ detail: `no request ${JSON.stringify(req.params["id"])} in the journal (never made, cleared, or dropped by --journal-size)` });
         return;

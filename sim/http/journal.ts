@@ -11,6 +11,7 @@
 //
 // Wall time (wall_time, duration_ms) is for people; nothing hashed reads it.
 import { performance } from "node:perf_hooks";
+import { isUtf8 } from "node:buffer";
 import type { Request, RequestHandler } from "express";
 import type { Engine } from "../core/engine.ts";
 import type { FillRecord } from "../core/fills.ts";
@@ -27,10 +28,13 @@ export const DEFAULT_JOURNAL_BODY_BYTES = 4 * 1024;
 export const MAX_JOURNAL_PAGE = 1000;
 
 export interface BodyCopy {
-  /** The body as text (JSON as sent), cut at the journal's body limit. */
+  /** The body as text (JSON as sent), cut at the journal's body limit; base64 of its bytes when `encoding` says so. */
   text: string;
+  /** The whole body's size in bytes, as sent. */
   bytes: number;
   truncated: boolean;
+  /** "base64": the body is not UTF-8 text, and `text` holds its first bytes in base64. */
+  encoding?: "base64";
 }
 
 /** What the request caused, found in the engine's event log while it ran. */
@@ -126,8 +130,11 @@ export interface ResolvedEntry extends Omit<JournalEntry, "links"> {
     orders_created: ResolvedOrderLink[];
     orders_cancelled: ResolvedOrderLink[];
     fills: ResolvedFillLink[];
+    /** How many fills link to the request: `fills` holds a page of them when one was asked. */
+    fills_total: number;
+    /** The batches of the fills in `fills`. */
     settlement_batches: ResolvedBatchLink[];
-    /** Distinct on-chain revert reasons of the linked fills. */
+    /** Distinct on-chain revert reasons of the linked fills (all of them, paged or not). */
     revert_reasons: string[];
     quotes_consumed: string[];
     vl_batches: string[];
@@ -383,16 +390,17 @@ export class RequestJournal {
     const matching = this.matching(f);
     const page = matching.slice(offset, offset + limit);
     const resolve = this.resolver();
-    return { entries: page.map(resolve), total: matching.length, next_offset: offset + limit < matching.length ? offset + limit : null };
+    return { entries: page.map((e) => resolve(e)), total: matching.length, next_offset: offset + limit < matching.length ? offset + limit : null };
   }
 
   count(f: JournalFilter = {}): number {
     return this.matching(f).length;
   }
 
-  get(id: string): ResolvedEntry | undefined {
+  /** One entry, its links resolved; `fillsPage`: a page of its fills (in fill order) and their batches only. */
+  get(id: string, fillsPage: { offset: number; limit: number } | null = null): ResolvedEntry | undefined {
     const e = this.entries.find((x) => x.id === id);
-    return e ? this.resolver()(e) : undefined;
+    return e ? this.resolver()(e, fillsPage) : undefined;
   }
 
   /** The raw entries, oldest first (the report and tests that want every field as recorded). */
@@ -460,7 +468,7 @@ export class RequestJournal {
    * Fills and batches looked up by id for a page's entries (shared by them): a read costs
    * what the page links to, not a pass over every fill of the run.
    */
-  private resolver(): (e: JournalEntry) => ResolvedEntry {
+  private resolver(): (e: JournalEntry, fillsPage?: { offset: number; limit: number } | null) => ResolvedEntry {
     const fills = new Map<number, FillRecord | undefined>();
     const fillById = (id: number) => (fills.has(id) ? fills.get(id) : fills.set(id, this.source.fillRecord(id)).get(id));
     const fillsOfOrder = (orderId: string) => this.source.fillIdsOf(orderId);
@@ -471,16 +479,18 @@ export class RequestJournal {
         return { order_id: id, status: null };
       }
     };
-    return (e) => {
+    return (e, fillsPage = null) => {
       const fillLinks: ResolvedFillLink[] = [];
       // The fills the request made, then later ones against the orders it created (a
       // resting order filled by someone else's request leads back here too).
       const during = new Set(e.links.fills);
       const ids = new Set(e.links.fills);
       for (const o of e.links.orders_created) for (const id of fillsOfOrder(o)) ids.add(id);
-      for (const id of [...ids].sort((a, b) => a - b)) {
-        const f = fillById(id);
-        if (!f) continue;
+      const linked = [...ids].filter((id) => fillById(id) !== undefined).sort((a, b) => a - b);
+      const revert_reasons = [...new Set(linked.map((id) => fillById(id)!.revertReason).filter((x): x is string => x !== null))];
+      const shown = fillsPage ? linked.slice(fillsPage.offset, fillsPage.offset + fillsPage.limit) : linked;
+      for (const id of shown) {
+        const f = fillById(id)!;
         fillLinks.push({
           fill_id: f.id,
           during_request: during.has(f.id),
@@ -498,13 +508,13 @@ export class RequestJournal {
         .map((id) => this.source.settlementBatch(id))
         .filter((b) => b !== undefined)
         .map((b) => batchLink(b, (id) => fillById(id)?.revertReason));
-      const revert_reasons = [...new Set(fillLinks.map((f) => f.revert_reason).filter((x): x is string => x !== null))];
       return {
         ...e,
         links: {
           orders_created: e.links.orders_created.map(order),
           orders_cancelled: e.links.orders_cancelled.map(order),
           fills: fillLinks,
+          fills_total: linked.length,
           settlement_batches,
           revert_reasons,
           quotes_consumed: e.links.quotes_consumed,
@@ -595,6 +605,17 @@ function cut(text: string, max: number): BodyCopy {
   return { text: Buffer.from(text).subarray(0, max).toString("utf8"), bytes, truncated: true };
 }
 
+/**
+ * A body as its bytes came: counted and cut as bytes (decoding first would count each byte
+ * that is not UTF-8 as the three of U+FFFD), and kept in base64 when it is not UTF-8 text.
+ */
+function cutBytes(raw: Buffer, max: number): BodyCopy {
+  const kept = raw.length <= max ? raw : raw.subarray(0, max);
+  const truncated = kept.length < raw.length;
+  if (isUtf8(raw)) return { text: kept.toString("utf8"), bytes: raw.length, truncated };
+  return { text: kept.toString("base64"), bytes: raw.length, truncated, encoding: "base64" };
+}
+
 /** The parsed body as JSON text; a body that did not parse, as it was sent; null when none was read. */
 function copyRequestBody(req: Request, max: number): BodyCopy | null {
   const body = req.body as unknown;
@@ -607,9 +628,16 @@ function copyRequestBody(req: Request, max: number): BodyCopy | null {
   }
   // A replayed request: the body of the request that was logged, whose text may be only its start.
   const logged = loggedBody(req);
-  if (logged !== undefined) return logged === null ? null : { text: cut(logged.text, max).text, bytes: logged.bytes, truncated: logged.bytes > max };
+  if (logged !== undefined) {
+    if (logged === null) return null;
+    if (logged.encoding === "base64") {
+      const kept = Buffer.from(logged.text, "base64").subarray(0, max);
+      return { text: kept.toString("base64"), bytes: logged.bytes, truncated: logged.bytes > max, encoding: "base64" };
+    }
+    return { text: cut(logged.text, max).text, bytes: logged.bytes, truncated: logged.bytes > max };
+  }
   const raw = unparsedBody(req);
-  return raw === undefined ? null : cut(raw, max);
+  return raw === undefined ? null : typeof raw === "string" ? cut(raw, max) : cutBytes(raw, max);
 }
 
 /**

@@ -83,6 +83,22 @@ export function queryWholeNumber(req: Request, k: string, fallback: number): num
   return typeof v === "string" && /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
 }
 
+const FILL_PAGE_KEYS = new Set(["fills_offset", "fills_limit"]);
+
+/**
+ * `fills_offset` and `fills_limit` of a view that lists one order's or one request's fills
+ * (in execution order): that page of them, or null (every fill) without either.
+ */
+export function fillPage(req: Request): { offset: number; limit: number } | null {
+  checkViewQuery(req, FILL_PAGE_KEYS, "fills_offset and fills_limit");
+  if (req.query["fills_offset"] === undefined && req.query["fills_limit"] === undefined) return null;
+  const offset = queryWholeNumber(req, "fills_offset", 0);
+  const limit = queryWholeNumber(req, "fills_limit", MAX_VIEW_PAGE);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VIEW_PAGE) throw new ControlInputError(`fills_limit must be 1-${MAX_VIEW_PAGE}`);
+  if (!Number.isInteger(offset)) throw new ControlInputError(`fills_offset must be a whole number from 0 to ${MAX_POSITION}`);
+  return { offset, limit };
+}
+
 const ORDER_LIST_KEYS = { allowed: new Set([...PAGE_KEYS, "status", "symbol"]), named: "limit, offset, upto, status and symbol" };
 const ORDER_STATUSES: readonly OrderStatus[] = ["pending", "matched", "settled", "failed", "cancelled"];
 
@@ -200,6 +216,7 @@ export function runViewsRouter(p: RunViewParts): Router {
 
   r.route("/orders/:id").all(onlyGet).get((req, res) => {
     const id = String(req.params["id"]);
+    const paged = fillPage(req);
     let order;
     try {
       order = engine.getOrder(id);
@@ -209,9 +226,12 @@ export function runViewsRouter(p: RunViewParts): Router {
     }
     // The wire fills (this order's view, with economics) beside the records' ids and batches.
     // The order's own fills and batches, looked up by id: polled every second, it must not
-    // pass over every fill of the run.
-    const wire = engine.fillsOfOrder(id);
-    const records = engine.fillIdsOf(id).map((fillId) => engine.fillRecord(fillId)!);
+    // pass over every fill of the run. A page of them (fills_offset, fills_limit) when asked,
+    // and then the batches of that page's fills: a resting order can collect thousands.
+    const allIds = engine.fillIdsOf(id);
+    const { offset, limit } = paged ?? { offset: 0, limit: allIds.length };
+    const wire = engine.fillsOfOrder(id, offset, limit);
+    const records = allIds.slice(offset, offset + limit).map((fillId) => engine.fillRecord(fillId)!);
     const fills = records.map((f, i) => ({ ...fillRow(f, registry), wire: wire[i] ?? null }));
     const batchIds = [...new Set(records.map((f) => f.settlementId).filter((x): x is number => x !== null))].sort((a, b) => a - b);
     const batches = batchIds
@@ -226,7 +246,7 @@ export function runViewsRouter(p: RunViewParts): Router {
     const record = engine.orderRecord(id);
     const from = registry.token(record.fromToken);
     const frozen = { token: record.fromToken, symbol: from?.symbol ?? null, decimals: from?.decimals ?? null, amount: record.reserved.toString() };
-    res.json({ order, fills, settlement_batches: batches, requests, swap_recipient: engine.swapRecipientOf(id), frozen });
+    res.json({ order, fills, fills_total: allIds.length, settlement_batches: batches, requests, swap_recipient: engine.swapRecipientOf(id), frozen });
   });
 
   r.route("/batches").all(onlyGet).get((req, res) => {

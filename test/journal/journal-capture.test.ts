@@ -98,6 +98,23 @@ describe("journal request copy of a body that does not parse", () => {
     expect(entry(longer).request_body).toEqual({ text: "0123456789abcdef", bytes: MAX + 1, truncated: true });
   });
 
+  test.each([
+    ["application/json", "the direct read"],
+    ["application/vnd.api+json", "express.json"],
+    ["text/plain", "a body no route reads"],
+  ])("%s (%s): a body that is not UTF-8 is kept as its bytes (base64), counted and cut as bytes", async (contentType) => {
+    // As the bytes are: superagent would otherwise serialize a Buffer sent as JSON to {"type":"Buffer",...}.
+    const sendBytes = (b: Buffer) => request(app).post("/api/v1/echo").set("content-type", contentType).serialize((x: Buffer) => x as never).send(b);
+    // 0xff is never UTF-8: decoding first would count each one as the three bytes of U+FFFD.
+    const under = Buffer.alloc(10, 0xff);
+    expect(entry(await sendBytes(under)).request_body).toEqual({ text: under.toString("base64"), bytes: 10, truncated: false, encoding: "base64" });
+    const over = Buffer.concat([Buffer.from('{"a":'), Buffer.alloc(20, 0xfe)]);
+    expect(entry(await sendBytes(over)).request_body).toEqual({ text: over.subarray(0, MAX).toString("base64"), bytes: 25, truncated: true, encoding: "base64" });
+    // UTF-8 text of two-byte characters stays text, its size in bytes.
+    const accents = Buffer.from("éééé");
+    expect(entry(await sendBytes(accents)).request_body).toEqual({ text: "éééé", bytes: 8, truncated: false });
+  });
+
   test("a body that parses is still recorded as its JSON; one of another content type (which no route parses) as its text", async () => {
     const ok = await send("application/vnd.api+json", '{ "a" : 1 }');
     expect(ok.status).toBe(200);

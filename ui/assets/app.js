@@ -27,18 +27,27 @@ const REPORT = reportNode ? JSON.parse(reportNode.textContent) : null;
 
 // ---------------------------------------------------------------- data and routing
 
-/** GET a control view; in a report, the captured answer for its path (queries aside). */
-async function get(path) {
+/**
+ * GET a control view: its JSON text and its value; in a report, the captured answer for its
+ * path (queries aside).
+ */
+async function getAnswer(path) {
   if (REPORT) {
     const key = path.split("?")[0];
     if (!(key in REPORT.data)) throw new Error(`not captured in this report: ${key}`);
-    return REPORT.data[key];
+    return { text: null, data: REPORT.data[key] };
   }
   // x-fakex-viewer: on a pool, polling a released id answers 404 instead of creating it anew.
   const res = await reach(CONTROL + path, { headers: { accept: "application/json", "x-fakex-viewer": "1" } });
-  const body = await res.json().catch(() => ({}));
+  const text = await res.text().catch(() => "");
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = {};
+  }
   if (!res.ok) throw Object.assign(new Error(body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : `HTTP ${res.status}`), { status: res.status });
-  return body;
+  return { text, data: body };
 }
 
 /** fetch, saying what a network failure means here (the browser's own words are "Failed to fetch"). */
@@ -46,7 +55,7 @@ async function reach(url, init) {
   try {
     return await fetch(url, init);
   } catch {
-    throw new Error(`the fakex server at ${location.host} does not answer (stopped?); the page shows what it last read`);
+    throw new Error(`the fakex server at ${location.host} does not answer (stopped?)`);
   }
 }
 
@@ -109,26 +118,153 @@ function Link({ to, query, children, cls, title, current }) {
   return html`<a class=${cls} href=${hrefWith(to, query)} title=${title} aria-current=${current ?? undefined} onClick=${onClick}>${children}</a>`;
 }
 
-/** Load `path` now and, served, every POLL_MS; `tick` forces a reload after an action. */
-function useData(path, tick) {
-  const [state, setState] = useState({ path: null, data: null, error: null });
+// ---------------------------------------------------------------- polling
+
+/**
+ * One read per path however many views show it (the run panel, the order list and the
+ * timeline all read /run). The next read of a path starts POLL_MS after the last one
+ * settled, so a slow server never gets a queue of them; an answer that is the same text as
+ * the last re-renders nothing. While live updates are paused nothing is read unless asked.
+ */
+const reads = new Map();
+/** Answers kept for paths no view shows now: Back shows the last one at once (and while the server is down). */
+const KEPT_ANSWERS = 20;
+let livePaused = false;
+const pauseWatchers = new Set();
+const NO_ANSWER = { data: null, error: null };
+
+function readOf(path) {
+  let r = reads.get(path);
+  if (!r) {
+    r = { path, views: new Map(), answer: NO_ANSWER, text: null, timer: null, reading: false, again: false };
+    reads.set(path, r);
+  }
+  return r;
+}
+
+function readNow(r) {
+  if (r.reading) return;
+  clearTimeout(r.timer);
+  r.timer = null;
+  r.reading = true;
+  getAnswer(r.path).then(
+    ({ text, data }) => {
+      const same = text !== null && text === r.text && r.answer.error === null;
+      r.text = text;
+      if (!same) r.answer = { data, error: null };
+      return same;
+    },
+    // A failed read keeps the path's last data next to the error, unless the thing is gone (404).
+    (e) => {
+      r.text = null;
+      r.answer = { data: e.status === 404 ? null : r.answer.data, error: String(e.message ?? e) };
+      return false;
+    },
+  ).then((same) => {
+    r.reading = false;
+    if (!same) {
+      for (const show of r.views.keys()) show(r.answer);
+      requestAnimationFrame(keepFocusInView);
+    }
+    if (r.again) {
+      r.again = false;
+      readNow(r);
+    } else scheduleRead(r);
+  });
+}
+
+/** The element focus was last on: a live update can remove it (its row left the page). */
+let lastFocused = null;
+document.addEventListener("focusin", (e) => {
+  lastFocused = e.target;
+});
+
+/**
+ * After a live update: a focused row the update removed leaves focus on the page's body,
+ * where the next Tab starts over at the top; it goes to the view's heading instead.
+ */
+function keepFocusInView() {
+  if (lastFocused && !lastFocused.isConnected && (document.activeElement === document.body || document.activeElement === null)) {
+    lastFocused = null;
+    focusView();
+  }
+}
+
+function scheduleRead(r) {
+  clearTimeout(r.timer);
+  r.timer = null;
+  const polled = [...r.views.values()].some(Boolean);
+  if (!REPORT && !livePaused && polled) r.timer = setTimeout(() => readNow(r), POLL_MS);
+}
+
+/** Show `path`'s answers through `show`; `polled`: read again every POLL_MS while live. Returns the way out. */
+function watchPath(path, show, polled) {
+  const r = readOf(path);
+  // Most recently watched last: the oldest unwatched answers are the ones let go.
+  reads.delete(path);
+  reads.set(path, r);
+  r.views.set(show, polled);
+  readNow(r);
+  return () => {
+    r.views.delete(show);
+    if (r.views.size > 0) return;
+    clearTimeout(r.timer);
+    r.timer = null;
+    const unwatched = [...reads.values()].filter((x) => x.views.size === 0);
+    for (const x of unwatched.slice(0, Math.max(0, unwatched.length - KEPT_ANSWERS))) reads.delete(x.path);
+  };
+}
+
+/** Read `path` again now (after an action), after the read in flight if there is one. */
+function readAgain(path) {
+  const r = reads.get(path);
+  if (!r) return;
+  if (r.reading) r.again = true;
+  else readNow(r);
+}
+
+/** Pause or resume live updates (every view's polling); resuming reads every shown path at once. */
+function setLivePaused(paused) {
+  livePaused = paused;
+  for (const r of reads.values()) {
+    if (r.views.size === 0) continue;
+    if (paused) {
+      clearTimeout(r.timer);
+      r.timer = null;
+    } else readNow(r);
+  }
+  for (const f of pauseWatchers) f(paused);
+}
+
+function useLivePaused() {
+  const [paused, setPaused] = useState(livePaused);
   useEffect(() => {
-    let live = true;
-    // A failed poll keeps the path's last data next to the error, unless the thing is gone (404).
-    const load = () =>
-      get(path).then(
-        (data) => live && setState({ path, data, error: null }),
-        (e) => live && setState((s) => ({ path, data: s.path === path && e.status !== 404 ? s.data : null, error: String(e.message ?? e) })),
-      );
-    load();
-    const timer = REPORT ? null : setInterval(load, POLL_MS);
-    return () => {
-      live = false;
-      if (timer) clearInterval(timer);
-    };
+    pauseWatchers.add(setPaused);
+    return () => pauseWatchers.delete(setPaused);
+  }, []);
+  return paused;
+}
+
+/**
+ * `path`'s data, read now and, served and live, every POLL_MS; `tick` reads it again at once
+ * after an action. `polled` false: a path whose answer does not change (a window of the event
+ * log ending at a given event) is read when shown, not every second.
+ */
+function useData(path, tick, polled = true) {
+  const [state, setState] = useState(() => ({ path, ...(reads.get(path)?.answer ?? NO_ANSWER) }));
+  const watching = useRef(null);
+  useEffect(() => {
+    if (watching.current?.path === path) {
+      readAgain(path);
+      return;
+    }
+    watching.current?.stop();
+    setState({ path, ...(reads.get(path)?.answer ?? NO_ANSWER) });
+    watching.current = { path, stop: watchPath(path, (answer) => setState({ path, ...answer }), polled) };
   }, [path, tick]);
+  useEffect(() => () => watching.current?.stop(), []);
   // Another path's data is never shown under this view's heading while this one loads.
-  return state.path === path ? state : { path, data: null, error: null };
+  return state.path === path ? state : { path, ...(reads.get(path)?.answer ?? NO_ANSWER) };
 }
 
 // ---------------------------------------------------------------- small pieces
@@ -157,17 +293,35 @@ const Wallet = ({ address, full }) => {
   return html`<${Link} to=${`/accounts/${address}`} title=${address}>${shown}<//>`;
 };
 const Hash = ({ v }) => (v ? html`<code class="hash" title=${v}>${v}</code>` : html`<span class="muted">—</span>`);
-const Json = ({ v }) => html`<pre class="json">${typeof v === "string" ? v : JSON.stringify(v, null, 2)}</pre>`;
+/** A scrolling box of text: a tab stop with a name, so a keyboard can scroll it in every browser. */
+const Scroller = ({ label, text }) => html`<pre class="json" tabindex="0" aria-label=${label}>${text}</pre>`;
+const Json = ({ v, label }) => html`<${Scroller} label=${label} text=${typeof v === "string" ? v : JSON.stringify(v, null, 2)} />`;
 
-function Body({ copy }) {
+/** Bytes (base64) as a hex dump: offset, then 16 bytes to a line. */
+function hexDump(base64) {
+  const bytes = atob(base64);
+  const lines = [];
+  for (let i = 0; i < bytes.length; i += 16) {
+    const row = [];
+    for (let j = i; j < Math.min(i + 16, bytes.length); j++) row.push(bytes.charCodeAt(j).toString(16).padStart(2, "0"));
+    lines.push(`${i.toString(16).padStart(6, "0")}  ${row.join(" ")}`);
+  }
+  return lines.join("\n");
+}
+
+function Body({ copy, label }) {
   if (!copy) return html`<span class="muted">none</span>`;
+  if (copy.encoding === "base64") {
+    const shown = atob(copy.text).length;
+    return html`<div><${Scroller} label=${label} text=${hexDump(copy.text)} /><p class="muted" data-testid="binary-body">not UTF-8 text: its bytes in hex${copy.truncated ? `, the first ${shown} of ${copy.bytes}` : `, ${copy.bytes} in all`}</p></div>`;
+  }
   let text = copy.text;
   try {
     if (!copy.truncated) text = JSON.stringify(JSON.parse(text), null, 2);
   } catch {
     // not JSON: shown as sent
   }
-  return html`<div><pre class="json">${text}</pre>${copy.truncated ? html`<p class="muted">truncated: ${copy.bytes} bytes in all</p>` : null}</div>`;
+  return html`<div><${Scroller} label=${label} text=${text} />${copy.truncated ? html`<p class="muted">truncated: ${copy.bytes} bytes in all</p>` : null}</div>`;
 }
 
 /**
@@ -176,7 +330,8 @@ function Body({ copy }) {
  * the view next to it announces already (a stopped server would be said twice).
  */
 function Loading({ state, children, quiet }) {
-  const error = state.error ? html`<p key="error" class="error" role=${quiet ? undefined : "alert"}>${state.error}</p>` : null;
+  const said = state.error && state.data ? `${state.error}; the page shows what it last read` : state.error;
+  const error = state.error ? html`<p key="error" class="error" role=${quiet ? undefined : "alert"}>${said}</p>` : null;
   if (state.error && !state.data) return error;
   if (!state.data) return html`<p key="loading" class="muted">loading…</p>`;
   return html`${error}${children(state.data)}`;
@@ -212,6 +367,7 @@ function Chart({ opts, data, summary }) {
 
 function RunPanel({ tick, bump }) {
   const state = useData("/run", tick);
+  const paused = useLivePaused();
   const [seconds, setSeconds] = useState("60");
   const [snapId, setSnapId] = useState("");
   const [message, setMessage] = useState("");
@@ -251,7 +407,7 @@ function RunPanel({ tick, bump }) {
   return html`<section class="panel run" aria-labelledby="run-heading"><h2 id="run-heading" class="visually-hidden">Run</h2>
     <${Loading} state=${state} quiet=${true}>${(r) => html`
       <dl class="facts">
-        <div><dt>Virtual clock</dt><dd><strong data-testid="clock">${r.clock.iso}</strong> <span class="muted">(${r.clock.now})</span></dd></div>
+        <div><dt>Virtual clock</dt><dd><strong data-testid="clock">${r.clock.iso}</strong> <span class="muted">(${r.clock.now})</span>${paused ? html` <strong data-testid="paused">live updates paused</strong>` : null}</dd></div>
         <div><dt>Block mode</dt><dd><strong>${r.block_mode.mode}${r.block_mode.seconds ? ` ${r.block_mode.seconds}s` : ""}</strong></dd></div>
         <div><dt>Health</dt><dd><${Status} s=${r.health.status} /> <span class="muted">executor ${r.health.executor_id}</span></dd></div>
         <div><dt>Fault plan</dt><dd><code>${Object.keys(r.fault_plan ?? {}).length ? JSON.stringify(r.fault_plan) : "none"}</code></dd></div>
@@ -272,6 +428,7 @@ function RunPanel({ tick, bump }) {
           })}>Snapshot</button>
           <span class="field"><span class="hint" aria-hidden="true">snapshot</span><input aria-label="snapshot id" title="the snapshot id to restore" size="4" placeholder="id" value=${snapId} onInput=${(e) => setSnapId(e.target.value)} /></span>
           <button data-action="restore" aria-disabled=${off ? "true" : "false"} onClick=${act("restore", () => post("/restore", { id: snapId }))}>Restore</button>
+          <button data-action="pause" aria-pressed=${paused ? "true" : "false"} title="stop reading the run every second (an action still shows its outcome)" onClick=${() => setLivePaused(!paused)}>Pause live updates</button>
           <span class="message" role="status" data-testid="message">${message}</span>
         </div>`}
   </section>`;
@@ -304,14 +461,50 @@ function movePage(move, ...args) {
   focusView();
 }
 
-/** Newer / Older buttons over a list of `total` entries shown `size` at a time from `offset`. */
-function Pager({ offset, size, total, moveTo, held, heldOf }) {
+/**
+ * Newer / Older buttons over a list of `total` entries shown `size` at a time from `offset`
+ * (`labels`: the two buttons' words for a list in another order).
+ */
+function Pager({ offset, size, total, moveTo, held, heldOf, labels = ["Newer", "Older"] }) {
   if (total <= size && offset === 0) return null;
   // A list that shrank under this page (a restore) still offers the way back.
   const last = Math.max(0, Math.floor((total - 1) / size) * size);
   return html`<div class="controls"><span class="muted">${total ? `${Math.min(offset + 1, total)}–${Math.min(offset + size, total)} shown` : "none here"}${held ? `; ${heldOf ?? `the first ${total}`} only, newer ones are on the first page` : ""}</span>
-    ${offset > 0 ? html`<button onClick=${() => movePage(moveTo, Math.min(Math.max(0, offset - size), last))}>Newer</button>` : null}
-    ${offset + size < total ? html`<button onClick=${() => movePage(moveTo, offset + size)}>Older</button>` : null}</div>`;
+    ${offset > 0 ? html`<button onClick=${() => movePage(moveTo, Math.min(Math.max(0, offset - size), last))}>${labels[0]}</button>` : null}
+    ${offset + size < total ? html`<button onClick=${() => movePage(moveTo, offset + size)}>${labels[1]}</button>` : null}</div>`;
+}
+
+const FILLS_PAGE = 100;
+
+/**
+ * One order's or one request's fills a page at a time, in fill order (a resting order can
+ * collect thousands; the page is read every second): `path` with the page asked of the
+ * server, or, in a report (which holds them all), the page cut here.
+ */
+function useFillPage(path) {
+  const [at, setAt] = useState({ path, offset: 0 });
+  const offset = at.path === path ? at.offset : 0;
+  return {
+    offset,
+    moveTo: (o) => setAt({ path, offset: o }),
+    path: REPORT ? path : `${path}?fills_offset=${offset}&fills_limit=${FILLS_PAGE}`,
+    /** The page's fills, how many there are, and the batches of the page's fills. */
+    pageOf: (fills, total, batches) => {
+      if (!REPORT) return { fills, total, batches };
+      const rows = fills.slice(offset, offset + FILLS_PAGE);
+      const ids = new Set(rows.map((f) => f.settlement_id));
+      return { fills: rows, total: fills.length, batches: batches.filter((b) => ids.has(b.settlement_id)) };
+    },
+  };
+}
+
+/** The fills of a page, their pager and their batches (`compact`: a request's, with when each was made). */
+function PagedFills({ paged, fills, total, batches, compact, heading }) {
+  const page = paged.pageOf(fills, total, batches);
+  const Heading = heading;
+  return html`<${Heading}>Fills${page.total > FILLS_PAGE ? ` (${page.total})` : ""}<//><${FillsTable} fills=${page.fills} compact=${compact} />
+    <${Pager} offset=${paged.offset} size=${FILLS_PAGE} total=${page.total} moveTo=${paged.moveTo} labels=${["Earlier fills", "Later fills"]} />
+    <${Heading}>Settlement batches${page.total > FILLS_PAGE ? " of these fills" : ""}<//><${BatchesTable} batches=${page.batches} />`;
 }
 
 /** A whole number from the address, or `fallback`. */
@@ -467,7 +660,8 @@ function BatchesTable({ batches, markets }) {
 }
 
 function OrderView({ id, tick }) {
-  const state = useData(`/orders/${encodeURIComponent(id)}`, tick);
+  const paged = useFillPage(`/orders/${encodeURIComponent(id)}`);
+  const state = useData(paged.path, tick);
   return html`<section class="panel"><h2>Order <code data-testid="order-id">${id}</code></h2>
     <${Loading} state=${state}>${(d) => html`
       <dl class="facts">
@@ -483,14 +677,13 @@ function OrderView({ id, tick }) {
           ? html`<div><dt>${d.order.status === "pending" ? "Last reverted fill" : "Error"}</dt><dd>${d.order.error} <span class="muted">(the order's error_code: <code>${d.order.error_code}</code>)</span>${d.order.status === "pending" ? html` <span class="muted">(its quantity went back to the book; the order is still live)</span>` : null}</dd></div>`
           : null}
       </dl>
-      <h3>Fills</h3><${FillsTable} fills=${d.fills} />
-      <h3>Settlement batches</h3><${BatchesTable} batches=${d.settlement_batches} />
+      <${PagedFills} paged=${paged} fills=${d.fills} total=${d.fills_total} batches=${d.settlement_batches} heading="h3" />
       <h3>Requests</h3>
       ${d.requests.length
         ? html`<ul>${d.requests.map((r) => html`<li key=${r.id}><${Link} to=${`/requests/${r.id}`}>${r.id}<//> ${r.method} ${r.path} → ${r.status} at ${r.at_iso}</li>`)}</ul>`
         : html`<p class="muted">No journaled request created or cancelled it (seeded liquidity, or the journal was cleared).</p>`}
       <h3>Settlement summary and economics</h3>
-      <div class="two"><${Json} v=${d.order.settlement_summary} /><${Json} v=${d.order.settlement_economics} /></div>`}<//>
+      <div class="two"><${Json} v=${d.order.settlement_summary} label="settlement summary" /><${Json} v=${d.order.settlement_economics} label="settlement economics" /></div>`}<//>
   </section>`;
 }
 
@@ -610,8 +803,9 @@ function RequestsView({ tick }) {
   const held = REPORT || !before ? "" : `&before=${before}`;
   // The list shows no bodies: leave them out of its once-a-second poll.
   const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${held}&bodies=0${q ? `&${q}` : ""}`, tick);
+  // A visible label beside each box (a placeholder goes as soon as one types), as the order list's filters have.
   const field = (k, placeholder) =>
-    html`<input aria-label=${`filter by ${k}`} title=${`filter by ${placeholder}`} placeholder=${placeholder} value=${draft[k]} onInput=${(e) => {
+    html`<label class="field">${k} <input aria-label=${`filter by ${k}`} title=${`filter by ${placeholder}`} placeholder=${placeholder} value=${draft[k]} onInput=${(e) => {
       const typed = e.target.value;
       setDraft((d) => ({ ...d, [k]: typed }));
     }} onChange=${(e) => {
@@ -622,7 +816,7 @@ function RequestsView({ tick }) {
       filterMoved.current = true;
       setFilter((latest) => ({ ...latest, [k]: value }));
       setPage({ offset: 0, before: null });
-    }} />`;
+    }} /></label>`;
   let rows = state.data?.entries ?? [];
   // A report holds the unfiltered journal: filter and page it here the way the server would.
   if (REPORT) rows = rows.filter((e) => (!filter.method || e.method === filter.method.toUpperCase()) && (!filter.path || pathMatches(filter.path, e.path)) && (!filter.status || statusMatches(filter.status, e.status)) && (!filter.owner || e.wallet === filter.owner.toLowerCase()));
@@ -753,7 +947,8 @@ function wireCodeNote(e) {
 }
 
 function RequestView({ id, tick }) {
-  const state = useData(`/requests/${encodeURIComponent(id)}`, tick);
+  const paged = useFillPage(`/requests/${encodeURIComponent(id)}`);
+  const state = useData(paged.path, tick);
   return html`<section class="panel"><h2>Request <code>${id}</code></h2>
     <${Loading} state=${state}>${(e) => html`
       <dl class="facts">
@@ -768,7 +963,7 @@ function RequestView({ id, tick }) {
       </dl>
       ${hasReason(e.rejection) ? html`<h3>Why it was rejected</h3><div class="rejection"><p><strong>${e.rejection.code ?? ""}</strong> ${e.rejection.detail ?? ""}${wireCodeNote(e)}</p>
         ${e.rejection.fields.length ? html`<p>Fields: ${e.rejection.fields.map((f) => html`<code>${f}</code> `)}</p>` : null}
-        ${e.rejection.signature ? html`<p>Expected signer <code>${e.rejection.signature.expected_signer}</code>, the signature recovers to <code>${e.rejection.signature.recovered_signer ?? "nobody"}</code>.</p><h4>Typed data the server checked</h4><${Json} v=${e.rejection.signature.typed_data} />` : null}</div>` : null}
+        ${e.rejection.signature ? html`<p>Expected signer <code>${e.rejection.signature.expected_signer}</code>, the signature recovers to <code>${e.rejection.signature.recovered_signer ?? "nobody"}</code>.</p><h4>Typed data the server checked</h4><${Json} v=${e.rejection.signature.typed_data} label="typed data the server checked" />` : null}</div>` : null}
       <h3>What it caused</h3>
       ${summary(e.links) || e.links.vl_batches.length ? null : html`<p class="muted">Nothing in the engine: no order, cancel, fill, quote, deposit or withdrawal of this wallet's.</p>`}
       <ul class="links">
@@ -779,9 +974,8 @@ function RequestView({ id, tick }) {
         ${(e.links.vault_moves ?? []).map((m) => html`<li data-testid="vault-move">${m.kind === "deposit" ? "vault deposit credited" : "vault withdrawal debited"}: <${Amount} raw=${m.amount} decimals=${m.decimals} /> ${m.symbol ?? m.token}</li>`)}
         ${e.links.revert_reasons.map((r) => html`<li class="bad">reverted on chain: <code>${r}</code></li>`)}
       </ul>
-      ${e.links.fills.length ? html`<h4>Fills</h4><${FillsTable} fills=${e.links.fills} compact=${true} />` : null}
-      ${e.links.settlement_batches.length ? html`<h4>Settlement batches</h4><${BatchesTable} batches=${e.links.settlement_batches} />` : null}
-      <div class="two"><div><h3>Request body</h3><${Body} copy=${e.request_body} /></div><div><h3>Response body</h3><${Body} copy=${e.response_body} /></div></div>`}<//>
+      ${e.links.fills.length ? html`<${PagedFills} paged=${paged} fills=${e.links.fills} total=${e.links.fills_total ?? e.links.fills.length} batches=${e.links.settlement_batches} compact=${true} heading="h4" />` : null}
+      <div class="two"><div><h3>Request body</h3><${Body} copy=${e.request_body} label="request body" /></div><div><h3>Response body</h3><${Body} copy=${e.response_body} label="response body" /></div></div>`}<//>
   </section>`;
 }
 
@@ -835,10 +1029,13 @@ function TimelineView({ tick }) {
   // A held view past the log's end (a restore shrank it) comes down to the end, still held.
   const end = total === null ? null : view.upto === null ? total : Math.min(view.upto, total);
   const chartPath = end === null ? "/run" : `/events?before=${end + 1}&limit=${TIMELINE_WINDOW}`;
-  const loaded = useData(chartPath, `${tick}/${end}`);
+  // A window of the log ending at a given event does not change: read when it moves, not every second.
+  const loaded = useData(chartPath, tick, chartPath === "/run");
   // A type the server does not list is said so below, not asked for every second.
   const knownType = !head.data?.event_types || head.data.event_types.includes(view.type);
-  const typed = useData(end === null || !view.type || REPORT || !knownType ? "/run" : `/events?type=${view.type}&before=${end + 1}&limit=${TIMELINE_ROWS}`, `${tick}/${end}/${view.type}`);
+  const typedPath = end === null || !view.type || REPORT || !knownType ? "/run" : `/events?type=${view.type}&before=${end + 1}&limit=${TIMELINE_ROWS}`;
+  // "/run" stands in while there is nothing to ask: the panel's read of it, not one more.
+  const typed = useData(typedPath, tick, typedPath === "/run");
   // New events move the live window (another path): keep showing the last one meanwhile, so
   // the page neither blanks nor jumps to the top at every event.
   const last = useRef(null);
