@@ -102,7 +102,7 @@ describe.skipIf(!chromiumAvailable)("run viewer state in headless Chromium", () 
     const bidOwner = ex.accounts[1]!.address.toLowerCase();
     expect(await page.locator("main").textContent()).toContain(bidOwner);
     // The ask's order view answers late; the heading changes at once, the bid's facts must go.
-    const hold = await holdRequests(page, `**/__fakex/orders/${ask.order_id}`);
+    const hold = await holdRequests(page, `**/__fakex/orders/${ask.order_id}?*`);
     await page.evaluate((to) => {
       // Same-page navigation as a link click does it.
       (globalThis as any).history.pushState(null, "", to);

@@ -1,0 +1,46 @@
+import { createFakeExchange } from "./fixtures/fake-exchange.ts";
+import { launchChromium } from "./test/journal/browser.ts";
+
+const ex = await createFakeExchange({ seed: 5, liquidity: false });
+const [alice, bob] = [ex.accounts[0]!, ex.accounts[1]!];
+const m = ex.registry.markets().find((x) => x.baseSymbol === "USDT")!;
+await ex.control.fund({ address: alice.address, token: m.base, amount: 10_000_000_000n, vault: true });
+await ex.control.fund({ address: bob.address, token: m.quote, amount: 10_000_000_000n, vault: true });
+const post = async (path: string, body: unknown) => {
+  const r = await fetch(`${ex.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return (await r.json()) as any;
+};
+const place = async (who: typeof alice, side: "ask" | "bid", amount: string) => {
+  const p = await post("/orders/preview", ex.newOrder(who, { symbol: m.symbol, side, amount, price: "1" }));
+  const { body } = await ex.signOrder(who, p);
+  return post("/orders", body);
+};
+const ask = await place(alice, "ask", "5000");
+for (let i = 0; i < 130; i++) await place(bob, "bid", "10");
+await ex.control.settle();
+await fetch(`${ex.baseUrl}/orders/cancel`, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.from([0xff, 0xfe, 0x00, 0x41, 0x42, 0x80, 0x81, 0x7b]) });
+const reqs = (await (await fetch(`${ex.controlUrl}/requests?path=/api/v1/orders/cancel&limit=1`)).json()) as any;
+const b = await launchChromium();
+const page = await b.context.newPage();
+page.on("console", (m) => console.log("console:", m.text()));
+page.on("pageerror", (e) => console.log("pageerror:", e.message));
+await page.goto(`${ex.controlUrl}/ui/orders/${ask.order_id}`);
+await page.waitForTimeout(3000); await page.screenshot({ path: "/tmp/s27/shot-debug.png" });
+await page.getByText("Later fills").waitFor();
+await page.screenshot({ path: "/tmp/s27/shot-order.png", fullPage: false });
+await page.getByRole("button", { name: "Later fills" }).click();
+await page.waitForTimeout(800);
+await page.locator("h3", { hasText: "Fills" }).scrollIntoViewIfNeeded();
+await page.screenshot({ path: "/tmp/s27/shot-order-p2.png", fullPage: false });
+await page.getByRole("button", { name: "Pause live updates" }).click();
+await page.waitForTimeout(300);
+await page.screenshot({ path: "/tmp/s27/shot-paused.png", clip: { x: 0, y: 0, width: 1280, height: 300 } });
+await page.goto(`${ex.controlUrl}/ui/requests/${reqs.entries[0].id}`);
+await page.getByTestId("binary-body").waitFor();
+await page.getByTestId("binary-body").scrollIntoViewIfNeeded();
+await page.screenshot({ path: "/tmp/s27/shot-binary.png", fullPage: false });
+await page.goto(`${ex.controlUrl}/ui/requests`);
+await page.waitForTimeout(800);
+await page.screenshot({ path: "/tmp/s27/shot-requests.png", clip: { x: 0, y: 0, width: 1280, height: 450 } });
+await b.close();
+await ex.close();
