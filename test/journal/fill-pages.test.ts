@@ -3,7 +3,8 @@
 // (fills_total, links.fills_total), and the settlement batches of the page's fills only;
 // without the parameters, every fill and batch as before; bad values and unknown keys 400.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import type { FakeExchange } from "../../fixtures/fake-exchange.ts";
+import { exchangeWithManyFills } from "./many-fills.ts";
 
 const FILLS = 250;
 
@@ -17,24 +18,7 @@ describe("fill pages of the order and request control reads", () => {
   };
 
   beforeAll(async () => {
-    // One resting ask, filled 250 times by small bids, settled in many batches.
-    ex = await createFakeExchange({ seed: 5, liquidity: false, rateLimits: false });
-    const m = ex.registry.markets().find((x) => x.baseSymbol === "USDT")!;
-    const [a, b] = [ex.accounts[0]!, ex.accounts[1]!];
-    await ex.control.fund({ address: a.address, token: m.baseSymbol, amount: 10_000_000_000n, vault: true });
-    await ex.control.fund({ address: b.address, token: m.quoteSymbol, amount: 10_000_000_000n, vault: true });
-    const place = async (acc: typeof a, side: "bid" | "ask", amount: string) => {
-      const post = (path: string, body: unknown) => fetch(`${ex.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      const preview = (await (await post("/orders/preview", ex.newOrder(acc, { symbol: m.symbol, side, amount, price: "1" }))).json()) as any;
-      const res = await post("/orders", (await ex.signOrder(acc, preview)).body);
-      expect(res.status).toBe(201);
-      return { order_id: ((await res.json()) as { order_id: string }).order_id, request: res.headers.get("x-request-id")! };
-    };
-    ask = await place(a, "ask", "5000");
-    for (let i = 0; i < FILLS; i++) {
-      await place(b, "bid", "10");
-      if (i % 50 === 49) await ex.parts.engine.settleAll();
-    }
+    ({ ex, ask } = await exchangeWithManyFills(FILLS));
   }, 180_000);
 
   afterAll(async () => {

@@ -114,6 +114,32 @@ describe.skipIf(!chromiumAvailable)("run viewer layout and paging in headless Ch
     }
   }, 60_000);
 
+  test("a 360 px window: the run panel folds to one line, so a view starts on the first screen; opened, it is whole, and an action's outcome is said below it", async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    const { orders } = await listed("limit=1");
+    await page.goto(`${ex.controlUrl}/ui/orders/${orders[0]!.order_id}`);
+    const heading = page.locator("#view h2").first();
+    await heading.waitFor();
+    // Unfolded, the panel's facts and nine controls pushed the heading to y ~610.
+    expect((await heading.boundingBox())!.y).toBeLessThan(300);
+    const fold = page.locator("details.run-fold");
+    expect(await fold.getAttribute("open")).toBeNull();
+    await expect.poll(() => page.locator('[data-testid="clock-summary"]').textContent()).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(await page.locator('[data-testid="clock"]').isVisible()).toBe(false);
+    await fold.locator("summary").click();
+    await page.locator('[data-testid="clock"]').waitFor();
+    expect(await page.locator('button[data-action="advance"]').isVisible()).toBe(true);
+    await page.locator('button[data-action="mine"]').click();
+    await expect.poll(() => page.locator('[data-testid="message"]').textContent()).toMatch(/^mine: /);
+    // Folded again, the outcome region is still on the page (a status region is read, and seen, as it changes).
+    await fold.locator("summary").click();
+    expect(await page.locator('[data-testid="message"]').isVisible()).toBe(true);
+    // A wide window shows the panel whole, without the fold.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expect.poll(() => page.locator("details.run-fold").count()).toBe(0);
+    expect(await page.locator('[data-testid="clock"]').isVisible()).toBe(true);
+  }, 60_000);
+
   test("a depth chart follows the window when it narrows", async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${ex.controlUrl}/ui/markets`);

@@ -12,9 +12,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
+import type { FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { writeReport } from "../../fixtures/report.ts";
 import { chromiumAvailable, holdRequests, launchChromium, type RunningBrowser } from "./browser.ts";
+import { exchangeWithManyFills, type ManyFills } from "./many-fills.ts";
 
 const FILLS = 250;
 
@@ -25,29 +26,11 @@ describe.skipIf(!chromiumAvailable)("run viewer fill pages and live updates in h
   let ask: { order_id: string; request: string };
   /** Every fill of the ask, in fill order: [fill id, settlement id]. */
   let fills: [number, number][];
-  let place: (side: "bid" | "ask", amount: string, price?: string) => Promise<{ order_id: string; request: string }>;
+  let place: ManyFills["place"];
   const dir = mkdtempSync(join(tmpdir(), "fakex-viewer-live-"));
 
   beforeAll(async () => {
-    // One resting ask, filled 250 times by small bids, settled in many batches.
-    ex = await createFakeExchange({ seed: 5, liquidity: false, rateLimits: false });
-    const m = ex.registry.markets().find((x) => x.baseSymbol === "USDT")!;
-    const [a, b] = [ex.accounts[0]!, ex.accounts[1]!];
-    await ex.control.fund({ address: a.address, token: m.baseSymbol, amount: 10_000_000_000n, vault: true });
-    await ex.control.fund({ address: b.address, token: m.quoteSymbol, amount: 10_000_000_000n, vault: true });
-    place = async (side, amount, price = "1") => {
-      const acc = side === "ask" ? a : b;
-      const post = (path: string, body: unknown) => fetch(`${ex.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      const preview = (await (await post("/orders/preview", ex.newOrder(acc, { symbol: m.symbol, side, amount, price }))).json()) as any;
-      const res = await post("/orders", (await ex.signOrder(acc, preview)).body);
-      expect(res.status).toBe(201);
-      return { order_id: ((await res.json()) as { order_id: string }).order_id, request: res.headers.get("x-request-id")! };
-    };
-    ask = await place("ask", "5000");
-    for (let i = 0; i < FILLS; i++) {
-      await place("bid", "10");
-      if (i % 50 === 49) await ex.parts.engine.settleAll();
-    }
+    ({ ex, ask, place } = await exchangeWithManyFills(FILLS));
     const order = (await (await fetch(`${ex.controlUrl}/orders/${ask.order_id}`)).json()) as { fills: { fill_id: number; settlement_id: number }[] };
     fills = order.fills.map((f) => [f.fill_id, f.settlement_id]);
     expect(fills).toHaveLength(FILLS);

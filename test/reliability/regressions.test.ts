@@ -14,7 +14,7 @@ describe("an order whose raw legs overflow uint256 (was: unexpected exception ->
     ["price", (b: Record<string, unknown>) => ({ ...b, side: "bid", price: HUGE_PRICE }), "amount × price is too large: the raw quote amount exceeds uint256"],
   ] as const;
 
-  it.each(cases)("huge %s: 400 (the catch-all code) on preview, POST /orders, /orders/vl/batch and /verify-signature; nothing changes", async (name, make, detail) => {
+  it.each(cases)("huge %s: 400 (the catch-all code) on preview, POST /orders, /orders/vl/batch and /verify-signature; nothing changes", async (_name, make, detail) => {
     const logged: string[] = [];
     const ex = exchange({ logger: { error: (m) => void logged.push(m) } });
     const body = make(orderBody(ex, alice));
@@ -22,10 +22,10 @@ describe("an order whose raw legs overflow uint256 (was: unexpected exception ->
     const before = stateOf(ex);
     const preview = await request(ex.app).post("/api/v1/orders/preview").send(body);
     expect(preview.status).toBe(400);
-    expect(preview.body).toEqual({ ok: false, error_code: "TRANSIENT_SETTLEMENT_FAILURE", detail, field: name });
+    expect(preview.body).toEqual({ ok: false, error_code: "TRANSIENT_SETTLEMENT_FAILURE", detail });
     const order = await request(ex.app).post("/api/v1/orders").send(signed);
     expect(order.status).toBe(400);
-    expect(order.body).toEqual({ detail: { detail, error_code: "TRANSIENT_SETTLEMENT_FAILURE", field: name } });
+    expect(order.body).toEqual({ detail: { detail, error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
     const vl = await request(ex.app).post("/api/v1/orders/vl/batch").send({ orders: [signed, signed] });
     expect(vl.status).toBe(400);
     expect(vl.body.detail.error_code).toBe("TRANSIENT_SETTLEMENT_FAILURE");

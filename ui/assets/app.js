@@ -404,8 +404,8 @@ function RunPanel({ tick, bump }) {
     bump();
   };
   const off = busy !== null;
-  return html`<section class="panel run" aria-labelledby="run-heading"><h2 id="run-heading" class="visually-hidden">Run</h2>
-    <${Loading} state=${state} quiet=${true}>${(r) => html`
+  const narrow = useNarrowWindow();
+  const facts = html`<${Loading} state=${state} quiet=${true}>${(r) => html`
       <dl class="facts">
         <div><dt>Virtual clock</dt><dd><strong data-testid="clock">${r.clock.iso}</strong> <span class="muted">(${r.clock.now})</span>${paused ? html` <strong data-testid="paused">live updates paused</strong>` : null}</dd></div>
         <div><dt>Block mode</dt><dd><strong>${r.block_mode.mode}${r.block_mode.seconds ? ` ${r.block_mode.seconds}s` : ""}</strong></dd></div>
@@ -413,8 +413,10 @@ function RunPanel({ tick, bump }) {
         <div><dt>Fault plan</dt><dd><code>${Object.keys(r.fault_plan ?? {}).length ? JSON.stringify(r.fault_plan) : "none"}</code></dd></div>
         <div><dt>Route faults</dt><dd><code>${r.route_faults.length ? `${r.route_faults.length} rule(s)` : "none"}</code></dd></div>
         <div><dt>Counts</dt><dd>${counted(r.counts.orders, "order")} · ${counted(r.counts.fills, "fill")} · ${counted(r.counts.settlement_batches, "batch", "batches")} · ${counted(r.counts.requests, "request")} · ${counted(r.counts.events, "event")}</dd></div>
-      </dl>`}<//>
-    ${REPORT
+      </dl>`}<//>`;
+  // The status region stays outside the narrow window's fold: an action's outcome is said and seen.
+  const said = html`<span class="message" role="status" data-testid="message">${message}</span>`;
+  const controls = html`${REPORT
       ? html`<p class="muted">Report of a run, captured ${REPORT.captured_at} (wall clock; the run's own times are its virtual clock's) from ${REPORT.source}.</p>`
       : html`<div class="controls">
           <span class="field"><span class="hint" aria-hidden="true">seconds</span><input aria-label="seconds" title="seconds to advance the clock by" size="6" value=${seconds} onInput=${(e) => setSeconds(e.target.value)} onKeyDown=${(e) => e.key === "Enter" && !off && advance()} /></span>
@@ -429,9 +431,29 @@ function RunPanel({ tick, bump }) {
           <span class="field"><span class="hint" aria-hidden="true">snapshot</span><input aria-label="snapshot id" title="the snapshot id to restore" size="4" placeholder="id" value=${snapId} onInput=${(e) => setSnapId(e.target.value)} /></span>
           <button data-action="restore" aria-disabled=${off ? "true" : "false"} onClick=${act("restore", () => post("/restore", { id: snapId }))}>Restore</button>
           <button data-action="pause" aria-pressed=${paused ? "true" : "false"} title="stop reading the run every second (an action still shows its outcome)" onClick=${() => setLivePaused(!paused)}>Pause live updates</button>
-          <span class="message" role="status" data-testid="message">${message}</span>
-        </div>`}
+          ${narrow ? null : said}
+        </div>`}`;
+  const heading = html`<h2 id="run-heading" class="visually-hidden">Run</h2>`;
+  if (!narrow) return html`<section class="panel run" aria-labelledby="run-heading">${heading}${facts}${controls}</section>`;
+  // A narrow window (a phone, 200 % zoom): the panel folds to one line, so each view starts on the first screen.
+  const r = state.data;
+  return html`<section class="panel run" aria-labelledby="run-heading">${heading}
+    <details class="run-fold"><summary>Run${r ? html` <strong data-testid="clock-summary">${r.clock.iso}</strong> · ${counted(r.counts.orders, "order")}` : ""}${paused ? " · live updates paused" : ""}</summary>${facts}${controls}</details>${REPORT ? null : said}
   </section>`;
+}
+
+/** The window width under which the run panel folds to one line. */
+const NARROW_WINDOW = "(max-width: 640px)";
+
+function useNarrowWindow() {
+  const [narrow, setNarrow] = useState(() => matchMedia(NARROW_WINDOW).matches);
+  useEffect(() => {
+    const list = matchMedia(NARROW_WINDOW);
+    const follow = () => setNarrow(list.matches);
+    list.addEventListener("change", follow);
+    return () => list.removeEventListener("change", follow);
+  }, []);
+  return narrow;
 }
 
 // ---------------------------------------------------------------- views
