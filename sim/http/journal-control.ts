@@ -1,6 +1,6 @@
 // The request journal over HTTP, mounted under /__fakex next to the control router:
 //
-//   GET    /requests?method=&path=&status=&owner=&since=&before=&limit=&offset=&bodies=   newest first
+//   GET    /requests?method=&path=&status=&owner=&since=&before=&limit=&offset=&bodies=&fills_limit=   newest first
 //   GET    /requests/count?method=&path=&status=&owner=&since=&before=            {"count"}
 //   GET    /requests/{id}?fills_offset=&fills_limit=                     one entry, links resolved (a page of its fills when asked)
 //   DELETE /requests                                                      {"cleared"}
@@ -29,8 +29,9 @@ const filterQuery = z
     before: z.string().max(40).optional(),
     limit: z.string().regex(/^\d{1,6}$/).optional(),
     offset: z.string().regex(/^\d{1,9}$/).optional(),
-    // Not a filter: how the list shows each entry (read by the list route only).
+    // Not filters: how the list shows each entry (read by the list route only).
     bodies: z.enum(["0", "1"], { message: "0 (entries without their bodies) or 1" }).optional(),
+    fills_limit: z.string().regex(/^\d{1,3}$/, "a whole number 0-500").refine((v) => Number(v) <= 500, "a whole number 0-500").optional(),
   })
   .strict();
 
@@ -64,7 +65,9 @@ export function journalRouter(journal: RequestJournal): Router {
   const r = Router({ caseSensitive: true });
   r.route("/requests")
     .get((req, res) => {
-      const page = journal.list(journalFilterOf(req.query));
+      const fillsLimit = (req.query as Record<string, unknown>)["fills_limit"];
+      // How many of each entry's fills to list (0: only their count, links.fills_total): a request that placed a resting order can link thousands.
+      const page = journal.list(journalFilterOf(req.query), typeof fillsLimit === "string" ? Number(fillsLimit) : null);
       if ((req.query as Record<string, unknown>)["bodies"] !== "0") return void res.json(page);
       res.json({ ...page, entries: page.entries.map(({ request_body: _sent, response_body: _got, ...rest }) => rest) });
     })
@@ -83,8 +86,9 @@ export function journalRouter(journal: RequestJournal): Router {
   r.route("/requests/count")
     .get((req, res) => {
       const f = journalFilterOf(req.query);
-      if (f.limit !== undefined || f.offset !== undefined || (req.query as Record<string, unknown>)["bodies"] !== undefined) {
-        throw new ControlInputError("count takes no limit, offset or bodies");
+      const q = req.query as Record<string, unknown>;
+      if (f.limit !== undefined || f.offset !== undefined || q["bodies"] !== undefined || q["fills_limit"] !== undefined) {
+        throw new ControlInputError("count takes no limit, offset, bodies or fills_limit");
       }
       res.json({ count: journal.count(f) });
     })

@@ -134,6 +134,8 @@ export interface ResolvedEntry extends Omit<JournalEntry, "links"> {
     fills_total: number;
     /** The batches of the fills in `fills`. */
     settlement_batches: ResolvedBatchLink[];
+    /** How many batches the linked fills (all of them) went in. */
+    settlement_batches_total: number;
     /** Distinct on-chain revert reasons of the linked fills (all of them, paged or not). */
     revert_reasons: string[];
     quotes_consumed: string[];
@@ -380,8 +382,11 @@ export class RequestJournal {
     }
   }
 
-  /** Entries matching the filter, newest first, a page at a time; links resolved now. */
-  list(f: JournalFilter = {}): JournalPage {
+  /**
+   * Entries matching the filter, newest first, a page at a time; links resolved now.
+   * `fillsLimit`: how many of each entry's fills (from its first) to list; all by default.
+   */
+  list(f: JournalFilter = {}, fillsLimit: number | null = null): JournalPage {
     const limit = f.limit ?? 100;
     const offset = f.offset ?? 0;
     // The same bounds over HTTP and from code (ex.control.requests()).
@@ -390,7 +395,8 @@ export class RequestJournal {
     const matching = this.matching(f);
     const page = matching.slice(offset, offset + limit);
     const resolve = this.resolver();
-    return { entries: page.map((e) => resolve(e)), total: matching.length, next_offset: offset + limit < matching.length ? offset + limit : null };
+    const fills = fillsLimit === null ? null : { offset: 0, limit: fillsLimit };
+    return { entries: page.map((e) => resolve(e, fills)), total: matching.length, next_offset: offset + limit < matching.length ? offset + limit : null };
   }
 
   count(f: JournalFilter = {}): number {
@@ -488,6 +494,7 @@ export class RequestJournal {
       for (const o of e.links.orders_created) for (const id of fillsOfOrder(o)) ids.add(id);
       const linked = [...ids].filter((id) => fillById(id) !== undefined).sort((a, b) => a - b);
       const revert_reasons = [...new Set(linked.map((id) => fillById(id)!.revertReason).filter((x): x is string => x !== null))];
+      const batchesTotal = new Set(linked.map((id) => fillById(id)!.settlementId).filter((x) => x !== null)).size;
       const shown = fillsPage ? linked.slice(fillsPage.offset, fillsPage.offset + fillsPage.limit) : linked;
       for (const id of shown) {
         const f = fillById(id)!;
@@ -516,6 +523,7 @@ export class RequestJournal {
           fills: fillLinks,
           fills_total: linked.length,
           settlement_batches,
+          settlement_batches_total: batchesTotal,
           revert_reasons,
           quotes_consumed: e.links.quotes_consumed,
           vl_batches: e.links.vl_batches,
@@ -612,8 +620,20 @@ function cut(text: string, max: number): BodyCopy {
 function cutBytes(raw: Buffer, max: number): BodyCopy {
   const kept = raw.length <= max ? raw : raw.subarray(0, max);
   const truncated = kept.length < raw.length;
-  if (isUtf8(raw)) return { text: kept.toString("utf8"), bytes: raw.length, truncated };
+  // Judged on what is kept (text with a bad byte past the cut is shown as text), a character cut at its end aside.
+  if (isUtf8(truncated ? kept.subarray(0, wholeCharacters(kept)) : kept)) return { text: kept.toString("utf8"), bytes: raw.length, truncated };
   return { text: kept.toString("base64"), bytes: raw.length, truncated, encoding: "base64" };
+}
+
+/** The length of UTF-8 bytes without a character the end cuts short (their length when none is). */
+function wholeCharacters(b: Buffer): number {
+  // Back over continuation bytes (10xxxxxx) to the last lead byte; a character has at most three.
+  let lead = b.length - 1;
+  while (lead > 0 && lead > b.length - 4 && (b[lead]! & 0xc0) === 0x80) lead--;
+  if (lead < 0) return 0;
+  const first = b[lead]!;
+  const size = first < 0x80 ? 1 : first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+  return lead + size <= b.length ? b.length : lead;
 }
 
 /** The parsed body as JSON text; a body that did not parse, as it was sent; null when none was read. */

@@ -197,6 +197,8 @@ export function runViewsRouter(p: RunViewParts): Router {
         requests: journal.length,
       },
       markets: registry.markets().map((m) => m.symbol),
+      // How many times a restore replaced the event log: a window of it read before is stale once this moves.
+      log_restores: engine.log.restores,
       // What GET /events?type= takes (the timeline offers them).
       event_types: EVENT_TYPES,
     });

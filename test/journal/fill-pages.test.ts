@@ -80,4 +80,20 @@ describe("fill pages of the order and request control reads", () => {
     expect((await control(`/${view}/${id}?fills_limit=500`)).status).toBe(200);
     expect((await control(`/${view}/${id}?fills_limit=1&fills_offset=0`)).status).toBe(200);
   });
+
+  test("the journal list carries as many of each entry's fills as fills_limit says (0: only the totals); the count refuses it", async () => {
+    const listed = async (q: string) => (await control(`/requests?path=/api/v1/orders&limit=500&bodies=0${q}`)).body.entries.find((e: any) => e.id === ask.request);
+    const whole = await listed("");
+    expect(whole.links.fills).toHaveLength(FILLS);
+    expect(whole.links.fills_total).toBe(FILLS);
+    const batches = new Set(whole.links.fills.map((f: any) => f.settlement_id)).size;
+    expect(whole.links.settlement_batches).toHaveLength(batches);
+    expect(whole.links.settlement_batches_total).toBe(batches);
+    const none = await listed("&fills_limit=0");
+    expect(none.links).toMatchObject({ fills: [], fills_total: FILLS, settlement_batches: [], settlement_batches_total: batches });
+    const some = await listed("&fills_limit=3");
+    expect(some.links.fills).toEqual(whole.links.fills.slice(0, 3));
+    for (const q of ["fills_limit=501", "fills_limit=-1", "fills_limit=x"]) expect((await control(`/requests?${q}`)).status, q).toBe(400);
+    expect((await control("/requests/count?fills_limit=0")).body).toEqual({ detail: "count takes no limit, offset, bodies or fills_limit" });
+  });
 });

@@ -113,6 +113,12 @@ describe("journal request copy of a body that does not parse", () => {
     // UTF-8 text of two-byte characters stays text, its size in bytes.
     const accents = Buffer.from("éééé");
     expect(entry(await sendBytes(accents)).request_body).toEqual({ text: "éééé", bytes: 8, truncated: false });
+    // What is kept decides: text whose bad byte lies past the cut is text, and so is text cut inside a character.
+    const badLater = Buffer.concat([Buffer.from("0123456789abcdef"), Buffer.from([0xff])]);
+    expect(entry(await sendBytes(badLater)).request_body).toEqual({ text: "0123456789abcdef", bytes: 17, truncated: true });
+    const cutInside = Buffer.from("0123456789abcdeé");
+    expect(entry(await sendBytes(cutInside)).request_body).toMatchObject({ bytes: 17, truncated: true });
+    expect(entry(await sendBytes(cutInside)).request_body!.encoding).toBeUndefined();
   });
 
   test("a body that parses is still recorded as its JSON; one of another content type (which no route parses) as its text", async () => {

@@ -392,7 +392,7 @@ describe("request journal", () => {
     const badBodies = await control("GET", "/requests?bodies=no");
     expect([badBodies.status, badBodies.body]).toEqual([400, { detail: "bodies: 0 (entries without their bodies) or 1" }]);
     const countBodies = await control("GET", "/requests/count?bodies=0");
-    expect([countBodies.status, countBodies.body]).toEqual([400, { detail: "count takes no limit, offset or bodies" }]);
+    expect([countBodies.status, countBodies.body]).toEqual([400, { detail: "count takes no limit, offset, bodies or fills_limit" }]);
     // In process, the same entries.
     expect(ex.control.requests({ method: "POST", status: "2xx" }).entries.map((e) => e.id)).toEqual(
       all.entries.filter((e: any) => e.method === "POST" && e.status < 300).map((e: any) => e.id),

@@ -236,6 +236,38 @@ describe.skipIf(!chromiumAvailable)("run viewer fill pages and live updates in h
   });
 
   // Last: it restores a snapshot.
+  test("a request's page held past the fills a restore left moves to the last page there is, its fills and the way back shown", async () => {
+    const before = await ex.snapshot();
+    // 60 more fills of the ask (310): a fourth page of 10.
+    for (let i = 0; i < 60; i++) await place("bid", "10");
+    await open(`${ex.controlUrl}/ui/requests/${ask.request}`);
+    for (let n = 0; n < 3; n++) {
+      await later().click();
+      await expect.poll(async () => (await shownFillIds())[0]).toBe(allIds()[0]! + 100 * (n + 1));
+    }
+    expect(await shownFillIds()).toHaveLength(10);
+    await ex.restore(before);
+    // Back to 250 fills: the page that started at the 301st moves to the last one, 201-250.
+    await expect.poll(shownFillIds).toEqual(allIds().slice(200, 250));
+    expect(await earlier().count()).toBe(1);
+    expect(await page.locator("h4", { hasText: /^Fills/ }).first().textContent()).toBe(`Fills (${FILLS})`);
+  });
+
+  test("the timeline shows the log a restore left, even when as many new events follow before the next read", async () => {
+    const before = await ex.snapshot();
+    const wallet = ex.accounts[2]!.address;
+    const m = ex.registry.markets().find((x) => x.baseSymbol === "USDT")!;
+    await ex.control.fund({ address: wallet, token: m.quoteSymbol, amount: 111_111n, vault: true });
+    await open(`${ex.controlUrl}/ui/timeline`);
+    const shown = () => page.locator("#view").innerText();
+    await expect.poll(shown).toContain("111111");
+    // The same number of events again, in another run: the window's address is the same as before.
+    await ex.restore(before);
+    await ex.control.fund({ address: wallet, token: m.quoteSymbol, amount: 999_999n, vault: true });
+    await expect.poll(shown, { timeout: 10_000 }).toContain("999999");
+    expect(await shown()).not.toContain("111111");
+  });
+
   test("a live update that removes the focused row leaves focus on the view's heading", async () => {
     const before = await ex.snapshot();
     const added = await place("ask", "20", "2");

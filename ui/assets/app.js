@@ -524,6 +524,10 @@ function useFillPage(path) {
 function PagedFills({ paged, fills, total, batches, compact, heading }) {
   const page = paged.pageOf(fills, total, batches);
   const Heading = heading;
+  // Fewer fills than this page starts at (a restore): to the last page there is.
+  useEffect(() => {
+    if (page.total > 0 && paged.offset >= page.total) paged.moveTo(Math.floor((page.total - 1) / FILLS_PAGE) * FILLS_PAGE);
+  }, [page.total, paged.offset]);
   return html`<${Heading}>Fills${page.total > FILLS_PAGE ? ` (${page.total})` : ""}<//><${FillsTable} fills=${page.fills} compact=${compact} />
     <${Pager} offset=${paged.offset} size=${FILLS_PAGE} total=${page.total} moveTo=${paged.moveTo} labels=${["Earlier fills", "Later fills"]} />
     <${Heading}>Settlement batches${page.total > FILLS_PAGE ? " of these fills" : ""}<//><${BatchesTable} batches=${page.batches} />`;
@@ -824,7 +828,7 @@ function RequestsView({ tick }) {
   }, [q, offset, before]);
   const held = REPORT || !before ? "" : `&before=${before}`;
   // The list shows no bodies: leave them out of its once-a-second poll.
-  const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${held}&bodies=0${q ? `&${q}` : ""}`, tick);
+  const state = useData(`/requests?limit=${REQUESTS_PAGE}&offset=${offset}${held}&bodies=0&fills_limit=0${q ? `&${q}` : ""}`, tick);
   // A visible label beside each box (a placeholder goes as soon as one types), as the order list's filters have.
   const field = (k, placeholder) =>
     html`<label class="field">${k} <input aria-label=${`filter by ${k}`} title=${`filter by ${placeholder}`} placeholder=${placeholder} value=${draft[k]} onInput=${(e) => {
@@ -938,8 +942,11 @@ function summary(l) {
   const parts = [];
   if (l.orders_created.length) parts.push(`${l.orders_created.length} order(s)`);
   if (l.orders_cancelled.length) parts.push(`${l.orders_cancelled.length} cancel(s)`);
-  if (l.fills.length) parts.push(`${l.fills.length} fill(s)`);
-  if (l.settlement_batches.length) parts.push(`${l.settlement_batches.length} batch(es)`);
+  // The totals: the list asks for no fill rows (fills_limit=0), a request's page for one page of them.
+  const fills = l.fills_total ?? l.fills.length;
+  const batches = l.settlement_batches_total ?? l.settlement_batches.length;
+  if (fills) parts.push(`${fills} fill(s)`);
+  if (batches) parts.push(`${batches} batch(es)`);
   if (l.quotes_consumed.length) parts.push(`${l.quotes_consumed.length} quote(s)`);
   const moves = l.vault_moves ?? [];
   const deposits = moves.filter((m) => m.kind === "deposit").length;
@@ -996,7 +1003,7 @@ function RequestView({ id, tick }) {
         ${(e.links.vault_moves ?? []).map((m) => html`<li data-testid="vault-move">${m.kind === "deposit" ? "vault deposit credited" : "vault withdrawal debited"}: <${Amount} raw=${m.amount} decimals=${m.decimals} /> ${m.symbol ?? m.token}</li>`)}
         ${e.links.revert_reasons.map((r) => html`<li class="bad">reverted on chain: <code>${r}</code></li>`)}
       </ul>
-      ${e.links.fills.length ? html`<${PagedFills} paged=${paged} fills=${e.links.fills} total=${e.links.fills_total ?? e.links.fills.length} batches=${e.links.settlement_batches} compact=${true} heading="h4" />` : null}
+      ${(e.links.fills_total ?? e.links.fills.length) ? html`<${PagedFills} paged=${paged} fills=${e.links.fills} total=${e.links.fills_total ?? e.links.fills.length} batches=${e.links.settlement_batches} compact=${true} heading="h4" />` : null}
       <div class="two"><div><h3>Request body</h3><${Body} copy=${e.request_body} label="request body" /></div><div><h3>Response body</h3><${Body} copy=${e.response_body} label="response body" /></div></div>`}<//>
   </section>`;
 }
@@ -1051,13 +1058,15 @@ function TimelineView({ tick }) {
   // A held view past the log's end (a restore shrank it) comes down to the end, still held.
   const end = total === null ? null : view.upto === null ? total : Math.min(view.upto, total);
   const chartPath = end === null ? "/run" : `/events?before=${end + 1}&limit=${TIMELINE_WINDOW}`;
-  // A window of the log ending at a given event does not change: read when it moves, not every second.
-  const loaded = useData(chartPath, tick, chartPath === "/run");
+  // A window of the log ending at a given event does not change until a restore replaces the
+  // log: read when it moves or a restore happened, not every second.
+  const restores = head.data?.log_restores ?? 0;
+  const loaded = useData(chartPath, `${tick}/${restores}`, chartPath === "/run");
   // A type the server does not list is said so below, not asked for every second.
   const knownType = !head.data?.event_types || head.data.event_types.includes(view.type);
   const typedPath = end === null || !view.type || REPORT || !knownType ? "/run" : `/events?type=${view.type}&before=${end + 1}&limit=${TIMELINE_ROWS}`;
   // "/run" stands in while there is nothing to ask: the panel's read of it, not one more.
-  const typed = useData(typedPath, tick, typedPath === "/run");
+  const typed = useData(typedPath, `${tick}/${restores}`, typedPath === "/run");
   // New events move the live window (another path): keep showing the last one meanwhile, so
   // the page neither blanks nor jumps to the top at every event.
   const last = useRef(null);
