@@ -17,6 +17,7 @@ import {
   encodeLayers,
   identityConflicts,
   lockStateDir,
+  refuseIfInUse,
   readStateFile,
   writeStateFile,
   type CapturedState,
@@ -196,6 +197,18 @@ describe("one server per directory", () => {
     expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
     await release();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("refuseIfInUse names a live owner without taking the lock, and passes a directory whose lock is stale or absent", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-inuse-"));
+    await refuseIfInUse(dir);
+    writeFileSync(path.join(dir, LOCK_FILE), "1");
+    await expect(refuseIfInUse(dir)).rejects.toThrow(/in use by another fakex \(pid 1\); stop it or use another --state-dir/);
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe("1");
+    writeFileSync(path.join(dir, LOCK_FILE), "4194303999");
+    await refuseIfInUse(dir);
+    // Left where it was: taking it over is the lock's own business.
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe("4194303999");
   });
 
   test("a directory fakex cannot write to is a StateFileError (the CLI's exit 2, like every refused directory), not a raw errno", async () => {
