@@ -57,6 +57,17 @@ export function loggedBody(req: object): LoggedBody | null | undefined {
   return (req as WithUnparsed)[LOGGED_BODY];
 }
 
+const BARE_VALUE = Symbol("fakex.bareValueRefused");
+
+/** The body parsed as a bare JSON value (a string, a number), which no route takes: refused as such. */
+export function markBareValueRefused(req: object): void {
+  (req as { [BARE_VALUE]?: true })[BARE_VALUE] = true;
+}
+
+export function refusedAsBareValue(req: object): boolean {
+  return (req as { [BARE_VALUE]?: true })[BARE_VALUE] === true;
+}
+
 /** True when the request's body was not read as JSON because its Content-Type is another (jsonBody). */
 export function sentAsOtherType(req: object): boolean {
   return (req as WithUnparsed)[OTHER_TYPE] === true;

@@ -8,7 +8,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { ExchangeError, isExchangeError } from "../core/errors.ts";
 import { TYPED_QUOTE_CODES } from "../core/quotes.ts";
 import { noteError } from "./journal-notes.ts";
-import { sentAsOtherType } from "./body.ts";
+import { markBareValueRefused, sentAsOtherType } from "./body.ts";
 import { markBodyRefused } from "./body-refusal.ts";
 import { requiredWireCode, wireCodeOf } from "./wire-codes.ts";
 
@@ -156,7 +156,12 @@ function isDecompressionError(e: BodyParserError): boolean {
  * the refusal and its replay answers the same (body-refusal.ts).
  */
 export function noteBodyRefusal(req: object, err: unknown): void {
-  if (!isBodyParserError(err) || err.type === "entity.parse.failed") return;
+  if (!isBodyParserError(err)) return;
+  if (err.type === "entity.parse.failed") {
+    // Which of the two refusals it was, for a --state-dir replay to be refused in the same words.
+    if (isBareJsonValue(err.body)) markBareValueRefused(req);
+    return;
+  }
   const { status, type, code, errno } = err;
   markBodyRefused(req, { status, ...(type === undefined ? {} : { type }), ...(typeof code === "string" ? { code } : {}), ...(typeof errno === "number" ? { errno } : {}) });
 }

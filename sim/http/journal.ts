@@ -621,19 +621,22 @@ function cutBytes(raw: Buffer, max: number): BodyCopy {
   const kept = raw.length <= max ? raw : raw.subarray(0, max);
   const truncated = kept.length < raw.length;
   // Judged on what is kept (text with a bad byte past the cut is shown as text), a character cut at its end aside.
-  if (isUtf8(truncated ? kept.subarray(0, wholeCharacters(kept)) : kept)) return { text: kept.toString("utf8"), bytes: raw.length, truncated };
+  if (truncated ? isUtf8Start(kept) : isUtf8(kept)) return { text: kept.toString("utf8"), bytes: raw.length, truncated };
   return { text: kept.toString("base64"), bytes: raw.length, truncated, encoding: "base64" };
 }
 
-/** The length of UTF-8 bytes without a character the end cuts short (their length when none is). */
-function wholeCharacters(b: Buffer): number {
-  // Back over continuation bytes (10xxxxxx) to the last lead byte; a character has at most three.
-  let lead = b.length - 1;
-  while (lead > 0 && lead > b.length - 4 && (b[lead]! & 0xc0) === 0x80) lead--;
-  if (lead < 0) return 0;
-  const first = b[lead]!;
-  const size = first < 0x80 ? 1 : first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
-  return lead + size <= b.length ? b.length : lead;
+/**
+ * Whether bytes are the start of UTF-8 text: valid, but for a character the end may cut short.
+ * A streaming decoder throws only on bytes no continuation could make valid (0xff, an
+ * overlong or surrogate lead), and holds back an incomplete last character.
+ */
+function isUtf8Start(b: Buffer): boolean {
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(b, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The parsed body as JSON text; a body that did not parse, as it was sent; null when none was read. */

@@ -177,9 +177,13 @@ function runBlockMode(m: ControlBlockMode): { mode: string; seconds?: number; ki
   return { ...blockModeWire(m), kind: m.kind };
 }
 
+/** Run views made in this process (one per exchange, a pool's instances included): part of log_epoch. */
+let viewsMade = 0;
+
 export function runViewsRouter(p: RunViewParts): Router {
   const { engine, registry, control, journal } = p;
   const orderIds = new OrderIdIndex(engine);
+  const instance = `${process.pid}.${++viewsMade}`;
   const r = Router({ caseSensitive: true });
 
   r.route("/run").all(onlyGet).get((_req, res) => {
@@ -197,8 +201,9 @@ export function runViewsRouter(p: RunViewParts): Router {
         requests: journal.length,
       },
       markets: registry.markets().map((m) => m.symbol),
-      // How many times a restore replaced the event log: a window of it read before is stale once this moves.
-      log_restores: engine.log.restores,
+      // Which event log this is: another once a restore replaced it, or for another instance or
+      // server (a pool id made anew, a restart); a window of it read before is stale once this moves.
+      log_epoch: `${instance}.${engine.log.restores}`,
       // What GET /events?type= takes (the timeline offers them).
       event_types: EVENT_TYPES,
     });

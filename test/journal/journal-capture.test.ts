@@ -119,6 +119,11 @@ describe("journal request copy of a body that does not parse", () => {
     const cutInside = Buffer.from("0123456789abcdeé");
     expect(entry(await sendBytes(cutInside)).request_body).toMatchObject({ bytes: 17, truncated: true });
     expect(entry(await sendBytes(cutInside)).request_body!.encoding).toBeUndefined();
+    // A byte at the cut that no continuation could make UTF-8 (0xff; an overlong 0xe0 0x80) is not a cut character: bytes.
+    for (const tail of [[0xff], [0xe0, 0x80]]) {
+      const bad = Buffer.concat([Buffer.from("0123456789abcdef".slice(0, MAX - tail.length)), Buffer.from(tail), Buffer.from("z")]);
+      expect(entry(await sendBytes(bad)).request_body, String(tail)).toEqual({ text: bad.subarray(0, MAX).toString("base64"), bytes: 17, truncated: true, encoding: "base64" });
+    }
   });
 
   test("a body that parses is still recorded as its JSON; one of another content type (which no route parses) as its text", async () => {

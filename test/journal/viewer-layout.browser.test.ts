@@ -124,20 +124,24 @@ describe.skipIf(!chromiumAvailable)("run viewer layout and paging in headless Ch
     expect((await heading.boundingBox())!.y).toBeLessThan(300);
     const fold = page.locator("details.run-fold");
     expect(await fold.getAttribute("open")).toBeNull();
-    await expect.poll(() => page.locator('[data-testid="clock-summary"]').textContent()).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await expect.poll(() => page.locator('[data-testid="clock-summary"]').textContent(), { timeout: 10_000 }).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await page.locator('[data-testid="clock"]').isVisible()).toBe(false);
     await fold.locator("summary").click();
     await page.locator('[data-testid="clock"]').waitFor();
     expect(await page.locator('button[data-action="advance"]').isVisible()).toBe(true);
     await page.locator('button[data-action="mine"]').click();
-    await expect.poll(() => page.locator('[data-testid="message"]').textContent()).toMatch(/^mine: /);
+    await expect.poll(() => page.locator('[data-testid="message"]').textContent(), { timeout: 10_000 }).toMatch(/^mine: /);
     // Folded again, the outcome region is still on the page (a status region is read, and seen, as it changes).
     await fold.locator("summary").click();
     expect(await page.locator('[data-testid="message"]').isVisible()).toBe(true);
-    // A wide window shows the panel whole, without the fold.
+    // A wide window shows the panel whole, without the fold's line; the control that had focus keeps it.
+    await fold.locator("summary").click();
+    await page.locator('button[data-action="mine"]').focus();
     await page.setViewportSize({ width: 1280, height: 900 });
-    await expect.poll(() => page.locator("details.run-fold").count()).toBe(0);
+    await expect.poll(() => page.locator("details.run-fold.wide").count(), { timeout: 10_000 }).toBe(1);
+    expect(await page.locator("details.run-fold > summary").isVisible()).toBe(false);
     expect(await page.locator('[data-testid="clock"]').isVisible()).toBe(true);
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute("data-action"))).toBe("mine");
   }, 60_000);
 
   test("a depth chart follows the window when it narrows", async () => {

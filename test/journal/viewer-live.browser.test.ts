@@ -93,20 +93,20 @@ describe.skipIf(!chromiumAvailable)("run viewer fill pages and live updates in h
 
   /** Page 1 (100 fills, Later only), then Later twice to page 3 (50, Earlier only), the batches always those of the rows shown. */
   const walkPages = async () => {
-    await expect.poll(shownFillIds).toEqual(allIds().slice(0, 100));
+    await expect.poll(shownFillIds, { timeout: 10_000 }).toEqual(allIds().slice(0, 100));
     expect(await later().count()).toBe(1);
     expect(await earlier().count()).toBe(0);
     expect(await shownBatchIds()).toEqual(batchesOf(allIds().slice(0, 100)));
     await later().click();
-    await expect.poll(shownFillIds).toEqual(allIds().slice(100, 200));
-    await expect.poll(shownBatchIds).toEqual(batchesOf(allIds().slice(100, 200)));
+    await expect.poll(shownFillIds, { timeout: 10_000 }).toEqual(allIds().slice(100, 200));
+    await expect.poll(shownBatchIds, { timeout: 10_000 }).toEqual(batchesOf(allIds().slice(100, 200)));
     await later().click();
-    await expect.poll(shownFillIds).toEqual(allIds().slice(200, 250));
-    await expect.poll(shownBatchIds).toEqual(batchesOf(allIds().slice(200, 250)));
+    await expect.poll(shownFillIds, { timeout: 10_000 }).toEqual(allIds().slice(200, 250));
+    await expect.poll(shownBatchIds, { timeout: 10_000 }).toEqual(batchesOf(allIds().slice(200, 250)));
     expect(await later().count()).toBe(0);
     expect(await earlier().count()).toBe(1);
     await earlier().click();
-    await expect.poll(shownFillIds).toEqual(allIds().slice(100, 200));
+    await expect.poll(shownFillIds, { timeout: 10_000 }).toEqual(allIds().slice(100, 200));
   };
 
   test("an order's page shows its fills 100 at a time (Earlier fills / Later fills), each page read from the server with its batches", async () => {
@@ -167,7 +167,7 @@ describe.skipIf(!chromiumAvailable)("run viewer fill pages and live updates in h
     const pause = page.locator('button[data-action="pause"]');
     expect(await pause.getAttribute("aria-pressed", { timeout: 5_000 })).toBe("false");
     await pause.click();
-    await expect.poll(() => pause.getAttribute("aria-pressed")).toBe("true");
+    await expect.poll(() => pause.getAttribute("aria-pressed"), { timeout: 10_000 }).toBe("true");
     expect(await page.locator('[data-testid="paused"]').textContent()).toBe("live updates paused");
     // Reads in flight when it was pressed settle; none starts after.
     await page.waitForTimeout(1_500);
@@ -185,15 +185,15 @@ describe.skipIf(!chromiumAvailable)("run viewer fill pages and live updates in h
     await page.locator('input[aria-label="seconds"]').fill("30");
     const target = ex.control.now().now + 30;
     await page.locator('button[data-action="advance"]').click();
-    await expect.poll(() => ex.control.now().now).toBe(target);
-    await expect.poll(() => clock.textContent()).toBe(ex.control.now().iso);
-    await expect.poll(() => page.locator('[data-testid="paused"]').count()).toBe(1);
+    await expect.poll(() => ex.control.now().now, { timeout: 10_000 }).toBe(target);
+    await expect.poll(() => clock.textContent(), { timeout: 10_000 }).toBe(ex.control.now().iso);
+    await expect.poll(() => page.locator('[data-testid="paused"]').count(), { timeout: 10_000 }).toBe(1);
     // Resume: reads again at once.
     const resumed = countReads(page);
     await pause.click();
-    await expect.poll(() => pause.getAttribute("aria-pressed")).toBe("false");
+    await expect.poll(() => pause.getAttribute("aria-pressed"), { timeout: 10_000 }).toBe("false");
     expect(await page.locator('[data-testid="paused"]').count()).toBe(0);
-    await expect.poll(() => resumed.of(/^\/run$/)).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => resumed.of(/^\/run$/), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
   });
 
   test("a request body that is not UTF-8 is shown as a hex dump with a note; scroll boxes are named tab stops", async () => {
@@ -243,12 +243,13 @@ describe.skipIf(!chromiumAvailable)("run viewer fill pages and live updates in h
     await open(`${ex.controlUrl}/ui/requests/${ask.request}`);
     for (let n = 0; n < 3; n++) {
       await later().click();
-      await expect.poll(async () => (await shownFillIds())[0]).toBe(allIds()[0]! + 100 * (n + 1));
+      await expect.poll(async () => (await shownFillIds())[0], { timeout: 10_000 }).toBe(allIds()[0]! + 100 * (n + 1));
     }
     expect(await shownFillIds()).toHaveLength(10);
     await ex.restore(before);
     // Back to 250 fills: the page that started at the 301st moves to the last one, 201-250.
-    await expect.poll(shownFillIds).toEqual(allIds().slice(200, 250));
+    // The page learns of the restore at its next read (a second), then reads the last page.
+    await expect.poll(shownFillIds, { timeout: 10_000 }).toEqual(allIds().slice(200, 250));
     expect(await earlier().count()).toBe(1);
     expect(await page.locator("h4", { hasText: /^Fills/ }).first().textContent()).toBe(`Fills (${FILLS})`);
   });
@@ -260,7 +261,7 @@ describe.skipIf(!chromiumAvailable)("run viewer fill pages and live updates in h
     await ex.control.fund({ address: wallet, token: m.quoteSymbol, amount: 111_111n, vault: true });
     await open(`${ex.controlUrl}/ui/timeline`);
     const shown = () => page.locator("#view").innerText();
-    await expect.poll(shown).toContain("111111");
+    await expect.poll(shown, { timeout: 10_000 }).toContain("111111");
     // The same number of events again, in another run: the window's address is the same as before.
     await ex.restore(before);
     await ex.control.fund({ address: wallet, token: m.quoteSymbol, amount: 999_999n, vault: true });
@@ -277,8 +278,8 @@ describe.skipIf(!chromiumAvailable)("run viewer fill pages and live updates in h
     await link.focus();
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.closest("tr")?.getAttribute("data-order-id"))).toBe(added.order_id);
     await ex.restore(before);
-    await expect.poll(() => page.locator(`tr[data-order-id="${added.order_id}"]`).count()).toBe(0);
-    await expect.poll(() => page.evaluate(() => { const d = (globalThis as any).document; return d.activeElement === d.querySelector("#view h2"); })).toBe(true);
+    await expect.poll(() => page.locator(`tr[data-order-id="${added.order_id}"]`).count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => page.evaluate(() => { const d = (globalThis as any).document; return d.activeElement === d.querySelector("#view h2"); }), { timeout: 10_000 }).toBe(true);
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe(await page.locator("#view h2").first().textContent());
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { LosslessJsonError, decodeLossless, encodeLossless } from "../../fixtures/lossless-json.ts";
@@ -209,6 +209,16 @@ describe("one server per directory", () => {
     await refuseIfInUse(dir);
     // Left where it was: taking it over is the lock's own business.
     expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe("4194303999");
+  });
+
+  test("a lock that is not a file is a StateFileError naming it (never taken for stale, never a raw errno)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-lockdir-"));
+    mkdirSync(path.join(dir, LOCK_FILE));
+    for (const check of [() => refuseIfInUse(dir), () => lockStateDir(dir)]) {
+      const refused = check();
+      await expect(refused).rejects.toBeInstanceOf(StateFileError);
+      await expect(refused).rejects.toThrow(`${path.join(dir, LOCK_FILE)} is not a file; remove it if no fakex uses ${dir}, or use another --state-dir`);
+    }
   });
 
   test("a directory fakex cannot write to is a StateFileError (the CLI's exit 2, like every refused directory), not a raw errno", async () => {

@@ -116,6 +116,11 @@ describe("write-ahead log: crashes", () => {
     // A bare JSON value in bytes that are not UTF-8 ("\xff" in quotes): refused as a bare value, and so in the replay.
     const bare = await fetch(`${base}/api-keys`, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.from([0x22, 0xff, 0x22]) });
     expect([bare.status, await bare.json()]).toEqual([422, { detail: "Request body must be a JSON object, not a bare JSON value" }]);
+    // Bare values longer than the log keeps, or in another charset, are refused in those words after the replay too.
+    for (const [body, type] of [[JSON.stringify("a".repeat(6000)), "application/json"], [Buffer.from('"a"', "utf16le"), "application/json; charset=utf-16le"]] as const) {
+      const long = await fetch(`${base}/api-keys`, { method: "POST", headers: { "content-type": type }, body });
+      expect([long.status, await long.json()], type).toEqual([422, { detail: "Request body must be a JSON object, not a bare JSON value" }]);
+    }
     // A compressed text/plain body is not kept: no body shown, before the crash and after the replay (not its stand-in).
     const packed = await fetch(`${base}/api-keys/verify`, { method: "POST", headers: { "content-type": "text/plain", "content-encoding": "gzip" }, body: "not really gzip" });
     expect(packed.status).toBe(422);
@@ -137,7 +142,7 @@ describe("write-ahead log: crashes", () => {
         .map((e) => ({ id: e["id"], path: e["path"], status: e["status"], fault: e["fault"], request_body: e["request_body"], response_body: e["response_body"], rejection: e["rejection"] }));
     };
     const before = await entriesOf(control);
-    expect(before).toHaveLength(rules.length + 6);
+    expect(before).toHaveLength(rules.length + 8);
     expect(before.find((e) => e.path === "/api/v1/orders/cancel")!.request_body).toEqual({ text: binary.subarray(0, 4096).toString("base64"), bytes: 5000, truncated: true, encoding: "base64" });
     const preview = before.find((e) => e.path === "/api/v1/orders/preview")!;
     expect(preview.request_body).toEqual({ text: Buffer.from(big).subarray(0, 4096).toString("utf8"), bytes: Buffer.byteLength(big), truncated: true });

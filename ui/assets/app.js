@@ -431,14 +431,13 @@ function RunPanel({ tick, bump }) {
           <span class="field"><span class="hint" aria-hidden="true">snapshot</span><input aria-label="snapshot id" title="the snapshot id to restore" size="4" placeholder="id" value=${snapId} onInput=${(e) => setSnapId(e.target.value)} /></span>
           <button data-action="restore" aria-disabled=${off ? "true" : "false"} onClick=${act("restore", () => post("/restore", { id: snapId }))}>Restore</button>
           <button data-action="pause" aria-pressed=${paused ? "true" : "false"} title="stop reading the run every second (an action still shows its outcome)" onClick=${() => setLivePaused(!paused)}>Pause live updates</button>
-          ${narrow ? null : said}
         </div>`}`;
-  const heading = html`<h2 id="run-heading" class="visually-hidden">Run</h2>`;
-  if (!narrow) return html`<section class="panel run" aria-labelledby="run-heading">${heading}${facts}${controls}</section>`;
-  // A narrow window (a phone, 200 % zoom): the panel folds to one line, so each view starts on the first screen.
+  // A narrow window (a phone, 200 % zoom): the panel folds to one line, so each view starts on
+  // the first screen. Wide, the same tree stays open with its summary hidden: crossing the
+  // width keeps the controls (and the focus on one) in place.
   const r = state.data;
-  return html`<section class="panel run" aria-labelledby="run-heading">${heading}
-    <details class="run-fold"><summary>Run${r ? html` <strong data-testid="clock-summary">${r.clock.iso}</strong> · ${counted(r.counts.orders, "order")}` : ""}${paused ? " · live updates paused" : ""}</summary>${facts}${controls}</details>${REPORT ? null : said}
+  return html`<section class="panel run" aria-labelledby="run-heading"><h2 id="run-heading" class="visually-hidden">Run</h2>
+    <details class=${narrow ? "run-fold" : "run-fold wide"} open=${narrow ? undefined : true}><summary tabindex=${narrow ? undefined : "-1"}>Run${r ? html` <strong data-testid="clock-summary">${r.clock.iso}</strong> · ${counted(r.counts.orders, "order")}` : ""}${paused ? " · live updates paused" : ""}</summary>${facts}${controls}</details>${REPORT ? null : said}
   </section>`;
 }
 
@@ -1058,15 +1057,15 @@ function TimelineView({ tick }) {
   // A held view past the log's end (a restore shrank it) comes down to the end, still held.
   const end = total === null ? null : view.upto === null ? total : Math.min(view.upto, total);
   const chartPath = end === null ? "/run" : `/events?before=${end + 1}&limit=${TIMELINE_WINDOW}`;
-  // A window of the log ending at a given event does not change until a restore replaces the
-  // log: read when it moves or a restore happened, not every second.
-  const restores = head.data?.log_restores ?? 0;
-  const loaded = useData(chartPath, `${tick}/${restores}`, chartPath === "/run");
+  // A window of the log ending at a given event does not change until the log is replaced (a
+  // restore, a pool id made anew): read when it moves or log_epoch does, not every second.
+  const epoch = head.data?.log_epoch ?? "";
+  const loaded = useData(chartPath, `${tick}/${epoch}`, chartPath === "/run");
   // A type the server does not list is said so below, not asked for every second.
   const knownType = !head.data?.event_types || head.data.event_types.includes(view.type);
   const typedPath = end === null || !view.type || REPORT || !knownType ? "/run" : `/events?type=${view.type}&before=${end + 1}&limit=${TIMELINE_ROWS}`;
   // "/run" stands in while there is nothing to ask: the panel's read of it, not one more.
-  const typed = useData(typedPath, `${tick}/${restores}`, typedPath === "/run");
+  const typed = useData(typedPath, `${tick}/${epoch}`, typedPath === "/run");
   // New events move the live window (another path): keep showing the last one meanwhile, so
   // the page neither blanks nor jumps to the top at every event.
   const last = useRef(null);
