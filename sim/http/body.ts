@@ -23,7 +23,7 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 const UNPARSED = Symbol("fakex.unparsedBody");
 const LOGGED_BODY = Symbol("fakex.loggedBody");
 const OTHER_TYPE = Symbol("fakex.bodyOfOtherType");
-type WithUnparsed = { [UNPARSED]?: string | Buffer; [LOGGED_BODY]?: LoggedBody | null; [OTHER_TYPE]?: true };
+type WithUnparsed = { [UNPARSED]?: Buffer; [LOGGED_BODY]?: LoggedBody | null; [OTHER_TYPE]?: true };
 
 /** A logged body as the journal shows it: its text (perhaps only the start) and its full size in bytes. */
 export interface LoggedBody {
@@ -36,10 +36,10 @@ export interface LoggedBody {
 /**
  * A body that was read but did not parse as JSON, or that no route read (readUnroutedBody),
  * for the request journal: a client debugging its 400 or its lost request sees what it
- * sent. The bytes as they came where they were kept (a body that is not UTF-8 is shown as
- * such), else the text they were read as. Undefined for a body that parsed or was not kept.
+ * sent, as the bytes that came (a body that is not UTF-8 is shown as such). Undefined for a
+ * body that parsed or was not kept.
  */
-export function unparsedBody(req: object): string | Buffer | undefined {
+export function unparsedBody(req: object): Buffer | undefined {
   return (req as WithUnparsed)[UNPARSED];
 }
 

@@ -31,7 +31,8 @@ const filterQuery = z
     offset: z.string().regex(/^\d{1,9}$/).optional(),
     // Not filters: how the list shows each entry (read by the list route only).
     bodies: z.enum(["0", "1"], { message: "0 (entries without their bodies) or 1" }).optional(),
-    fills_limit: z.string().regex(/^\d{1,3}$/, "a whole number 0-500").refine((v) => Number(v) <= 500, "a whole number 0-500").optional(),
+    // One pattern for 0-500, so a bad value is said once.
+    fills_limit: z.string().regex(/^(\d{1,2}|[1-4]\d\d|500)$/, "a whole number 0-500").optional(),
   })
   .strict();
 

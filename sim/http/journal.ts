@@ -660,7 +660,7 @@ function copyRequestBody(req: Request, max: number): BodyCopy | null {
     return { text: cut(logged.text, max).text, bytes: logged.bytes, truncated: logged.bytes > max };
   }
   const raw = unparsedBody(req);
-  return raw === undefined ? null : typeof raw === "string" ? cut(raw, max) : cutBytes(raw, max);
+  return raw === undefined ? null : cutBytes(raw, max);
 }
 
 /**

@@ -72,10 +72,24 @@ describe("fill pages of the order and request control reads", () => {
 
   test.each(["orders", "requests"])("/%s/{id}: a bad fills_offset or fills_limit, or an unknown key, is a 400 with a detail", async (view) => {
     const id = view === "orders" ? ask.order_id : ask.request;
-    for (const q of ["fills_limit=0", "fills_limit=501", "fills_limit=abc", "fills_limit=-1", "fills_offset=abc", "fills_offset=-1", "fills_offset=1.5", "fills_limit=10&limit=10", "offset=5", "bogus=1"]) {
+    const LIMIT = "fills_limit must be 1-500";
+    const OFFSET = "fills_offset must be a whole number from 0 to 999999999";
+    const unknown = (k: string) => `unknown query parameter "${k}"; this view takes fills_offset and fills_limit`;
+    const cases: [string, string][] = [
+      ["fills_limit=0", LIMIT],
+      ["fills_limit=501", LIMIT],
+      ["fills_limit=abc", LIMIT],
+      ["fills_limit=-1", LIMIT],
+      ["fills_offset=abc", OFFSET],
+      ["fills_offset=-1", OFFSET],
+      ["fills_offset=1.5", OFFSET],
+      ["fills_limit=10&limit=10", unknown("limit")],
+      ["offset=5", unknown("offset")],
+      ["bogus=1", unknown("bogus")],
+    ];
+    for (const [q, detail] of cases) {
       const r = await control(`/${view}/${id}?${q}`);
-      expect({ q, status: r.status }).toEqual({ q, status: 400 });
-      expect(typeof r.body.detail, q).toBe("string");
+      expect({ q, status: r.status, body: r.body }).toEqual({ q, status: 400, body: { detail } });
     }
     expect((await control(`/${view}/${id}?fills_limit=500`)).status).toBe(200);
     expect((await control(`/${view}/${id}?fills_limit=1&fills_offset=0`)).status).toBe(200);
@@ -93,7 +107,9 @@ describe("fill pages of the order and request control reads", () => {
     expect(none.links).toMatchObject({ fills: [], fills_total: FILLS, settlement_batches: [], settlement_batches_total: batches });
     const some = await listed("&fills_limit=3");
     expect(some.links.fills).toEqual(whole.links.fills.slice(0, 3));
-    for (const q of ["fills_limit=501", "fills_limit=-1", "fills_limit=x"]) expect((await control(`/requests?${q}`)).status, q).toBe(400);
+    for (const q of ["fills_limit=501", "fills_limit=-1", "fills_limit=x"]) {
+      expect(await control(`/requests?${q}`), q).toEqual({ status: 400, body: { detail: "fills_limit: a whole number 0-500" } });
+    }
     expect((await control("/requests/count?fills_limit=0")).body).toEqual({ detail: "count takes no limit, offset, bodies or fills_limit" });
   });
 });

@@ -511,10 +511,10 @@ function useFillPage(path) {
     path: REPORT ? path : `${path}?fills_offset=${offset}&fills_limit=${FILLS_PAGE}`,
     /** The page's fills, how many there are, and the batches of the page's fills. */
     pageOf: (fills, total, batches) => {
-      if (!REPORT) return { fills, total, batches };
-      const rows = fills.slice(offset, offset + FILLS_PAGE);
-      const ids = new Set(rows.map((f) => f.settlement_id));
-      return { fills: rows, total: fills.length, batches: batches.filter((b) => ids.has(b.settlement_id)) };
+      const page = pageOf(fills, total, offset, FILLS_PAGE);
+      if (!REPORT) return { fills: page.rows, total: page.total, batches };
+      const ids = new Set(page.rows.map((f) => f.settlement_id));
+      return { fills: page.rows, total: page.total, batches: batches.filter((b) => ids.has(b.settlement_id)) };
     },
   };
 }
