@@ -30,13 +30,35 @@ export function codeFile(modulePath: string): string {
 }
 
 /**
- * node_modules/.cache next to the package: the consumer's node_modules/.cache when fakex
- * is installed (…/node_modules/fakex or …/node_modules/@scope/fakex), the repo's own
- * node_modules/.cache when it runs from a checkout.
+ * The node_modules/.cache of the project being run: the nearest directory at or above the
+ * working directory that has a package.json (as find-cache-dir and the tools built on it
+ * do), since fakex's own directory may be read-only (Yarn Plug'n'Play's zip), shared
+ * (pnpm's global store) or inside a per-version folder (pnpm's .pnpm, npm's .store). With
+ * no package.json up the tree (a global install run anywhere): beside fakex's own install.
  */
-export function nodeModulesCacheDir(): string {
+export function nodeModulesCacheDir(cwd: string = workingDirectory()): string {
+  const project = nearestPackageDir(cwd);
+  if (project !== null) return path.join(project, "node_modules", ".cache");
   let dir = path.dirname(PACKAGE_ROOT);
   if (path.basename(dir).startsWith("@")) dir = path.dirname(dir);
   if (path.basename(dir) === "node_modules") return path.join(dir, ".cache");
   return path.join(PACKAGE_ROOT, "node_modules", ".cache");
+}
+
+/** The nearest directory at or above `start` holding a package.json, or null. */
+function nearestPackageDir(start: string): string | null {
+  if (start === "") return null;
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+/** process.cwd(), or "" when the working directory was deleted. */
+function workingDirectory(): string {
+  try {
+    return process.cwd();
+  } catch {
+    return "";
+  }
 }

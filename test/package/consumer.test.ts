@@ -28,11 +28,12 @@ const CONSUMER_DEV_DEPS = [...["vitest", "typescript", "@types/node"].map((d) =>
 let work: string;
 let project: string;
 let packed: string[];
+let tarball: string;
 
-/** Runs `command` in the consumer project; resolves with its output, rejects with it on failure. */
-async function inProject(command: string, args: string[], timeout = 180_000, env: NodeJS.ProcessEnv = {}): Promise<string> {
+/** Runs `command` in the consumer project (or `cwd`); resolves with its output, rejects with it on failure. */
+async function inProject(command: string, args: string[], timeout = 180_000, env: NodeJS.ProcessEnv = {}, cwd = project): Promise<string> {
   try {
-    const { stdout, stderr } = await run(command, args, { cwd: project, timeout, maxBuffer: 64 << 20, env: { ...process.env, ...env } });
+    const { stdout, stderr } = await run(command, args, { cwd, timeout, maxBuffer: 64 << 20, env: { ...process.env, ...env } });
     return stdout + stderr;
   } catch (e) {
     const x = e as { stdout?: string; stderr?: string; message: string };
@@ -69,9 +70,9 @@ let cases = 0;
  * writes the RPC URL of each exchange it traded on; once the consumer has exited, none
  * of them may answer: no Anvil outlived it.
  */
-async function consumer(args: string[], node = process.execPath): Promise<string> {
+async function consumer(args: string[], node = process.execPath, cwd = project): Promise<string> {
   const log = path.join(work, `rpc-${++cases}.log`);
-  const out = await inProject(node, args, 180_000, { FAKEX_RPC_LOG: log });
+  const out = await inProject(node, args, 180_000, { FAKEX_RPC_LOG: log }, cwd);
   const urls = (await readFile(log, "utf8")).split("\n").filter(Boolean);
   expect(urls.length).toBeGreaterThan(0);
   for (const url of urls) expect(await rpcAnswers(url), url).toBe(false);
@@ -86,7 +87,7 @@ beforeAll(async () => {
   packed = info!.files.map((f) => f.path);
   await cp(CONSUMER_FILES, project, { recursive: true });
   await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2));
-  const tarball = path.join(work, info!.filename);
+  tarball = path.join(work, info!.filename);
   await inProject("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, ...CONSUMER_DEV_DEPS], 400_000);
   node22 = await fetchNode22();
 }, 900_000);
@@ -200,6 +201,25 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
       expect(out).toMatch(/# fail 0\b/);
     });
   });
+
+  // pnpm's default layout and npm's linked strategy show a package only its declared
+  // dependencies; Anvil's platform package is @foundry-rs/anvil's (optional), not fakex's.
+  test.runIf(process.platform === "linux" && process.arch === "x64")(
+    "npm's linked install strategy (a strict layout, like pnpm's): the platform Anvil binary, and the cache in the project",
+    async () => {
+      const linked = path.join(work, "linked");
+      await mkdir(linked);
+      await writeFile(path.join(linked, "package.json"), JSON.stringify({ name: "linked-consumer", private: true, type: "module" }));
+      for (const f of ["esm.mjs", "flow.cjs"]) await cp(path.join(CONSUMER_FILES, f), path.join(linked, f));
+      await inProject("npm", ["install", "--install-strategy=linked", "--no-audit", "--no-fund", "--prefer-offline", tarball], 400_000, {}, linked);
+      const probe = 'import { anvilBinaryPath } from "fakex/fixtures"; console.log(anvilBinaryPath());';
+      const binary = (await inProject(process.execPath, ["--input-type=module", "-e", probe], 60_000, {}, linked)).trim();
+      expect(binary).toMatch(/\/node_modules\/\.store\/@foundry-rs\/anvil-linux-amd64@[^/]+\/node_modules\/@foundry-rs\/anvil-linux-amd64\/bin\/anvil$/);
+      expect(await consumer(["esm.mjs"], process.execPath, linked)).toContain("settled 1");
+      // In the project's node_modules/.cache, not in the store folder fakex sits in.
+      expect((await readdir(path.join(linked, "node_modules", ".cache", "fakex"))).some((f) => f.endsWith(".anvil.json"))).toBe(true);
+    },
+  );
 
   test("TypeScript: nodenext, node16 and bundler resolution", async () => {
     // node16 (with skipLibCheck: viem's ox reports errors of its own there) is where a

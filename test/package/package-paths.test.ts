@@ -1,7 +1,8 @@
 // Where the package finds its own files, run from the sources (this repository). The
 // built and installed cases are covered by test/package/consumer.test.ts.
 import { describe, expect, test } from "vitest";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { MODULE_FILE } from "../../sim/platform/module-format.ts";
@@ -29,6 +30,25 @@ describe("package paths from the sources", () => {
       expect(stateCacheDir()).toBe(path.join(REPO, "node_modules", ".cache", "fakex"));
     } finally {
       if (saved !== undefined) process.env["FAKEX_STATE_CACHE"] = saved;
+    }
+  });
+
+  test("the cache belongs to the project run from: the nearest package.json at or above the working directory", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-cache-dir-"));
+    try {
+      const project = path.join(dir, "project");
+      mkdirSync(path.join(project, "test", "unit"), { recursive: true });
+      writeFileSync(path.join(project, "package.json"), "{}");
+      expect(nodeModulesCacheDir(project)).toBe(path.join(project, "node_modules", ".cache"));
+      expect(nodeModulesCacheDir(path.join(project, "test", "unit"))).toBe(path.join(project, "node_modules", ".cache"));
+      // No package.json up the tree (the temporary directory's own parents have none), or no
+      // working directory at all: beside fakex's own install, here the repository.
+      if (!existsSync(path.join(path.dirname(dir), "package.json")) && !existsSync("/package.json")) {
+        expect(nodeModulesCacheDir(dir)).toBe(path.join(REPO, "node_modules", ".cache"));
+      }
+      expect(nodeModulesCacheDir("")).toBe(path.join(REPO, "node_modules", ".cache"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
