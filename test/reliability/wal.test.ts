@@ -1,7 +1,7 @@
 // The write-ahead log below the server: framing and checksums, torn tails against
 // damage, generations, group commit, and WalPersistence's lock, records, hold-back,
 // checkpoints and replay order, with a stand-in capture (no chain needed).
-import { describe, expect, test } from "vitest";
+import { describe, expect, onTestFinished, test } from "vitest";
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -159,11 +159,22 @@ const capturedBase: Omit<CapturedState, "walGeneration" | "layersJson" | "savedA
   pendingTxs: [],
 };
 
+/**
+ * A WalPersistence closed when its test ends: tests that stop at "a crash here" leave it open,
+ * and its log's file handle would be closed by the collector, which Node deprecates (DEP0137).
+ * A late checkpoint in the test's own folder is harmless; one that fails has nothing to say.
+ */
+function persistence(options: ConstructorParameters<typeof WalPersistence>[0]): WalPersistence {
+  const p = new WalPersistence(options);
+  onTestFinished(() => p.close().catch(() => undefined));
+  return p;
+}
+
 /** A toy app under WalPersistence: POST /api/v1/add?n= appends to a list, with an await in the middle. */
 function toy(dir: string, generation = 0, thresholds?: { bytes?: number; ageMs?: number }, onFailed?: (e: unknown) => void) {
   const list: number[] = [];
   let captures = 0;
-  const p = new WalPersistence({
+  const p = persistence({
     dir,
     generation,
     ...(onFailed ? { onFailed } : {}),
@@ -305,7 +316,7 @@ describe("WalPersistence", () => {
     let clock = 5_000;
     let applied = 0;
     const servedAt: number[] = [];
-    const p = new WalPersistence({
+    const p = persistence({
       dir,
       generation: 0,
       clockMs: () => clock,
@@ -343,7 +354,7 @@ describe("WalPersistence", () => {
       const list: number[] = [];
       const faults = new RouteFaults(new Rng("read-rule"));
       faults.set(rules);
-      const p = new WalPersistence({
+      const p = persistence({
         dir,
         generation: 0,
         clockMs: () => 1_000,
@@ -387,7 +398,7 @@ describe("WalPersistence", () => {
 
   test("a record of a body its client cut short, as logs before `xe` wrote it (`xc`), replays as the same refusal", async () => {
     // The exchange's own body reader and error answers: the stand-in alone would get a 422.
-    const p = new WalPersistence({ dir: tmp(), generation: 0, clockMs: () => 1_000, stateVersion: () => 0, capture: async () => ({ ...capturedBase, savedAtMs: 1_000, layersJson: encodeLossless({}) }) });
+    const p = persistence({ dir: tmp(), generation: 0, clockMs: () => 1_000, stateVersion: () => 0, capture: async () => ({ ...capturedBase, savedAtMs: 1_000, layersJson: encodeLossless({}) }) });
     const applied: unknown[] = [];
     const app = express();
     app.use("/api/v1", p.middleware(1024 * 1024));
