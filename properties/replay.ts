@@ -6,6 +6,7 @@
 // A property is named by the module that exports a factory for it and the export
 // name, so a bundle written by one process can be replayed by another.
 import fc from "fast-check";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -206,18 +207,32 @@ async function loadFactory(module: string, name: string, otherFix = ""): Promise
   try {
     mod = (await importModule(url)) as Record<string, unknown>;
   } catch (e) {
-    // Node's own type stripping (24 and later, with no tsx in the project) refuses much test
-    // code: ES syntax in a CommonJS package's .ts, enums, imports without an extension.
-    if (!typeScript || typeScriptLoader !== null || !nativeTypeStripping()) throw e;
+    if (!typeScript || typeScriptLoader !== null || !nativeTypeStripping() || !strippingRefused(e)) throw e;
     const reason = e instanceof Error ? e.message : String(e);
     throw new Error(
       `replay: ${modulePath(module)} is TypeScript, which Node's own type stripping could not import (${reason}): install tsx in its project (npm i -D tsx)${otherFix}`,
+      { cause: e },
     );
   }
   // A module tsx compiled as CommonJS (its project is not "type": "module") shows its exports under default.
   const f = mod[name] ?? (mod.default as Record<string, unknown> | undefined)?.[name];
   if (typeof f !== "function") throw new Error(`replay: ${module} has no exported property factory ${name}`);
   return f as PropertyFactory;
+}
+
+/**
+ * Whether an import failed because Node's own type stripping (22.18 and later, with no tsx
+ * in the project) refuses what tsx reads: TypeScript-only syntax (enums, parameter
+ * properties), ES syntax in a CommonJS package's .ts, a relative import without its .ts
+ * extension. Anything else (the module's own error, a file truly missing) is the module's.
+ */
+function strippingRefused(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX" || code === "ERR_INVALID_TYPESCRIPT_SYNTAX") return true;
+  if (e instanceof SyntaxError || (e as Error | null)?.name === "SyntaxError") return true;
+  if (code !== "ERR_MODULE_NOT_FOUND") return false;
+  const missing = /Cannot find module '([^']+)'/.exec((e as Error).message)?.[1];
+  return missing !== undefined && !/\.[^/\\]+$/.test(missing) && [".ts", ".mts", ".tsx"].some((ext) => existsSync(`${missing}${ext}`));
 }
 
 /** Node's own type stripping (22.6+ with the flag, on by default from 22.18 / 23.6). */

@@ -206,7 +206,7 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
       expect(out).toMatch(/# fail 0\b/);
     });
 
-    test("fakex replay of a TypeScript property module that Node's own type stripping refuses (ES syntax in a CommonJS package) says to install tsx", async () => {
+    test("fakex replay of a TypeScript property module that Node's own type stripping refuses (ES syntax in a CommonJS package) says to install tsx; a module's own error is said as it is", async () => {
       const node = otherNodes.get(version)!;
       const dir = path.join(work, `strip-only-${version}`);
       await mkdir(path.join(dir, "node_modules"), { recursive: true });
@@ -224,6 +224,20 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
       expect(replay.code, replay.err).toBe(2);
       expect(replay.err).toContain(`fakex replay: ${path.join(dir, "props.ts")} is TypeScript, which Node's own type stripping could not import (`);
       expect(replay.err).toContain("): install tsx in its project (npm i -D tsx)\n");
+
+      // A module Node imports but that throws its own error: that error, not advice about tsx.
+      const own = path.join(work, `own-error-${version}`);
+      await mkdir(own);
+      await writeFile(path.join(own, "package.json"), JSON.stringify({ name: "own-error", type: "module" }));
+      await writeFile(path.join(own, "props.ts"), 'const url: string | undefined = undefined;\nif (!url) throw new Error("PROPS_URL is not set");\nexport const staysSmall = () => null;\n');
+      await writeFile(path.join(own, "bundle.json"), JSON.stringify({ ...bundle, module: path.join(own, "props.ts") }));
+      const ownError = await run(node, [fakexBin, "replay", "bundle.json"], { cwd: own, timeout: 60_000 }).then(
+        () => ({ code: 0, err: "" }),
+        (e: { code?: number; stderr?: string }) => ({ code: e.code, err: e.stderr ?? "" }),
+      );
+      expect(ownError.code, ownError.err).toBe(2);
+      expect(ownError.err).toContain("fakex replay: PROPS_URL is not set\n");
+      expect(ownError.err).not.toContain("tsx");
     });
   });
 
