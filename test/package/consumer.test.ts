@@ -260,12 +260,18 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     },
   );
 
-  test("TypeScript: nodenext, node16 and bundler resolution", async () => {
+  test("TypeScript: nodenext, node16 and bundler resolution, and declarations of what a project builds from fakex", async () => {
     // node16 (with skipLibCheck: viem's ox reports errors of its own there) is where a
     // CommonJS file needs declarations that read as CommonJS (dist/cjs/*.d.ts).
     for (const config of ["tsconfig.nodenext.json", "tsconfig.node16.json", "tsconfig.bundler.json"]) {
       await inProject(process.execPath, ["node_modules/typescript/bin/tsc", "-p", config]);
     }
+    // Declarations of a project exporting a test it built or extended, and helpers returning
+    // FakeExchange's members (TS2742 / TS4094 when a type they name is not exported).
+    await inProject(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.declarations.json"]);
+    const emitted = await readFile(path.join(project, "declarations-out", "declarations.d.ts"), "utf8");
+    expect(emitted).toContain('export declare const named: ExchangeTest;');
+    expect(emitted).toContain('import("fakex/vitest").SharedPerWorker<import("fakex/vitest").WorkerExchange>');
   });
 
   test("npx fakex serve answers /health with 200 and passes npx fakex conformance; SIGTERM stops it and its Anvil", async () => {
