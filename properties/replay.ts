@@ -223,17 +223,28 @@ async function loadFactory(module: string, name: string, otherFix = ""): Promise
 /**
  * Whether an import failed because Node's own type stripping (22.18 and later, with no tsx
  * in the project) refuses what tsx reads: TypeScript-only syntax (enums, parameter
- * properties), ES syntax in a CommonJS package's .ts, a relative import without its .ts
- * extension. Anything else (the module's own error, a file truly missing) is the module's.
+ * properties), ES syntax in a CommonJS package's .ts, and the import forms TypeScript allows
+ * and Node does not resolve to a .ts file (no extension, `./x.js` for x.ts, a folder's
+ * index.ts). Anything else (the module's own error, a runtime SyntaxError such as a bad
+ * JSON.parse, a file truly missing) is the module's, said as it is.
  */
 function strippingRefused(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
+  const message = e instanceof Error ? e.message : "";
   if (code === "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX" || code === "ERR_INVALID_TYPESCRIPT_SYNTAX") return true;
-  if (e instanceof SyntaxError || (e as Error | null)?.name === "SyntaxError") return true;
+  if ((e as Error | null)?.name === "SyntaxError") return /Cannot use import statement outside a module|Unexpected token 'export'|does not provide an export named/.test(message);
+  if (code === "ERR_UNSUPPORTED_DIR_IMPORT") {
+    const dir = /Directory import '([^']+)'/.exec(message)?.[1];
+    return dir !== undefined && TS_EXTENSIONS.some((ext) => existsSync(join(dir, `index${ext}`)));
+  }
   if (code !== "ERR_MODULE_NOT_FOUND") return false;
-  const missing = /Cannot find module '([^']+)'/.exec((e as Error).message)?.[1];
-  return missing !== undefined && !/\.[^/\\]+$/.test(missing) && [".ts", ".mts", ".tsx"].some((ext) => existsSync(`${missing}${ext}`));
+  const missing = /Cannot find module '([^']+)'/.exec(message)?.[1];
+  if (missing === undefined) return false;
+  const stem = missing.replace(/\.(js|mjs|cjs|jsx)$/, "");
+  return (stem !== missing || !/\.[^/\\]+$/.test(missing)) && TS_EXTENSIONS.some((ext) => existsSync(`${stem}${ext}`));
 }
+
+const TS_EXTENSIONS = [".ts", ".mts", ".cts", ".tsx"];
 
 /** Node's own type stripping (22.6+ with the flag, on by default from 22.18 / 23.6). */
 function nativeTypeStripping(): boolean {

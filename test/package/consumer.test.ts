@@ -206,7 +206,7 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
       expect(out).toMatch(/# fail 0\b/);
     });
 
-    test("fakex replay of a TypeScript property module that Node's own type stripping refuses (ES syntax in a CommonJS package) says to install tsx; a module's own error is said as it is", async () => {
+    test("fakex replay of a TypeScript property module that Node's own type stripping refuses (ES syntax in a CommonJS package) says to install tsx, as for an import TypeScript allows and Node does not resolve; a module's own error is said as it is", async () => {
       const node = otherNodes.get(version)!;
       const dir = path.join(work, `strip-only-${version}`);
       await mkdir(path.join(dir, "node_modules"), { recursive: true });
@@ -225,19 +225,37 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
       expect(replay.err).toContain(`fakex replay: ${path.join(dir, "props.ts")} is TypeScript, which Node's own type stripping could not import (`);
       expect(replay.err).toContain("): install tsx in its project (npm i -D tsx)\n");
 
-      // A module Node imports but that throws its own error: that error, not advice about tsx.
-      const own = path.join(work, `own-error-${version}`);
-      await mkdir(own);
-      await writeFile(path.join(own, "package.json"), JSON.stringify({ name: "own-error", type: "module" }));
-      await writeFile(path.join(own, "props.ts"), 'const url: string | undefined = undefined;\nif (!url) throw new Error("PROPS_URL is not set");\nexport const staysSmall = () => null;\n');
-      await writeFile(path.join(own, "bundle.json"), JSON.stringify({ ...bundle, module: path.join(own, "props.ts") }));
-      const ownError = await run(node, [fakexBin, "replay", "bundle.json"], { cwd: own, timeout: 60_000 }).then(
-        () => ({ code: 0, err: "" }),
-        (e: { code?: number; stderr?: string }) => ({ code: e.code, err: e.stderr ?? "" }),
-      );
+      // In an ES module package: an import written as TypeScript allows (`./helper.js` for
+      // helper.ts) gets the advice; a module's own error, even a SyntaxError it throws while
+      // running (a bad JSON.parse), is said as it is.
+      const esm = path.join(work, `esm-props-${version}`);
+      await mkdir(esm);
+      await writeFile(path.join(esm, "package.json"), JSON.stringify({ name: "esm-props", type: "module" }));
+      await writeFile(path.join(esm, "helper.ts"), "export const limit: number = 500;\n");
+      const modules: Record<string, string> = {
+        "js-extension.ts": 'import { limit } from "./helper.js";\nexport const staysSmall = () => limit;\n',
+        "own-error.ts": 'const url: string | undefined = undefined;\nif (!url) throw new Error("PROPS_URL is not set");\nexport const staysSmall = () => null;\n',
+        "bad-json.ts": 'const config: unknown = JSON.parse("not json");\nexport const staysSmall = () => config;\n',
+      };
+      const replayOf = async (file: string) => {
+        await writeFile(path.join(esm, file), modules[file]!);
+        await writeFile(path.join(esm, `${file}.json`), JSON.stringify({ ...bundle, module: path.join(esm, file) }));
+        return run(node, [fakexBin, "replay", `${file}.json`], { cwd: esm, timeout: 60_000 }).then(
+          () => ({ code: 0, err: "" }),
+          (e: { code?: number; stderr?: string }) => ({ code: e.code, err: e.stderr ?? "" }),
+        );
+      };
+      const jsExtension = await replayOf("js-extension.ts");
+      expect(jsExtension.code, jsExtension.err).toBe(2);
+      expect(jsExtension.err).toContain(`fakex replay: ${path.join(esm, "js-extension.ts")} is TypeScript, which Node's own type stripping could not import (Cannot find module '${path.join(esm, "helper.js")}'`);
+      const ownError = await replayOf("own-error.ts");
       expect(ownError.code, ownError.err).toBe(2);
       expect(ownError.err).toContain("fakex replay: PROPS_URL is not set\n");
       expect(ownError.err).not.toContain("tsx");
+      const badJson = await replayOf("bad-json.ts");
+      expect(badJson.code, badJson.err).toBe(2);
+      expect(badJson.err).toMatch(/fakex replay: Unexpected token .* is not valid JSON\n/);
+      expect(badJson.err).not.toContain("tsx");
     });
   });
 

@@ -14,3 +14,5 @@ export const control = (ex: FakeExchange) => ex.control;
 export const clients = (ex: FakeExchange) => ex.clients;
 export const info = (ex: FakeExchange) => ex.info;
 export const persistence = (ex: FakeExchange) => ex.persistence;
+export const faultPlan = (ex: FakeExchange) => ex.control.faultPlan();
+export const onClockMoved = (ex: FakeExchange) => ex.onClockMoved;
