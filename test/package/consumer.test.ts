@@ -268,13 +268,20 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
       await mkdir(linked);
       await writeFile(path.join(linked, "package.json"), JSON.stringify({ name: "linked-consumer", private: true, type: "module" }));
       for (const f of ["esm.mjs", "flow.cjs"]) await cp(path.join(CONSUMER_FILES, f), path.join(linked, f));
-      await inProject("npm", ["install", "--install-strategy=linked", "--no-audit", "--no-fund", "--prefer-offline", tarball], 400_000, {}, linked);
+      await inProject("npm", ["install", "--install-strategy=linked", "--no-audit", "--no-fund", "--prefer-offline", tarball, `@types/node@${repoPkg.devDependencies["@types/node"]}`], 400_000, {}, linked);
       const probe = 'import { anvilBinaryPath } from "fakex/fixtures"; console.log(anvilBinaryPath());';
       const binary = (await inProject(process.execPath, ["--input-type=module", "-e", probe], 60_000, {}, linked)).trim();
       expect(binary).toMatch(/\/node_modules\/\.store\/@foundry-rs\/anvil-linux-amd64@[^/]+\/node_modules\/@foundry-rs\/anvil-linux-amd64\/bin\/anvil$/);
       expect(await consumer(["esm.mjs"], process.execPath, linked)).toContain("settled 1");
       // In the project's node_modules/.cache, not in the store folder fakex sits in.
       expect((await readdir(path.join(linked, "node_modules", ".cache", "fakex"))).some((f) => f.endsWith(".anvil.json"))).toBe(true);
+      // express is fakex's dependency, hidden from the project here: declarations that
+      // mention the exchange's app still name it, through fakex's own type.
+      await writeFile(path.join(linked, "parts.ts"), 'import type { FakeExchange } from "fakex/fixtures";\nexport const parts = (ex: FakeExchange) => ex.parts;\n');
+      const tsc = path.join(project, "node_modules", "typescript", "bin", "tsc");
+      const flags = ["--declaration", "--emitDeclarationOnly", "--outDir", "out", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--types", "node", "parts.ts"];
+      await inProject(process.execPath, [tsc, ...flags], 120_000, {}, linked);
+      expect(await readFile(path.join(linked, "out", "parts.d.ts"), "utf8")).toContain('app: import("fakex/fixtures").ExchangeApplication;');
     },
   );
 
