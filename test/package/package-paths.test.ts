@@ -33,6 +33,23 @@ describe("package paths from the sources", () => {
     }
   });
 
+  test("the cache folder is worked out once per process: a test that changes directory does not move it", () => {
+    const saved = process.env["FAKEX_STATE_CACHE"];
+    delete process.env["FAKEX_STATE_CACHE"];
+    const cwd = process.cwd();
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-cache-chdir-"));
+    try {
+      const before = stateCacheDir();
+      writeFileSync(path.join(dir, "package.json"), "{}");
+      process.chdir(dir);
+      expect(stateCacheDir()).toBe(before);
+    } finally {
+      process.chdir(cwd);
+      rmSync(dir, { recursive: true, force: true });
+      if (saved !== undefined) process.env["FAKEX_STATE_CACHE"] = saved;
+    }
+  });
+
   test("the cache belongs to the project run from: the nearest package.json at or above the working directory", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-cache-dir-"));
     try {
