@@ -195,6 +195,13 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
     expect(failed).not.toContain("failed to start in time");
   });
 
+  /** The installed `fakex replay` of a bundle, run by `node` in `cwd`: its exit code and stderr. */
+  const replayOn = (node: string, cwd: string, bundleFile: string) =>
+    run(node, [path.join(project, "node_modules", "fakex", "bin", "fakex.js"), "replay", bundleFile], { cwd, timeout: 60_000 }).then(
+      () => ({ code: 0, err: "" }),
+      (e: { code?: number; stderr?: string }) => ({ code: e.code, err: e.stderr ?? "" }),
+    );
+
   describe.runIf(process.platform === "linux" && process.arch === "x64").each(OTHER_NODE_VERSIONS)("Node %s", (version) => {
     test("plain Node ESM, CommonJS and node:test", async () => {
       const node = otherNodes.get(version)!;
@@ -216,11 +223,7 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
       await cp(path.join(project, "props.ts"), path.join(dir, "props.ts"));
       const bundle = { version: 1, module: path.join(dir, "props.ts"), export: "staysSmall", property: "staysSmall", seed: 42, path: "0", numRuns: 100, commands: "", error: "" };
       await writeFile(path.join(dir, "bundle.json"), JSON.stringify(bundle));
-      const fakexBin = path.join(project, "node_modules", "fakex", "bin", "fakex.js");
-      const replay = await run(node, [fakexBin, "replay", "bundle.json"], { cwd: dir, timeout: 60_000 }).then(
-        () => ({ code: 0, err: "" }),
-        (e: { code?: number; stderr?: string }) => ({ code: e.code, err: e.stderr ?? "" }),
-      );
+      const replay = await replayOn(node, dir, "bundle.json");
       expect(replay.code, replay.err).toBe(2);
       expect(replay.err).toContain(`fakex replay: ${path.join(dir, "props.ts")} is TypeScript, which Node's own type stripping could not import (`);
       expect(replay.err).toContain("): install tsx in its project (npm i -D tsx)\n");
@@ -240,10 +243,7 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
       const replayOf = async (file: string) => {
         await writeFile(path.join(esm, file), modules[file]!);
         await writeFile(path.join(esm, `${file}.json`), JSON.stringify({ ...bundle, module: path.join(esm, file) }));
-        return run(node, [fakexBin, "replay", `${file}.json`], { cwd: esm, timeout: 60_000 }).then(
-          () => ({ code: 0, err: "" }),
-          (e: { code?: number; stderr?: string }) => ({ code: e.code, err: e.stderr ?? "" }),
-        );
+        return replayOn(node, esm, `${file}.json`);
       };
       const jsExtension = await replayOf("js-extension.ts");
       expect(jsExtension.code, jsExtension.err).toBe(2);
