@@ -15,7 +15,8 @@
 //       (fee bps, side→token mapping, uuid_int) was not signed by owner_address
 //       (ECDSA, then EIP-1271 for contract wallets)
 //   429 trade rate group of the (now proven) owner wallet
-//   409 order_id already used; 400 INSUFFICIENT_EQUITY; 409 STP_BLOCKED (engine)
+//   409 order_id already used; 400 INSUFFICIENT_EQUITY (after taking in deposits mined
+//       since the last vault sync: vault-catch-up.ts); 409 STP_BLOCKED (engine)
 //   201 {order_id}. Every 4xx uses the typed envelope {"detail": {"detail", "error_code"}}.
 // The codes named here are the simulator's; the wire shows the spec's code each maps
 // to in wire-codes.ts (e.g. UUID_INT_MISMATCH → the catch-all, or QUOTE_STALE for a
@@ -55,6 +56,7 @@ import { sendJson } from "../respond.ts";
 import { requireTypedSignature } from "../signed.ts";
 import { toContractSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
+import { placeAgainAfterCatchUp } from "../vault-catch-up.ts";
 import { listOrdersHandler } from "./orders-list.ts";
 
 /** What the order routes call on the engine. */
@@ -139,11 +141,12 @@ export function ordersRouter(ctx: HttpContext, engine: OrdersEngine, router: Rou
         expected: v.owner,
       }, "Invalid signature: Order must be signed by owner_address");
       hitRateLimit(ctx, v.owner, "trade");
+      const placeFromBody = () => engine.placeOrder({ ...(body as unknown as OrderBody), signature: contractSignature });
       let placed;
-      if (engine.clock.nowSec() === nowSec && engine.executorId === executorId) {
-        placed = engine.placeParsed(v);
-      } else {
-        placed = engine.placeOrder({ ...(body as unknown as OrderBody), signature: contractSignature });
+      try {
+        placed = engine.clock.nowSec() === nowSec && engine.executorId === executorId ? engine.placeParsed(v) : placeFromBody();
+      } catch (refusal) {
+        placed = await placeAgainAfterCatchUp(ctx, refusal, placeFromBody);
       }
       sendJson(res, 201, { order_id: placed.orderId });
     })

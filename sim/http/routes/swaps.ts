@@ -46,6 +46,7 @@ import { methodNotAllowed } from "../errors.ts";
 import { requireTypedSignature } from "../signed.ts";
 import { toContractSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
+import { catchUpVault } from "../vault-catch-up.ts";
 import { zAddress, zUint256 } from "../fields.ts";
 import { zSignature } from "./orders.ts";
 
@@ -103,6 +104,8 @@ export function swapsRouter(ctx: HttpContext, engine: SwapsEngine, router: Route
     .route("/swap/quote")
     .post(jsonBody(ctx.bodyLimit), async (req, res) => {
       parseInput(QuoteRequestSchema, req.body, "body");
+      // initialDepositAmount is what the vault equity does not cover: take in deposits mined since the last sync.
+      await catchUpVault(ctx);
       // The desk re-reads the raw body with the same rules; zod above gives the readable 422.
       res.json(await engine.quoteSwap(req.body));
     })
@@ -112,6 +115,7 @@ export function swapsRouter(ctx: HttpContext, engine: SwapsEngine, router: Route
     .route("/swap/quote/batch")
     .post(jsonBody(ctx.bodyLimit), async (req, res) => {
       parseInput(QuoteBatchSchema, req.body, "body");
+      await catchUpVault(ctx);
       res.json(await engine.quoteSwapBatch(req.body));
     })
     .all(methodNotAllowed("POST"));

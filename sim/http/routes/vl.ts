@@ -31,6 +31,7 @@ import { methodNotAllowed } from "../errors.ts";
 import { requireTypedSignature } from "../signed.ts";
 import { toContractSignature } from "../../signing/signatures.ts";
 import { parseInput } from "../validate.ts";
+import { catchUpVault } from "../vault-catch-up.ts";
 import { zAddress, zUuid4 } from "../fields.ts";
 import { ORDER_TYPES, requireObjectBody, signatureField, zSignature } from "./orders.ts";
 
@@ -73,6 +74,8 @@ export function vlRouter(ctx: HttpContext, engine: VlEngine, router: Router = Ro
         }, `Invalid signature: orders[${i}] must be signed by its owner_address`);
       }
       const bodies = legs.map((l) => ({ ...l.leg, signature: toContractSignature(l.signature as Hex) })) as unknown as Parameters<VlEngine["placeVlBatch"]>[0];
+      // The budget and its clips follow the vault equity: take in deposits mined since the last sync.
+      await catchUpVault(ctx);
       res.status(201).json(engine.placeVlBatch(bodies));
     })
     .all(methodNotAllowed("POST"));
