@@ -11,6 +11,7 @@ import { nativeSecp256k1 } from "../crypto/secp256k1.ts";
 import { secp256k1 as nobleSecp256k1 } from "@noble/curves/secp256k1";
 import type { Hex, OrderMessage } from "../core/typed-data.ts";
 import type { ChainMatch } from "./port.ts";
+import { globalRealmBytes } from "../platform/typed-array-realm.ts";
 
 // ---------------------------------------------------------------- ECDSA
 
@@ -22,7 +23,7 @@ function signDigest(digest: Uint8Array, key: Uint8Array): { r: Uint8Array; s: Ui
     const { signature, recid } = nativeSign.ecdsaSign(digest, key);
     return { r: signature.subarray(0, 32), s: signature.subarray(32, 64), yParity: recid };
   }
-  const sig = nobleSecp256k1.sign(digest, key, { lowS: true });
+  const sig = nobleSecp256k1.sign(globalRealmBytes(digest), globalRealmBytes(key), { lowS: true });
   const compact = sig.toCompactRawBytes();
   return { r: compact.subarray(0, 32), s: compact.subarray(32, 64), yParity: sig.recovery! };
 }

@@ -9,6 +9,7 @@
 // or byte body, an abort signal; the answer is read whole.
 import { request } from "node:http";
 import { http, type HttpTransport } from "viem";
+import { isBytes } from "../platform/typed-array-realm.ts";
 
 export interface HttpAnswer {
   status: number;
@@ -54,7 +55,7 @@ const NO_BODY = new Set([101, 204, 205, 304]);
 export async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const url = input instanceof Request ? input.url : String(input);
   const body = init.body;
-  const plainBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
+  const plainBody = body === undefined || body === null || typeof body === "string" || isBytes(body);
   if (input instanceof Request || !url.startsWith("http://") || !plainBody) return fetch(input, init);
   const headers: Record<string, string> = {};
   new Headers(init.headers).forEach((value, name) => {

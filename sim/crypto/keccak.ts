@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { keccak256 as viemKeccak256 } from "viem";
 import { nodeRequire } from "../platform/module-format.ts";
+import { globalRealmBytes } from "../platform/typed-array-realm.ts";
 
 /** The package's native sponge (what its stream wrapper drives). */
 interface KeccakSponge {
@@ -52,7 +53,7 @@ export function keccakBytes(data: Uint8Array): Uint8Array {
     native.absorb(buf);
     return native.squeeze(32);
   }
-  return viemKeccak256(data, "bytes");
+  return viemKeccak256(globalRealmBytes(data), "bytes");
 }
 
 /** keccak-256 of `data`, as lowercase hex without the 0x prefix. */

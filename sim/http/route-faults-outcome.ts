@@ -12,6 +12,7 @@
 // no committed answer to cut.
 import type { Response } from "express";
 import { SERVICE_UNAVAILABLE_DETAIL } from "./errors.ts";
+import { isBytes } from "../platform/typed-array-realm.ts";
 
 export type FailKind = 503 | "timeout" | "reset" | "truncate";
 export const FAIL_KINDS: readonly FailKind[] = [503, "timeout", "reset", "truncate"];
@@ -105,7 +106,7 @@ export function swallowResponse(res: Response, onCommitted: (committed: Committe
   const original = { writeHead: res.writeHead, write: res.write, end: res.end };
   const chunks: Buffer[] = [];
   const toBuffer = (chunk: unknown, encoding?: unknown) =>
-    Buffer.isBuffer(chunk) ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk) : Buffer.from(String(chunk), typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
+    Buffer.isBuffer(chunk) ? chunk : isBytes(chunk) ? Buffer.from(chunk) : Buffer.from(String(chunk), typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
   res.writeHead = ((status: number, ...rest: unknown[]) => {
     res.statusCode = status;
     const headers = rest.find((x) => x !== null && typeof x === "object");

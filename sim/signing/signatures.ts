@@ -11,6 +11,7 @@ import { hashTypedData } from "viem";
 import { keccakBytes, keccakHexOf } from "../crypto/keccak.ts";
 import { nativeSecp256k1 } from "../crypto/secp256k1.ts";
 import type { Address, Hex } from "../core/typed-data.ts";
+import { globalRealmBytes, isBytes } from "../platform/typed-array-realm.ts";
 
 // ---------------------------------------------------------------------------
 // Backends
@@ -329,7 +330,7 @@ function recoverJs(digest: Uint8Array, sig: SplitSignature): Address | null {
   try {
     // Signature#recoverPublicKey takes the digest as-is (no pre-hashing), which is
     // what ecrecover does; @noble/curves 1.9 marks it deprecated but keeps it.
-    const point = new nobleSecp256k1.Signature(BigInt(`0x${sig.r}`), BigInt(`0x${sig.s}`), sig.recid).recoverPublicKey(digest);
+    const point = new nobleSecp256k1.Signature(BigInt(`0x${sig.r}`), BigInt(`0x${sig.s}`), sig.recid).recoverPublicKey(globalRealmBytes(digest));
     return addressFromUncompressed(point.toBytes(false));
   } catch {
     return null;
@@ -344,7 +345,7 @@ function recoverJs(digest: Uint8Array, sig: SplitSignature): Address | null {
 export function recoverDigestSigner(digest: unknown, signature: unknown, vForm: VForm = "contract"): Address | null {
   let digestBytes: Uint8Array;
   if (typeof digest === "string" && DIGEST_HEX.test(digest)) digestBytes = Buffer.from(digest.slice(2), "hex");
-  else if (digest instanceof Uint8Array && digest.length === 32) digestBytes = digest;
+  else if (isBytes(digest) && digest.length === 32) digestBytes = digest;
   else return null;
   if (typeof signature !== "string" || (signature.length !== 130 && signature.length !== 132) || !HEX_BODY.test(signature)) return null;
   const sig = splitSignature(signature, vForm);
