@@ -10,7 +10,8 @@ import { afterAll, describe, expect, test } from "vitest";
 import { main } from "../../fixtures/cli.ts";
 import { capturedOutput } from "../fixtures/captured-output.ts";
 import { createFakeExchange } from "../../fixtures/fake-exchange.ts";
-import { LOCK_FILE, STATE_FILE } from "../../fixtures/state-dir.ts";
+import { STATE_FILE } from "../../fixtures/state-dir.ts";
+import { LOCK_FILE } from "../../fixtures/state-dir-lock.ts";
 import { writeReport } from "../../fixtures/report.ts";
 import { assertWithReplay, PropertyFailure } from "../../properties/replay.ts";
 
@@ -125,6 +126,24 @@ describe("fakex report", () => {
       owner.kill("SIGKILL");
       rmSync(held, { recursive: true, force: true });
     }
+  });
+
+  test("--state-dir with a TMPDIR that cannot take the copy: exit 1 naming TMPDIR, and the directory's lock is let go", async () => {
+    const held = mkdtempSync(join(tmpdir(), "fakex-report-tmpdir-"));
+    writeFileSync(join(held, STATE_FILE), "{}");
+    const before = process.env["TMPDIR"];
+    const missing = join(held, "no-such-tmp");
+    process.env["TMPDIR"] = missing;
+    try {
+      const { value: code, text: said } = await capturedOutput("stderr", () => main(["report", "--state-dir", held, "--out", join(dir, "t.html")]));
+      expect(code).toBe(1);
+      expect(said).toBe(`fakex report: cannot make the copy to read in ${missing} (ENOENT); set TMPDIR to a writable folder\n`);
+    } finally {
+      if (before === undefined) delete process.env["TMPDIR"];
+      else process.env["TMPDIR"] = before;
+    }
+    expect(readdirSync(held)).toEqual([STATE_FILE]);
+    rmSync(held, { recursive: true, force: true });
   });
 
   test("a report that cannot be written (--out names a directory) leaves no temporary file beside it", async () => {

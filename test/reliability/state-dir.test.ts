@@ -4,20 +4,18 @@
 import { describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { LosslessJsonError, decodeLossless, encodeLossless } from "../../fixtures/lossless-json.ts";
 import { isStateChangingRpc } from "../../fixtures/rpc-proxy.ts";
+import { LOCK_FILE, lockStateDir, lockText, pidSpace, refuseIfInUse } from "../../fixtures/state-dir-lock.ts";
 import {
-  LOCK_FILE,
   STATE_FILE,
   StateFileError,
   buildStamp,
   encodeLayers,
   identityConflicts,
-  lockStateDir,
-  refuseIfInUse,
   readStateFile,
   writeStateFile,
   type CapturedState,
@@ -194,7 +192,7 @@ describe("one server per directory", () => {
     // A pid far above any the kernel hands out: the process is gone.
     writeFileSync(path.join(dir, LOCK_FILE), "4194303999");
     const release = await lockStateDir(dir);
-    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(lockText(process.pid, pidSpace()));
     await release();
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -242,7 +240,7 @@ describe("one server per directory", () => {
       const hourAgo = new Date(Date.now() - 3_600_000);
       utimesSync(lock, hourAgo, hourAgo);
       const release = await lockStateDir(dir);
-      expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+      expect(readFileSync(lock, "utf8")).toBe(lockText(process.pid, pidSpace()));
       await release();
     } finally {
       other.kill("SIGKILL");
@@ -262,11 +260,78 @@ describe("one server per directory", () => {
       await waitFor(() => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z"));
       writeFileSync(path.join(dir, LOCK_FILE), String(pid));
       const release = await lockStateDir(dir);
-      expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
+      expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(lockText(process.pid, pidSpace()));
       await release();
     } finally {
       parent.kill("SIGKILL");
     }
+  });
+});
+
+describe("one server per directory, across pid spaces (containers sharing a volume, a lock a container left)", () => {
+  // Short times for the test; the defaults are a touch a second and stale after five.
+  const timing = { heartbeatMs: 40, staleAfterMs: 400 };
+  const otherSpace = "00000000-0000-4000-8000-000000000000/4026531999";
+
+  test("this process's pid space is the boot id and the PID namespace, and a lock names it", async () => {
+    expect(pidSpace()).toMatch(/^[0-9a-f-]{36}\/\d+$/);
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-space-"));
+    const release = await lockStateDir(dir, timing);
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(`${process.pid} ${pidSpace()}`);
+    await release();
+  });
+
+  test("a lock of another pid space that its owner keeps touching is refused, whatever its pid is here; refuseIfInUse says the same", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-foreign-live-"));
+    const lock = path.join(dir, LOCK_FILE);
+    // pid 1 of another container, and our own pid: neither means anything here.
+    for (const pid of [1, process.pid]) {
+      writeFileSync(lock, `${pid} ${otherSpace}`);
+      const touching = setInterval(() => utimesSync(lock, new Date(), new Date()), timing.heartbeatMs);
+      try {
+        const expected = `${dir} is in use by another fakex (pid ${pid} in another container, machine or boot, still touching its lock); stop it or use another --state-dir`;
+        await expect(lockStateDir(dir, timing)).rejects.toThrow(expected);
+        await expect(refuseIfInUse(dir, timing)).rejects.toThrow(expected);
+      } finally {
+        clearInterval(touching);
+      }
+      expect(readFileSync(lock, "utf8")).toBe(`${pid} ${otherSpace}`);
+    }
+  });
+
+  test("a lock of another pid space left untouched is taken over: at once when old, after the stale time when just touched", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-foreign-stale-"));
+    const lock = path.join(dir, LOCK_FILE);
+    // A container killed a minute ago, its lock naming pid 1.
+    writeFileSync(lock, `1 ${otherSpace}`);
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(lock, minuteAgo, minuteAgo);
+    let release = await lockStateDir(dir, { heartbeatMs: 1000, staleAfterMs: 60_000 - 1000 });
+    expect(readFileSync(lock, "utf8")).toBe(lockText(process.pid, pidSpace()));
+    await release();
+    // One killed just now (a quick container restart): taken over once it stays untouched.
+    writeFileSync(lock, `1 ${otherSpace}`);
+    const taking = lockStateDir(dir, { heartbeatMs: 40, staleAfterMs: 1500 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(readFileSync(lock, "utf8")).toBe(`1 ${otherSpace}`); // still waiting to tell
+    release = await taking;
+    expect(readFileSync(lock, "utf8")).toBe(lockText(process.pid, pidSpace()));
+    await release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("the owner touches its lock while it holds it, and its release leaves a lock that is no longer its own", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-heartbeat-"));
+    const lock = path.join(dir, LOCK_FILE);
+    const release = await lockStateDir(dir, timing);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    await waitFor(() => statSync(lock).mtimeMs > old.getTime() + 1000);
+    // Someone removed it and another server took the directory: not ours to remove.
+    rmSync(lock);
+    writeFileSync(lock, `4242 ${otherSpace}`);
+    await release();
+    expect(readFileSync(lock, "utf8")).toBe(`4242 ${otherSpace}`);
   });
 });
 
@@ -286,7 +351,7 @@ describe("one server per directory, under a race", () => {
     const done = path.join(dir, "..", `${path.basename(dir)}.done`);
     const script = `
       import { existsSync } from "node:fs";
-      import { lockStateDir } from ${JSON.stringify(path.resolve("fixtures/state-dir.ts"))};
+      import { lockStateDir } from ${JSON.stringify(path.resolve("fixtures/state-dir-lock.ts"))};
       console.log("ready");
       while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 1));
       try {
@@ -334,7 +399,7 @@ describe("one server per directory, under a race", () => {
     writeFileSync(path.join(dir, LOCK_FILE), String(gone.pid));
     writeFileSync(path.join(dir, `${LOCK_FILE}.takeover`), String(gone.pid));
     const release = await lockStateDir(dir);
-    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(lockText(process.pid, pidSpace()));
     expect(existsSync(path.join(dir, `${LOCK_FILE}.takeover`))).toBe(false);
     await release();
   });
