@@ -53,11 +53,13 @@ export function createApp(ctx: HttpContext, into?: Application): Application {
   // Paths match as the live service's router matches them: /API/V1/Health is a 404 there,
   // so a client with a mistyped path must not pass against fakex.
   app.set("case sensitive routing", true);
+  // And strictly: /health/ is a 404 there as any unknown path is, so it must be one here too.
+  app.set("strict routing", true);
 
   // One flat router: every route factory adds its routes to v1 itself, in mount order,
   // instead of each mounting a router of its own (a request walked through each of
   // those in turn, which cost more than matching the routes).
-  const v1 = Router({ caseSensitive: true });
+  const v1 = Router({ caseSensitive: true, strict: true });
   // CORS first, so every /api/v1 answer (errors and 404s included) carries it.
   if (ctx.cors !== null) v1.use(corsMiddleware(ctx.cors ?? { kind: "any" }));
   systemRouter(ctx, v1);
@@ -95,7 +97,7 @@ export function createApp(ctx: HttpContext, into?: Application): Application {
   }
   // Into another app: behind a router of their own, so the 404 and error handler answer
   // what reaches them from /api/v1 and never an error raised by that app's middleware.
-  const target = into ? Router({ caseSensitive: true }) : app;
+  const target = into ? Router({ caseSensitive: true, strict: true }) : app;
   target.use(API_PREFIX, v1);
   target.use(notFoundHandler);
   target.use(errorHandler(ctx.logger));

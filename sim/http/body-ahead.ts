@@ -11,6 +11,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import type { RequestHandler } from "express";
 import { bodyRefusal, CUT_SHORT, refusalError } from "./body-refusal.ts";
+import { refuseBeforeUpload } from "./expect-continue.ts";
 
 /**
  * A body read ahead: all of it ("whole"), more than the parsers could take ("over": the
@@ -54,6 +55,12 @@ export function identityEncoded(h: IncomingHttpHeaders): boolean {
 export function readBodyAhead(req: IncomingMessage, capBytes: number, done: () => void): void {
   const h = req.headers;
   if (!hasRequestBody(h) || req.readableEnded || req.readableDidRead) {
+    done();
+    return;
+  }
+  // Over the limit and its client waits for a 100 before uploading: nothing to read, the parsers refuse it by its length.
+  if (refuseBeforeUpload(req, capBytes)) {
+    (req as WithAhead)[AHEAD] = { outcome: "over", raw: Buffer.alloc(0), bytes: 0 };
     done();
     return;
   }

@@ -13,6 +13,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";
 import { bodyAhead, hasRequestBody, identityEncoded, parseAhead } from "./body-ahead.ts";
 import { bodyRefusal, CUT_SHORT, refusalError } from "./body-refusal.ts";
+import { refuseBeforeUpload } from "./expect-continue.ts";
 
 export { hasRequestBody };
 
@@ -137,18 +138,25 @@ function ignoreError(): void {}
 /**
  * JSON parser for one app. A body without Content-Type is read as JSON too (FastAPI
  * does the same); other content types leave req.body undefined, so the route's schema
- * rejects it. Only objects and arrays are accepted at the top level.
+ * rejects it. Only objects and arrays are accepted at the top level. The bytes are read
+ * as UTF-8 whatever charset the Content-Type names: JSON has no charset parameter and is
+ * UTF-8 (RFC 8259 §8.1, §11), and the live service (FastAPI) ignores one.
  */
 export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHandler {
-  const general = express.json({
-    limit,
-    strict: true,
-    // The decoded bytes, kept by reference: the journal shows them if they do not parse.
-    verify: (req, _res, buf) => {
-      (req as WithUnparsed)[UNPARSED] = buf;
-    },
-    type: isJsonRequest,
-  });
+  // body-parser's raw reader (decoding, limit, hang-ups), which unlike express.json never
+  // looks at the charset; the bytes are then parsed as the direct read parses them.
+  const readBytes = express.raw({ limit, type: isJsonRequest });
+  const general: RequestHandler = (req, res, next) => {
+    readBytes(req, res, (err?: unknown) => {
+      if (err !== undefined) return next(err);
+      const raw: unknown = req.body;
+      // No body at all: left undefined, as express.json leaves it.
+      if (!Buffer.isBuffer(raw)) return next();
+      // Not the bytes: a body that does not parse leaves none, as express.json leaves it.
+      req.body = undefined;
+      parseJsonText(req, raw.toString("utf8"), raw, next);
+    });
+  };
   const maxBytes = limitBytes(limit);
   if (maxBytes === null) return general;
   const generalAhead = parseAhead(general, keepUnparsed);
@@ -167,6 +175,11 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
         next();
       });
     }
+    // Over the limit and its client waits for a 100 before uploading: the 413 without the upload.
+    if (refuseBeforeUpload(req, maxBytes)) {
+      next(bodyError(413, "entity.too.large"));
+      return;
+    }
     const ahead = bodyAhead(req);
     if (ahead !== undefined) {
       // The common body, read directly as below; anything else (cut short, too large, other encodings) through express.json.
@@ -175,7 +188,10 @@ export function jsonBody(limit: string | number = DEFAULT_BODY_LIMIT): RequestHa
     }
     const length = directLength(req, maxBytes);
     if (length < 0) {
-      general(req, res, next);
+      // A compressed body is piped into a decoder, which body-parser listens to instead of
+      // the request: it would never hear the client hang up, and the request never be answered.
+      if (identityEncoded(req.headers)) general(req, res, next);
+      else general(req, res, refuseOnHangUp(req, next));
       return;
     }
     readJson(req, next);
@@ -188,11 +204,11 @@ export function isJsonRequest(req: IncomingMessage): boolean {
   return !ct || /(^|[/+])json\b/i.test(ct);
 }
 
-/** A plain JSON content type: absent, or application/json with at most a UTF-8 charset. */
-const PLAIN_JSON = /^application\/json\s*(?:;\s*charset=(?:utf-8|"utf-8")\s*)?$/i;
+/** A plain JSON content type: absent, or application/json (with any parameters: a charset changes nothing). */
+const PLAIN_JSON = /^application\/json\s*(?:;|$)/i;
 const DECIMAL = /^[0-9]{1,15}$/;
 
-/** Uncompressed JSON in UTF-8: what the direct read parses. */
+/** Uncompressed JSON: what the direct read parses. */
 function plainJson(h: IncomingHttpHeaders): boolean {
   const ct = h["content-type"];
   return h["content-encoding"] === undefined && (ct === undefined || PLAIN_JSON.test(ct));
@@ -257,6 +273,28 @@ function parseJsonText(req: BodyRequest, text: string, raw: Buffer, next: (err?:
 function keepUnparsed(from: object, to: object): void {
   const raw = (from as WithUnparsed)[UNPARSED];
   if (raw !== undefined) (to as WithUnparsed)[UNPARSED] = raw;
+}
+
+/**
+ * `next`, called once: with the reader's outcome, or with body-parser's request.aborted
+ * refusal (400 "Malformed request body", as a cut identity body gets) when the client
+ * hangs up first. The reader's own outcome after that is dropped.
+ */
+function refuseOnHangUp(req: IncomingMessage, next: (err?: unknown) => void): (err?: unknown) => void {
+  let settled = false;
+  const settle = (err?: unknown) => {
+    if (settled) return;
+    settled = true;
+    req.removeListener("aborted", onHangUp);
+    req.removeListener("error", onHangUp);
+    next(err);
+  };
+  const onHangUp = AsyncResource.bind(() => settle(refusalError(CUT_SHORT)));
+  req.once("aborted", onHangUp);
+  req.once("error", onHangUp);
+  // Stays after the read, so a late error on the stream is never unhandled.
+  req.on("error", ignoreError);
+  return settle;
 }
 
 /** The request body as JSON (body-parser's strict mode), then next(). */

@@ -271,7 +271,10 @@ export const notFoundHandler: RequestHandler = (_req, res) => {
  * call provokes it. Attach with `router.route(p).get(h).all(methodNotAllowed("GET"))`.
  */
 export function methodNotAllowed(...allowed: string[]): RequestHandler {
-  const allow = allowed.map((m) => m.toUpperCase()).join(", ");
+  const methods = allowed.map((m) => m.toUpperCase());
+  // A GET route answers HEAD too (express serves it), so Allow names it (RFC 9110 §10.2.1).
+  if (methods.includes("GET") && !methods.includes("HEAD")) methods.splice(methods.indexOf("GET") + 1, 0, "HEAD");
+  const allow = methods.join(", ");
   return (_req, res) => {
     res.setHeader("Allow", allow);
     res.status(405).json({ detail: METHOD_NOT_ALLOWED_DETAIL });

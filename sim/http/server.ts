@@ -7,8 +7,10 @@
 // objects, the headers and the bytes on the wire are the same.
 
 import { IncomingMessage, ServerResponse, createServer, type Server, type ServerOptions } from "node:http";
-import type { Duplex } from "node:stream";
 import type { Application } from "express";
+import { DEFAULT_BODY_LIMIT_BYTES } from "./body.ts";
+import { answerExpectContinue } from "./expect-continue.ts";
+import { answerUnparsable, oweAnswer } from "./owed-answers.ts";
 
 /** What express puts on an app: the prototypes it gives requests and responses. */
 interface AppPrototypes {
@@ -16,18 +18,29 @@ interface AppPrototypes {
   response: ServerResponse;
 }
 
-/** `http.createServer(app)`, with requests and responses born with `app`'s prototypes. */
-export function createAppServer(app: Application, options: ServerOptions = {}): Server {
+/**
+ * `http.createServer(app)`, with requests and responses born with `app`'s prototypes.
+ * `bodyLimitBytes`: the app's body limit, over which `Expect: 100-continue` gets no 100.
+ */
+export function createAppServer(app: Application, options: ServerOptions = {}, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES): Server {
   // Node's own Host check answers an empty 400 (and lets a second Host or a malformed one
   // through); this one answers as the interface does.
-  const handle = (req: IncomingMessage, res: ServerResponse) => (badHost(req) ? refuseHost(res) : app(req, res));
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    // Counted, so a refusal from the parser on this connection waits for this answer.
+    oweAnswer(req, res);
+    if (badHost(req)) refuseHost(res);
+    else app(req, res);
+  };
   const server = createPrototypedServer(handle, app, { ...options, requireHostHeader: false });
   server.on("clientError", answerUnparsable);
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => answerExpectContinue(req, res, bodyLimitBytes, handle));
   // An Expect header other than 100-continue: Node's 417, with a {"detail"} body instead of an
   // empty one. Node asks before the request handler runs, so the Host check comes first here too.
-  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) =>
-    badHost(req) ? refuseHost(res) : answerBare(res, 417, "Expectation Failed: only Expect: 100-continue is supported", false),
-  );
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    oweAnswer(req, res);
+    if (badHost(req)) refuseHost(res);
+    else answerBare(res, 417, "Expectation Failed: only Expect: 100-continue is supported", false);
+  });
   return server;
 }
 
@@ -57,31 +70,6 @@ function answerBare(res: ServerResponse, status: number, detail: string, close: 
   const body = JSON.stringify({ detail });
   res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(body), ...(close ? { Connection: "close" } : {}) });
   res.end(body);
-}
-
-/**
- * A request Node's parser refuses before the app sees it (headers over the size limit,
- * malformed HTTP) gets Node's status with a `{"detail"}` body, as every answer of the
- * interface has, instead of Node's empty one.
- */
-function answerUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  // Node's own statuses for these codes.
-  const [status, reason] =
-    err.code === "HPE_HEADER_OVERFLOW"
-      ? [431, "Request Header Fields Too Large"]
-      : err.code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
-        ? [413, "Payload Too Large"]
-        : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-          ? [408, "Request Timeout"]
-          : [400, "Bad Request"];
-  const body = JSON.stringify({ detail: reason });
-  // Then closed from this side too, as Node's default does (a half-open client would keep it).
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
 }
 
 function createPrototypedServer(handle: (req: IncomingMessage, res: ServerResponse) => void, app: Application, options: ServerOptions): Server {

@@ -638,9 +638,9 @@ describe("API-key paths and methods", () => {
   it("answers 405 with Allow for a method a path does not serve", async () => {
     const env = setup();
     const cases: [string, string, string][] = [
-      ["put", "/api/v1/api-keys", "GET, POST, DELETE"],
-      ["patch", "/api/v1/api-keys", "GET, POST, DELETE"],
-      ["delete", "/api/v1/api-keys/list", "GET, POST"],
+      ["put", "/api/v1/api-keys", "GET, HEAD, POST, DELETE"],
+      ["patch", "/api/v1/api-keys", "GET, HEAD, POST, DELETE"],
+      ["delete", "/api/v1/api-keys/list", "GET, HEAD, POST"],
       ["get", "/api/v1/api-keys/revoke", "POST, DELETE"],
       ["put", "/api/v1/api-keys/revoke", "POST, DELETE"],
       ["get", "/api/v1/api-keys/revoke-all", "POST"],

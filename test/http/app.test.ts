@@ -42,8 +42,19 @@ describe("app skeleton", () => {
   it("405s a wrong method on a known path", async () => {
     const res = await request(app().app).post("/api/v1/tokens").send({});
     expect(res.status).toBe(405);
-    expect(res.headers["allow"]).toBe("GET");
+    // HEAD is served wherever GET is, so Allow names it (RFC 9110 §10.2.1).
+    expect(res.headers["allow"]).toBe("GET, HEAD");
     expect(res.body).toEqual({ detail: "Method Not Allowed" });
+  });
+
+  it("404s a known path with a trailing slash, as any unknown path (strict routing, as the live router)", async () => {
+    const ex = exchange();
+    for (const [method, path] of [["get", "/api/v1/health/"], ["get", "/api/v1/tokens/"], ["post", "/api/v1/orders/"], ["get", "/api/v1/system/time/"]] as const) {
+      const res = await request(ex.app)[method](path).send(method === "post" ? {} : undefined);
+      expect([method, path, res.status, res.body]).toEqual([method, path, 404, { detail: "Not Found" }]);
+    }
+    // Without the slash: served.
+    expect((await request(ex.app).get("/api/v1/health")).status).toBe(200);
   });
 
   it("answers HEAD on GET routes without a body", async () => {

@@ -105,7 +105,7 @@ describe("memory exchange: the account and funds routes that need a chain node",
     expect(get.headers["allow"]).toBe("POST");
     expect(get.body).toEqual({ detail: "Method Not Allowed" });
     const post = await request(ex.app).post("/api/v1/permit/metadata");
-    expect([post.status, post.headers["allow"]]).toEqual([405, "GET"]);
+    expect([post.status, post.headers["allow"]]).toEqual([405, "GET, HEAD"]);
   });
 
   it("a path the spec does not have stays a plain Not Found", async () => {

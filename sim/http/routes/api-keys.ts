@@ -98,7 +98,7 @@ function input<S extends z.ZodType>(schema: S, req: Request, source: RequestSour
   return parseInput(schema, req[source], source);
 }
 
-export function apiKeysRouter(ctx: HttpContext, keys: ApiKeyManager, router: Router = Router()): Router {
+export function apiKeysRouter(ctx: HttpContext, keys: ApiKeyManager, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   const body = jsonBody(ctx.bodyLimit);
 
   const create = async (req: Request, res: Response) => {

@@ -32,7 +32,7 @@ const BalancesQuery = z.object({
  */
 export type BalancesSource = Pick<FundsServices, "sync" | "ledger"> & { reader: Pick<FundsServices["reader"], "walletBalance"> };
 
-export function balancesRouter(ctx: HttpContext, registry: Registry, funds: BalancesSource, router: Router = Router()): Router {
+export function balancesRouter(ctx: HttpContext, registry: Registry, funds: BalancesSource, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   router
     .route("/balances")
     .get(requireApiKey(ctx), rateLimit(ctx, "read"), async (req, res) => {

@@ -60,7 +60,7 @@ export function relayHandler(ctx: HttpContext, registry: Registry, funds: FundsS
   };
 }
 
-export function broadcastRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router()): Router {
+export function broadcastRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   const body = jsonBody(ctx.bodyLimit);
   const guard = [requireApiKey(ctx), rateLimit(ctx, "transfer")];
   router.route("/tx/send").post(body, ...guard, relayHandler(ctx, registry, funds, "tx")).all(methodNotAllowed("POST"));

@@ -6,7 +6,7 @@ import { Router } from "express";
 import { configView, type ConfigInputs } from "../../core/config-view.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function configRouter(inputs: () => ConfigInputs, router: Router = Router()): Router {
+export function configRouter(inputs: () => ConfigInputs, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   router
     .route("/config")
     .get((_req, res) => {

@@ -55,7 +55,7 @@ function fillOnly(f: FillWire): FillWire {
   };
 }
 
-export function fillsRouter(ctx: HttpContext, engine: FillsEngine, router: Router = Router()): Router {
+export function fillsRouter(ctx: HttpContext, engine: FillsEngine, router: Router = Router({ caseSensitive: true, strict: true })): Router {
 
   router
     .route("/fills")

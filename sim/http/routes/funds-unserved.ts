@@ -21,7 +21,7 @@ export const FUNDS_ROUTES_NEEDING_A_NODE = [
   ["POST", "/withdraw/send"],
 ] as const;
 
-export function unservedFundsRouter(reason: string, router: Router = Router()): Router {
+export function unservedFundsRouter(reason: string, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   for (const [method, path] of FUNDS_ROUTES_NEEDING_A_NODE) {
     const unserved: RequestHandler = () => {
       throw new ExchangeError("NOT_FOUND", 404, `${method} /api/v1${path} is not served here: ${reason}`);

@@ -46,7 +46,7 @@ export function listedToken(registry: Registry, token: Address): Address {
   return token;
 }
 
-export function fundsRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router()): Router {
+export function fundsRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   const body = jsonBody(ctx.bodyLimit);
   const guard = [requireApiKey(ctx), rateLimit(ctx, "transfer")];
 

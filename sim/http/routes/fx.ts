@@ -5,7 +5,7 @@ import { Router } from "express";
 import type { FxRates } from "../../core/fx.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function fxRouter(fx: FxRates, router: Router = Router()): Router {
+export function fxRouter(fx: FxRates, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   router
     .route("/fx/rate")
     .get((req, res) => {

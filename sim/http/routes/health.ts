@@ -5,7 +5,7 @@ import { Router } from "express";
 import type { Health } from "../../core/health.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function healthRouter(health: Health, router: Router = Router()): Router {
+export function healthRouter(health: Health, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   router
     .route("/health")
     .get((_req, res) => {

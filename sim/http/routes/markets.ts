@@ -7,7 +7,7 @@ import type { Registry } from "../../core/registry.ts";
 import { marketView } from "../../core/registry.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function marketsRouter(registry: Registry, router: Router = Router()): Router {
+export function marketsRouter(registry: Registry, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   router
     .route("/markets")
     .get((_req, res) => {

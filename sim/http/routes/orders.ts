@@ -113,7 +113,7 @@ const CancelBody = z.object({
 
 const CancelAllQuery = z.object({ owner_address: zAddress });
 
-export function ordersRouter(ctx: HttpContext, engine: OrdersEngine, router: Router = Router()): Router {
+export function ordersRouter(ctx: HttpContext, engine: OrdersEngine, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   const registry: Registry = engine.registry;
 
   router

@@ -25,7 +25,7 @@ const PermitQuery = z.object({
   amount: rawAmount.optional(),
 });
 
-export function permitRouter(ctx: HttpContext, funds: FundsServices, router: Router = Router()): Router {
+export function permitRouter(ctx: HttpContext, funds: FundsServices, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   router
     .route("/permit/metadata")
     .get(requireApiKey(ctx), rateLimit(ctx, "read"), async (req, res) => {

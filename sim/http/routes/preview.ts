@@ -20,7 +20,7 @@ import { jsonBody } from "../body.ts";
 import type { HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function previewRouter(ctx: HttpContext, registry: Registry, health: Health, router: Router = Router()): Router {
+export function previewRouter(ctx: HttpContext, registry: Registry, health: Health, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   router
     .route("/orders/preview")
     .post(jsonBody(ctx.bodyLimit), (req, res) => {

@@ -98,7 +98,7 @@ function contractForm(sig: unknown): unknown {
   return typeof sig === "string" && /^0x[0-9a-fA-F]{130}$/.test(sig) ? toContractSignature(sig as Hex) : sig;
 }
 
-export function swapsRouter(ctx: HttpContext, engine: SwapsEngine, router: Router = Router()): Router {
+export function swapsRouter(ctx: HttpContext, engine: SwapsEngine, router: Router = Router({ caseSensitive: true, strict: true })): Router {
 
   router
     .route("/swap/quote")

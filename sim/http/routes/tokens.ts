@@ -5,7 +5,7 @@ import type { Registry } from "../../core/registry.ts";
 import { tokenView } from "../../core/registry.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function tokensRouter(registry: Registry, router: Router = Router()): Router {
+export function tokensRouter(registry: Registry, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   router
     .route("/tokens")
     .get((_req, res) => {

@@ -41,7 +41,7 @@ export interface VerifySignatureResponse {
   error: string | null;
 }
 
-export function verifySignatureRouter(ctx: HttpContext, registry: Registry, health: Health, router: Router = Router()): Router {
+export function verifySignatureRouter(ctx: HttpContext, registry: Registry, health: Health, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   router
     .route("/verify-signature")
     .post(jsonBody(ctx.bodyLimit), async (req, res) => {

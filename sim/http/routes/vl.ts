@@ -45,7 +45,7 @@ const CancelVlBody = z.object({
   signature: zSignature,
 });
 
-export function vlRouter(ctx: HttpContext, engine: VlEngine, router: Router = Router()): Router {
+export function vlRouter(ctx: HttpContext, engine: VlEngine, router: Router = Router({ caseSensitive: true, strict: true })): Router {
 
   router
     .route("/orders/vl/batch")

@@ -56,7 +56,7 @@ async function verifiedIntent(ctx: HttpContext, res: Response, intent: unknown, 
   return m;
 }
 
-export function withdrawRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router()): Router {
+export function withdrawRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router({ caseSensitive: true, strict: true })): Router {
   const body = jsonBody(ctx.bodyLimit);
   const guard = [optionalApiKey(ctx), rateLimit(ctx, "transfer")];
 

@@ -1,0 +1,112 @@
+// The HTTP server at the protocol level, on raw sockets: what a client reads when
+// Node's parser refuses bytes that follow a request still being answered, and how
+// `Expect: 100-continue` is answered for a body the server will refuse.
+import type { Server } from "node:http";
+import { connect, type AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAppServer } from "../../sim/http/server.ts";
+import { ALICE, alice, exchange, signedOrder } from "./exchange-harness.ts";
+
+const ex = exchange();
+let server: Server;
+let port = 0;
+
+beforeAll(async () => {
+  server = createAppServer(ex.app);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => {
+  server.close();
+});
+
+/**
+ * Write `bytes` in one go and keep the connection open from this side (as `nc` does):
+ * everything the server sends until it closes the connection.
+ */
+function exchangeBytes(bytes: string | Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+    const parts: Buffer[] = [];
+    socket.on("data", (c: Buffer) => parts.push(c));
+    socket.on("close", () => resolve(Buffer.concat(parts).toString("utf8")));
+    socket.on("error", reject);
+  });
+}
+
+/** The status lines of the answers in `wire`, in order. */
+function statusLines(wire: string): string[] {
+  return wire.match(/HTTP\/1\.1 \d{3} [^\r]*/g) ?? [];
+}
+
+describe("bytes Node's parser refuses after a request in flight", () => {
+  it("a signed POST /orders then garbage in the same write: the client reads the 201, then the 400, and the order exists once", async () => {
+    const body = JSON.stringify(await signedOrder(ex, alice));
+    const before = ex.engine.orderIdsOf(ALICE).length;
+    const wire = await exchangeBytes(
+      `POST /api/v1/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}GARBAGE\r\n\r\n`,
+    );
+    expect(statusLines(wire)).toEqual(["HTTP/1.1 201 Created", "HTTP/1.1 400 Bad Request"]);
+    expect(wire.endsWith('\r\nConnection: close\r\n\r\n{"detail":"Bad Request"}')).toBe(true);
+    expect(ex.engine.orderIdsOf(ALICE).length).toBe(before + 1);
+  });
+
+  it("two pipelined requests then garbage: both answers in order, then the 400", async () => {
+    const wire = await exchangeBytes("GET /api/v1/system/time HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE\r\n\r\n");
+    expect(statusLines(wire)).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 400 Bad Request"]);
+  });
+
+  it("a request after Connection: close is not answered at all: the answer in flight (a 201), then the connection closes", async () => {
+    const body = JSON.stringify(await signedOrder(ex, alice));
+    const before = ex.engine.orderIdsOf(ALICE).length;
+    const wire = await exchangeBytes(
+      `POST /api/v1/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    expect(statusLines(wire)).toEqual(["HTTP/1.1 201 Created"]);
+    expect(wire).toMatch(/\r\nConnection: close\r\n\r\n\{"order_id":"[^"]+"/);
+    expect(ex.engine.orderIdsOf(ALICE).length).toBe(before + 1);
+  });
+
+  it("a GET after Connection: close: the first answer only", async () => {
+    const wire = await exchangeBytes("GET /api/v1/system/time HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(statusLines(wire)).toEqual(["HTTP/1.1 200 OK"]);
+    expect(wire).toMatch(/\r\n\r\n\{"timestamp":\d+\}$/);
+  });
+
+  it("garbage on an idle connection: the 400 at once, as before", async () => {
+    const wire = await exchangeBytes("GARBAGE\r\n\r\n");
+    expect(wire).toBe('HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 24\r\nConnection: close\r\n\r\n{"detail":"Bad Request"}');
+  });
+});
+
+describe("Expect: 100-continue", () => {
+  /** Send the head only, then read until the server has answered (the upload never follows). */
+  function headOnly(head: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () => socket.write(head));
+      let text = "";
+      socket.on("data", (c: Buffer) => {
+        text += c.toString("utf8");
+        // A whole final answer: its head and its Content-Length of body.
+        const m = /\r\n\r\n/.exec(text.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, ""));
+        const length = /\r\nContent-Length: (\d+)\r\n/i.exec(text);
+        if (m && length && Buffer.byteLength(text.slice(text.lastIndexOf("\r\n\r\n") + 4)) >= Number(length[1])) socket.destroy();
+      });
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+  }
+
+  it("a body declared over the limit: the route's 413 at once, with no 100 Continue and without the upload", async () => {
+    const wire = await headOnly(`POST /api/v1/orders HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024 + 1}\r\n\r\n`);
+    expect(statusLines(wire)).toEqual(["HTTP/1.1 413 Payload Too Large"]);
+    expect(wire).toContain("\r\nAccess-Control-Allow-Origin: *\r\n");
+    // The app's own 413 for POST /orders (its typed envelope), and the connection closed: the upload may still come.
+    expect(wire).toMatch(/\r\nConnection: close\r\n\r\n\{"detail":\{"detail":"Request body too large","error_code":"TRANSIENT_SETTLEMENT_FAILURE"\}\}$/);
+  });
+
+  it("a body within the limit: 100 Continue first, then the answer", async () => {
+    const wire = await exchangeBytes('POST /api/v1/orders/preview HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+    expect(statusLines(wire)).toEqual(["HTTP/1.1 100 Continue", "HTTP/1.1 400 Bad Request"]);
+  });
+});
