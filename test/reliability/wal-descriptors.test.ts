@@ -11,6 +11,7 @@ import path from "node:path";
 import express from "express";
 import request from "supertest";
 import { describe, expect, onTestFinished, test, vi } from "vitest";
+import { capturedBase } from "./captured-base.ts";
 
 /** Opens of files whose path passes `matches` fail with `code` while `left` > 0. */
 const shortage = vi.hoisted(() => ({ matches: (_file: string) => false, left: 0, code: "EMFILE", failed: [] as string[] }));
@@ -34,7 +35,6 @@ const { readStateFile, statePath, writeStateFile } = await import("../../fixture
 const { WalPersistence } = await import("../../fixtures/wal-persistence.ts");
 const { RpcRefusedError, rpcProxy } = await import("../../fixtures/rpc-proxy.ts");
 const { encodeLossless } = await import("../../fixtures/lossless-json.ts");
-type CapturedState = import("../../fixtures/state-dir.ts").CapturedState;
 
 /** Short waits: a test's shortage is over after a count of opens, not after a time. */
 const WAITS_MS = [1, 1, 1, 1];
@@ -53,21 +53,6 @@ const isLogFile = (file: string) => file.endsWith(".log");
 const isDirectory = (dir: string) => (file: string) => file === dir || file === walDir(dir);
 const isCheckpointTemp = (file: string) => file.endsWith(".tmp");
 
-const capturedBase: Omit<CapturedState, "walGeneration" | "layersJson" | "savedAtMs"> = {
-  identity: { seed: 1, chainId: 31337, users: 1, liquidity: false, configHash: "a".repeat(64), scenarioHash: null },
-  config: { tokens: [], markets: [] } as never,
-  deployment: { chainId: 31337 } as never,
-  accounts: [],
-  makers: [],
-  liquidity: null,
-  reoriented: [],
-  domainName: "fakex",
-  clockMode: "virtual",
-  httpPort: 1,
-  chain: "0x00",
-  scenario: null,
-  pendingTxs: [],
-};
 
 /** POST /api/v1/add?n= appends to a list under WalPersistence; GET /api/v1/list reads it. */
 function toy(dir: string) {

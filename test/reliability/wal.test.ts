@@ -9,7 +9,7 @@ import { gzipSync } from "node:zlib";
 import express from "express";
 import request from "supertest";
 import { encodeLossless } from "../../fixtures/lossless-json.ts";
-import { StateFileError, readStateFile, type CapturedState } from "../../fixtures/state-dir.ts";
+import { StateFileError, readStateFile } from "../../fixtures/state-dir.ts";
 import { WalWriter, checkNoLogWithoutCheckpoint, decodeSegment, dropTornTail, encodeFrame, listGenerations, readWal, segmentPath, walDir } from "../../fixtures/wal.ts";
 import { UNPARSED_BODY, WalPersistence, type WalRecord } from "../../fixtures/wal-persistence.ts";
 import { RouteFaults } from "../../sim/http/control-faults.ts";
@@ -17,6 +17,7 @@ import { parseAhead } from "../../sim/http/body-ahead.ts";
 import { jsonBody } from "../../sim/http/body.ts";
 import { errorHandler } from "../../sim/http/errors.ts";
 import { Rng } from "../../sim/core/rng.ts";
+import { capturedBase } from "./captured-base.ts";
 
 function tmp(): string {
   return mkdtempSync(path.join(tmpdir(), "fakex-wal-"));
@@ -143,21 +144,6 @@ describe("group commit", () => {
   });
 });
 
-const capturedBase: Omit<CapturedState, "walGeneration" | "layersJson" | "savedAtMs"> = {
-  identity: { seed: 1, chainId: 31337, users: 1, liquidity: false, configHash: "a".repeat(64), scenarioHash: null },
-  config: { tokens: [], markets: [] } as never,
-  deployment: { chainId: 31337 } as never,
-  accounts: [],
-  makers: [],
-  liquidity: null,
-  reoriented: [],
-  domainName: "fakex",
-  clockMode: "virtual",
-  httpPort: 1,
-  chain: "0x00",
-  scenario: null,
-  pendingTxs: [],
-};
 
 /**
  * A WalPersistence closed when its test ends: tests that stop at "a crash here" leave it open,
