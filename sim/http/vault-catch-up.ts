@@ -8,19 +8,23 @@
 import { ExchangeError } from "../core/errors.ts";
 import type { HttpContext } from "./context.ts";
 
+type CatchUpContext = Pick<HttpContext, "funds" | "balances" | "logger">;
+
 /**
- * Take in the vault events mined since the ledger last synced. A node that does not
- * answer is logged and the caller answers from the ledger as it is, as GET /balances
- * does. False when this app has no chain to sync from (the memory exchange).
+ * Take in the vault events mined since the ledger last synced (the memory exchange's
+ * chain too). False when the app has no chain to sync from. A node that does not answer
+ * is a 503 (retry): an answer from the ledger as it is could differ from the one the same
+ * request gets once the node is back, as a --state-dir replay would show.
  */
-export async function catchUpVault(ctx: Pick<HttpContext, "funds" | "logger">): Promise<boolean> {
-  if (ctx.funds === undefined) return false;
+export async function catchUpVault(ctx: CatchUpContext): Promise<boolean> {
+  const source = ctx.funds ?? ctx.balances;
+  if (source === undefined) return false;
   try {
-    await ctx.funds.sync();
+    await source.sync();
     return true;
   } catch (err) {
     ctx.logger?.error("vault catch-up: ledger sync failed", { error: err instanceof Error ? err.message : String(err) });
-    return false;
+    throw new ExchangeError("UNAVAILABLE", 503, "the chain node did not answer the vault sync");
   }
 }
 
@@ -31,7 +35,7 @@ export async function catchUpVault(ctx: Pick<HttpContext, "funds" | "logger">): 
  * refusal is thrown on. Called from the placement's catch, so a placement that fits
  * pays for no promise.
  */
-export async function placeAgainAfterCatchUp<T>(ctx: Pick<HttpContext, "funds" | "logger">, refusal: unknown, again: () => T): Promise<T> {
+export async function placeAgainAfterCatchUp<T>(ctx: CatchUpContext, refusal: unknown, again: () => T): Promise<T> {
   if (!(refusal instanceof ExchangeError) || refusal.code !== "INSUFFICIENT_EQUITY" || !(await catchUpVault(ctx))) throw refusal;
   return again();
 }
