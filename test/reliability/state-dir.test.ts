@@ -4,12 +4,12 @@
 import { describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, renameSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { LosslessJsonError, decodeLossless, encodeLossless } from "../../fixtures/lossless-json.ts";
 import { isStateChangingRpc } from "../../fixtures/rpc-proxy.ts";
-import { LOCK_FILE, lockStateDir, lockText, pidSpace, refuseIfInUse } from "../../fixtures/state-dir-lock.ts";
+import { LOCK_FILE, lockStateDir, ownerFileName, pidSpace, refuseIfInUse } from "../../fixtures/state-dir-lock.ts";
 import {
   STATE_FILE,
   StateFileError,
@@ -192,7 +192,7 @@ describe("one server per directory", () => {
     // A pid far above any the kernel hands out: the process is gone.
     writeFileSync(path.join(dir, LOCK_FILE), "4194303999");
     const release = await lockStateDir(dir);
-    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(lockText(process.pid, pidSpace()));
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
     await release();
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -240,7 +240,7 @@ describe("one server per directory", () => {
       const hourAgo = new Date(Date.now() - 3_600_000);
       utimesSync(lock, hourAgo, hourAgo);
       const release = await lockStateDir(dir);
-      expect(readFileSync(lock, "utf8")).toBe(lockText(process.pid, pidSpace()));
+      expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
       await release();
     } finally {
       other.kill("SIGKILL");
@@ -260,7 +260,7 @@ describe("one server per directory", () => {
       await waitFor(() => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z"));
       writeFileSync(path.join(dir, LOCK_FILE), String(pid));
       const release = await lockStateDir(dir);
-      expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(lockText(process.pid, pidSpace()));
+      expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
       await release();
     } finally {
       parent.kill("SIGKILL");
@@ -273,65 +273,97 @@ describe("one server per directory, across pid spaces (containers sharing a volu
   const timing = { heartbeatMs: 40, staleAfterMs: 400 };
   const otherSpace = "00000000-0000-4000-8000-000000000000/4026531999";
 
-  test("this process's pid space is the boot id and the PID namespace, and a lock names it", async () => {
+  /** A lock as a fakex of `space` writes it: the pid, and a second name of the same file naming the space. */
+  function writeLock(dir: string, pid: number, space: string): string {
+    const lock = path.join(dir, LOCK_FILE);
+    const owner = path.join(dir, ownerFileName(pid, space));
+    writeFileSync(owner, String(pid));
+    linkSync(owner, lock);
+    return lock;
+  }
+
+  test("the lock holds the pid alone, as earlier builds read it; its owner name, the same file, names the pid space", async () => {
     expect(pidSpace()).toMatch(/^[0-9a-f-]{36}\/\d+$/);
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-space-"));
     const release = await lockStateDir(dir, timing);
-    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(`${process.pid} ${pidSpace()}`);
-    await release();
-  });
-
-  test("a lock of another pid space that its owner keeps touching is refused, whatever its pid is here; refuseIfInUse says the same", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-foreign-live-"));
-    const lock = path.join(dir, LOCK_FILE);
-    // pid 1 of another container, and our own pid: neither means anything here.
-    for (const pid of [1, process.pid]) {
-      writeFileSync(lock, `${pid} ${otherSpace}`);
-      const touching = setInterval(() => utimesSync(lock, new Date(), new Date()), timing.heartbeatMs);
-      try {
-        const expected = `${dir} is in use by another fakex (pid ${pid} in another container, machine or boot, still touching its lock); stop it or use another --state-dir`;
-        await expect(lockStateDir(dir, timing)).rejects.toThrow(expected);
-        await expect(refuseIfInUse(dir, timing)).rejects.toThrow(expected);
-      } finally {
-        clearInterval(touching);
-      }
-      expect(readFileSync(lock, "utf8")).toBe(`${pid} ${otherSpace}`);
-    }
-  });
-
-  test("a lock of another pid space left untouched is taken over: at once when old, after the stale time when just touched", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-foreign-stale-"));
-    const lock = path.join(dir, LOCK_FILE);
-    // A container killed a minute ago, its lock naming pid 1.
-    writeFileSync(lock, `1 ${otherSpace}`);
-    const minuteAgo = new Date(Date.now() - 60_000);
-    utimesSync(lock, minuteAgo, minuteAgo);
-    let release = await lockStateDir(dir, { heartbeatMs: 1000, staleAfterMs: 60_000 - 1000 });
-    expect(readFileSync(lock, "utf8")).toBe(lockText(process.pid, pidSpace()));
-    await release();
-    // One killed just now (a quick container restart): taken over once it stays untouched.
-    writeFileSync(lock, `1 ${otherSpace}`);
-    const taking = lockStateDir(dir, { heartbeatMs: 40, staleAfterMs: 1500 });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(readFileSync(lock, "utf8")).toBe(`1 ${otherSpace}`); // still waiting to tell
-    release = await taking;
-    expect(readFileSync(lock, "utf8")).toBe(lockText(process.pid, pidSpace()));
+    const owner = ownerFileName(process.pid, pidSpace());
+    expect(owner).toBe(`${LOCK_FILE}.${process.pid}.${pidSpace()!.replace("/", ".")}.owner`);
+    expect(readdirSync(dir).sort()).toEqual([LOCK_FILE, owner]);
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
+    expect(statSync(path.join(dir, owner)).ino).toBe(statSync(path.join(dir, LOCK_FILE)).ino);
     await release();
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  test("the owner touches its lock while it holds it, and its release leaves a lock that is no longer its own", async () => {
+  test("a lock of another pid space that its owner keeps touching is refused, whatever its pid is here; refuseIfInUse says the same", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-foreign-live-"));
+    // pid 1 of another container, and our own pid: neither means anything here.
+    for (const pid of [1, process.pid]) {
+      const lock = writeLock(dir, pid, otherSpace);
+      const touching = setInterval(() => utimesSync(lock, new Date(), new Date()), timing.heartbeatMs);
+      const waits: string[] = [];
+      try {
+        const expected = `${dir} is in use by another fakex (pid ${pid} in another container, machine or boot, still touching its lock); stop it or use another --state-dir`;
+        await expect(lockStateDir(dir, { ...timing, onWait: (m) => waits.push(m) })).rejects.toThrow(expected);
+        await expect(refuseIfInUse(dir, timing)).rejects.toThrow(expected);
+      } finally {
+        clearInterval(touching);
+      }
+      expect(waits).toEqual([`${dir}'s lock names pid ${pid} of another container, machine or boot, touched 0 s ago: waiting up to 0 s for it to be touched again`]);
+      expect(readFileSync(lock, "utf8")).toBe(String(pid));
+      rmSync(dir, { recursive: true });
+      mkdirSync(dir);
+    }
+  });
+
+  test("a lock of another pid space left untouched is taken over: at once when old, after watching it when just touched or dated ahead", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-foreign-stale-"));
+    // A container killed a minute ago, its lock naming pid 1.
+    let lock = writeLock(dir, 1, otherSpace);
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(lock, minuteAgo, minuteAgo);
+    let release = await lockStateDir(dir, { heartbeatMs: 1000, staleAfterMs: 59_000 });
+    expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+    // The stale lock's owner name went with it.
+    expect(readdirSync(dir).sort()).toEqual([LOCK_FILE, ownerFileName(process.pid, pidSpace())]);
+    await release();
+    // One killed just now (a quick container restart), and one whose time is ahead of this
+    // clock (another machine's): taken over once they stay untouched while watched.
+    for (const touched of [new Date(), new Date(Date.now() + 600_000)]) {
+      lock = writeLock(dir, 1, otherSpace);
+      utimesSync(lock, touched, touched);
+      const taking = lockStateDir(dir, { heartbeatMs: 40, staleAfterMs: 1500 });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(readFileSync(lock, "utf8")).toBe("1"); // still watching
+      release = await taking;
+      expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+      await release();
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("the owner touches its lock while it holds it, puts it back when it is removed, and says so once when another took it", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-heartbeat-"));
     const lock = path.join(dir, LOCK_FILE);
-    const release = await lockStateDir(dir, timing);
+    const lost: string[] = [];
+    const release = await lockStateDir(dir, { ...timing, onLost: (m) => lost.push(m) });
     const old = new Date(Date.now() - 60_000);
     utimesSync(lock, old, old);
     await waitFor(() => statSync(lock).mtimeMs > old.getTime() + 1000);
-    // Someone removed it and another server took the directory: not ours to remove.
+    // Removed by hand (or by an earlier build that took it for stale): put back.
     rmSync(lock);
-    writeFileSync(lock, `4242 ${otherSpace}`);
+    await waitFor(() => existsSync(lock));
+    expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+    // Taken by another server (in one step, as a rename over it): not ours to remove, and said once.
+    const theirs = path.join(dir, ownerFileName(4242, otherSpace));
+    writeFileSync(theirs, "4242");
+    linkSync(theirs, `${lock}.new`);
+    renameSync(`${lock}.new`, lock);
+    await waitFor(() => lost.length > 0);
+    await new Promise((r) => setTimeout(r, 3 * timing.heartbeatMs));
+    expect(lost).toEqual([`${dir}'s lock was taken by another process (pid 4242) while this fakex ran: two servers may now write to it; stop one`]);
     await release();
-    expect(readFileSync(lock, "utf8")).toBe(`4242 ${otherSpace}`);
+    expect(readFileSync(lock, "utf8")).toBe("4242");
   });
 });
 
@@ -399,7 +431,7 @@ describe("one server per directory, under a race", () => {
     writeFileSync(path.join(dir, LOCK_FILE), String(gone.pid));
     writeFileSync(path.join(dir, `${LOCK_FILE}.takeover`), String(gone.pid));
     const release = await lockStateDir(dir);
-    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(lockText(process.pid, pidSpace()));
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
     expect(existsSync(path.join(dir, `${LOCK_FILE}.takeover`))).toBe(false);
     await release();
   });
