@@ -309,7 +309,7 @@ describe("one server per directory, across pid spaces (containers sharing a volu
       } finally {
         clearInterval(touching);
       }
-      expect(waits).toEqual([`${dir}'s lock names pid ${pid} of another container, machine or boot, touched 0 s ago: waiting up to 0 s for it to be touched again`]);
+      expect(waits).toEqual([`${dir}'s lock names pid ${pid} of another container, machine or boot, touched 0 s ago: waiting up to 1 s for it to be touched again`]);
       expect(readFileSync(lock, "utf8")).toBe(String(pid));
       rmSync(dir, { recursive: true });
       mkdirSync(dir);
