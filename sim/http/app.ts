@@ -9,7 +9,8 @@
 // `.all(methodNotAllowed(...))`. Routes with a non-plain error body are listed in
 // ROUTE_ENVELOPES (errors.ts).
 
-import express, { type Application, Router } from "express";
+import express, { type Application } from "express";
+import { apiRouter } from "./api-router.ts";
 import type { HttpContext } from "./context.ts";
 import { corsMiddleware } from "./cors.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
@@ -59,7 +60,7 @@ export function createApp(ctx: HttpContext, into?: Application): Application {
   // One flat router: every route factory adds its routes to v1 itself, in mount order,
   // instead of each mounting a router of its own (a request walked through each of
   // those in turn, which cost more than matching the routes).
-  const v1 = Router({ caseSensitive: true, strict: true });
+  const v1 = apiRouter();
   // CORS first, so every /api/v1 answer (errors and 404s included) carries it.
   if (ctx.cors !== null) v1.use(corsMiddleware(ctx.cors ?? { kind: "any" }));
   systemRouter(ctx, v1);
@@ -97,7 +98,7 @@ export function createApp(ctx: HttpContext, into?: Application): Application {
   }
   // Into another app: behind a router of their own, so the 404 and error handler answer
   // what reaches them from /api/v1 and never an error raised by that app's middleware.
-  const target = into ? Router({ caseSensitive: true, strict: true }) : app;
+  const target = into ? apiRouter() : app;
   target.use(API_PREFIX, v1);
   target.use(notFoundHandler);
   target.use(errorHandler(ctx.logger));

@@ -36,7 +36,8 @@
 //   503 while the EIP-712 domain is not configured yet (signingDomain).
 // All error bodies are plain {"detail": "..."}.
 
-import { Router, type Request, type Response } from "express";
+import { type Router, type Request, type Response } from "express";
+import { apiRouter } from "../api-router.ts";
 import { z } from "zod";
 import { MAX_LABEL_LENGTH, type ManageAuth } from "../../core/api-keys.ts";
 import { MANAGE_API_KEY_TYPE } from "../../core/typed-data.ts";
@@ -98,7 +99,7 @@ function input<S extends z.ZodType>(schema: S, req: Request, source: RequestSour
   return parseInput(schema, req[source], source);
 }
 
-export function apiKeysRouter(ctx: HttpContext, keys: ApiKeyManager, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function apiKeysRouter(ctx: HttpContext, keys: ApiKeyManager, router: Router = apiRouter()): Router {
   const body = jsonBody(ctx.bodyLimit);
 
   const create = async (req: Request, res: Response) => {

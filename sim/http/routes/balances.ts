@@ -7,7 +7,8 @@
 //
 // Statuses: 401 key, 429 rate, 422 query shape, 403 owner.
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import { z } from "zod";
 import { balanceRows } from "../../core/balance-rows.ts";
 import type { Account } from "../../core/ledger.ts";
@@ -32,7 +33,7 @@ const BalancesQuery = z.object({
  */
 export type BalancesSource = Pick<FundsServices, "sync" | "ledger"> & { reader: Pick<FundsServices["reader"], "walletBalance"> };
 
-export function balancesRouter(ctx: HttpContext, registry: Registry, funds: BalancesSource, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function balancesRouter(ctx: HttpContext, registry: Registry, funds: BalancesSource, router: Router = apiRouter()): Router {
   router
     .route("/balances")
     .get(requireApiKey(ctx), rateLimit(ctx, "read"), async (req, res) => {

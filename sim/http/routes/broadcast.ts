@@ -11,7 +11,8 @@
 // delegate not allowlisted / wrong chain id / unsigned or undecodable / refused by
 // the node (nonce, funds); 503 node unreachable.
 
-import { Router, type RequestHandler } from "express";
+import { type Router, type RequestHandler } from "express";
+import { apiRouter } from "../api-router.ts";
 import type { Abi } from "viem";
 import { checkBroadcast, type AcceptedBroadcast, type BroadcastEndpoint } from "../../core/broadcast-policy.ts";
 import { Exchange } from "../../chain/artifacts.ts";
@@ -60,7 +61,7 @@ export function relayHandler(ctx: HttpContext, registry: Registry, funds: FundsS
   };
 }
 
-export function broadcastRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function broadcastRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = apiRouter()): Router {
   const body = jsonBody(ctx.bodyLimit);
   const guard = [requireApiKey(ctx), rateLimit(ctx, "transfer")];
   router.route("/tx/send").post(body, ...guard, relayHandler(ctx, registry, funds, "tx")).all(methodNotAllowed("POST"));

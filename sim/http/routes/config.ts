@@ -2,11 +2,12 @@
 // Always mounted: during partial start-up the unknown values are null (spec Config
 // rules), so the inputs are read per request rather than fixed at app creation.
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import { configView, type ConfigInputs } from "../../core/config-view.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function configRouter(inputs: () => ConfigInputs, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function configRouter(inputs: () => ConfigInputs, router: Router = apiRouter()): Router {
   router
     .route("/config")
     .get((_req, res) => {

@@ -10,7 +10,8 @@
 // Statuses in order: 401 → 429 read group → 422 query → 403 / 404 → 200.
 // Items carry exactly the spec's Fill fields.
 
-import { Router, type Request, type Response } from "express";
+import { type Router, type Request, type Response } from "express";
+import { apiRouter } from "../api-router.ts";
 import { z } from "zod";
 import type { Engine, FillWire } from "../../core/engine.ts";
 import { ownerOf, rateLimit, requireApiKey, requireOwner } from "../auth.ts";
@@ -55,7 +56,7 @@ function fillOnly(f: FillWire): FillWire {
   };
 }
 
-export function fillsRouter(ctx: HttpContext, engine: FillsEngine, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function fillsRouter(ctx: HttpContext, engine: FillsEngine, router: Router = apiRouter()): Router {
 
   router
     .route("/fills")

@@ -4,7 +4,8 @@
 // instead of taking a bare "Not Found" for a missing route. GET /balances is not here:
 // it is served from whatever source the app has (routes/balances.ts).
 
-import { Router, type RequestHandler } from "express";
+import { type Router, type RequestHandler } from "express";
+import { apiRouter } from "../api-router.ts";
 import { ExchangeError } from "../../core/errors.ts";
 import { methodNotAllowed } from "../errors.ts";
 
@@ -21,7 +22,7 @@ export const FUNDS_ROUTES_NEEDING_A_NODE = [
   ["POST", "/withdraw/send"],
 ] as const;
 
-export function unservedFundsRouter(reason: string, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function unservedFundsRouter(reason: string, router: Router = apiRouter()): Router {
   for (const [method, path] of FUNDS_ROUTES_NEEDING_A_NODE) {
     const unserved: RequestHandler = () => {
       throw new ExchangeError("NOT_FOUND", 404, `${method} /api/v1${path} is not served here: ${reason}`);

@@ -15,7 +15,8 @@
 // not vault/router, zero deposit, incomplete permit fields, or the transaction would
 // revert (its reason in detail, e.g. an allowance too low for depositFund); 503 node.
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import { z } from "zod";
 import { ExchangeError } from "../../core/errors.ts";
 import type { Registry } from "../../core/registry.ts";
@@ -46,7 +47,7 @@ export function listedToken(registry: Registry, token: Address): Address {
   return token;
 }
 
-export function fundsRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function fundsRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = apiRouter()): Router {
   const body = jsonBody(ctx.bodyLimit);
   const guard = [requireApiKey(ctx), rateLimit(ctx, "transfer")];
 

@@ -1,11 +1,12 @@
 // GET /fx/rate?base=&quote=: consensus FX rate (sim/core/fx.ts validates the codes —
 // 400 when missing or non-alphabetic — and answers 503 without provider data).
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import type { FxRates } from "../../core/fx.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function fxRouter(fx: FxRates, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function fxRouter(fx: FxRates, router: Router = apiRouter()): Router {
   router
     .route("/fx/rate")
     .get((req, res) => {

@@ -39,7 +39,8 @@
 // method) instead of being read as an order id (FastAPI's first-match would say
 // 404 "not found" there; 405 tells the client what is really wrong).
 
-import { Router, type Response } from "express";
+import { type Router, type Response } from "express";
+import { apiRouter } from "../api-router.ts";
 import { z } from "zod";
 import type { Engine, OrderBody } from "../../core/engine.ts";
 import { ExchangeError } from "../../core/errors.ts";
@@ -113,7 +114,7 @@ const CancelBody = z.object({
 
 const CancelAllQuery = z.object({ owner_address: zAddress });
 
-export function ordersRouter(ctx: HttpContext, engine: OrdersEngine, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function ordersRouter(ctx: HttpContext, engine: OrdersEngine, router: Router = apiRouter()): Router {
   const registry: Registry = engine.registry;
 
   router

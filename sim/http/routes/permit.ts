@@ -9,7 +9,8 @@
 //
 // Statuses: 401 key, 429 rate, 422 query shape, 403 owner, 503 node.
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import { z } from "zod";
 import { rateLimit, requireApiKey, requireOwner } from "../auth.ts";
 import type { HttpContext } from "../context.ts";
@@ -25,7 +26,7 @@ const PermitQuery = z.object({
   amount: rawAmount.optional(),
 });
 
-export function permitRouter(ctx: HttpContext, funds: FundsServices, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function permitRouter(ctx: HttpContext, funds: FundsServices, router: Router = apiRouter()): Router {
   router
     .route("/permit/metadata")
     .get(requireApiKey(ctx), rateLimit(ctx, "read"), async (req, res) => {

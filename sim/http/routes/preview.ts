@@ -12,7 +12,8 @@
 // error_code shown is the spec's code wire-codes.ts maps each to. A VL leg's own
 // uuid_int (leg_id >= 1) is accepted (sim/core/uuid-int.ts checkPreviewUuidInt).
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import type { Health } from "../../core/health.ts";
 import { previewOrder } from "../../core/preview.ts";
 import type { Registry } from "../../core/registry.ts";
@@ -20,7 +21,7 @@ import { jsonBody } from "../body.ts";
 import type { HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function previewRouter(ctx: HttpContext, registry: Registry, health: Health, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function previewRouter(ctx: HttpContext, registry: Registry, health: Health, router: Router = apiRouter()): Router {
   router
     .route("/orders/preview")
     .post(jsonBody(ctx.bodyLimit), (req, res) => {

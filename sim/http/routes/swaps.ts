@@ -34,7 +34,8 @@
 //   POST /swap subset of codes (wire-codes.ts: 410 → QUOTE_STALE, a bad signature →
 //   TRANSIENT_SETTLEMENT_FAILURE, permit fields → ALLOWANCE_INSUFFICIENT).
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import { z } from "zod";
 import type { Engine } from "../../core/engine.ts";
 import { QUOTE_BATCH_MAX, QUOTE_BATCH_MIN } from "../../core/quotes.ts";
@@ -98,7 +99,7 @@ function contractForm(sig: unknown): unknown {
   return typeof sig === "string" && /^0x[0-9a-fA-F]{130}$/.test(sig) ? toContractSignature(sig as Hex) : sig;
 }
 
-export function swapsRouter(ctx: HttpContext, engine: SwapsEngine, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function swapsRouter(ctx: HttpContext, engine: SwapsEngine, router: Router = apiRouter()): Router {
 
   router
     .route("/swap/quote")

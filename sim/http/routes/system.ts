@@ -1,10 +1,11 @@
 // GET /system/time: the reference clock for signed expirations (spec rule 7).
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import type { HttpContext } from "../context.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function systemRouter(ctx: HttpContext, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function systemRouter(ctx: HttpContext, router: Router = apiRouter()): Router {
   router
     .route("/system/time")
     .get((_req, res) => {

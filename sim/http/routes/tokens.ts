@@ -1,11 +1,12 @@
 // GET /tokens: every registered token, Token resource shape (sim/core/registry tokenView).
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import type { Registry } from "../../core/registry.ts";
 import { tokenView } from "../../core/registry.ts";
 import { methodNotAllowed } from "../errors.ts";
 
-export function tokensRouter(registry: Registry, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function tokensRouter(registry: Registry, router: Router = apiRouter()): Router {
   router
     .route("/tokens")
     .get((_req, res) => {

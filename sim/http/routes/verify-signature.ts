@@ -16,7 +16,8 @@
 // with 400 (a missing or non-string signature included); malformed JSON is 422.
 // order_type may be sent; when present it must be "limit", as on POST /orders.
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import { z } from "zod";
 import type { Health } from "../../core/health.ts";
 import { validateOrderFields } from "../../core/preview.ts";
@@ -41,7 +42,7 @@ export interface VerifySignatureResponse {
   error: string | null;
 }
 
-export function verifySignatureRouter(ctx: HttpContext, registry: Registry, health: Health, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function verifySignatureRouter(ctx: HttpContext, registry: Registry, health: Health, router: Router = apiRouter()): Router {
   router
     .route("/verify-signature")
     .post(jsonBody(ctx.bodyLimit), async (req, res) => {

@@ -17,7 +17,8 @@
 // is pending any more) and answers "ok" again. Not rate limited (not in the
 // spec's cancel group).
 
-import { Router } from "express";
+import type { Router } from "express";
+import { apiRouter } from "../api-router.ts";
 import { z } from "zod";
 import type { Engine } from "../../core/engine.ts";
 import { ExchangeError } from "../../core/errors.ts";
@@ -45,7 +46,7 @@ const CancelVlBody = z.object({
   signature: zSignature,
 });
 
-export function vlRouter(ctx: HttpContext, engine: VlEngine, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function vlRouter(ctx: HttpContext, engine: VlEngine, router: Router = apiRouter()): Router {
 
   router
     .route("/orders/vl/batch")

@@ -17,7 +17,8 @@
 // executor is not the service's, or its signature does not sign the intent, or the
 // transaction would revert (reason in detail); 503 node / domain not configured.
 
-import { Router, type Response } from "express";
+import { type Router, type Response } from "express";
+import { apiRouter } from "../api-router.ts";
 import { z } from "zod";
 import { ExchangeError } from "../../core/errors.ts";
 import type { Registry } from "../../core/registry.ts";
@@ -56,7 +57,7 @@ async function verifiedIntent(ctx: HttpContext, res: Response, intent: unknown, 
   return m;
 }
 
-export function withdrawRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = Router({ caseSensitive: true, strict: true })): Router {
+export function withdrawRouter(ctx: HttpContext, registry: Registry, funds: FundsServices, router: Router = apiRouter()): Router {
   const body = jsonBody(ctx.bodyLimit);
   const guard = [optionalApiKey(ctx), rateLimit(ctx, "transfer")];
 
