@@ -8,6 +8,7 @@
 // order and fill lists, runs cancel-all (only when the wallet has no other open
 // order), then self-revokes the key; it skips the order when the wallet has no
 // vault funds.
+import { setTimeout } from "node:timers";
 import { parseArgs } from "node:util";
 import { domainSeparator } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";

@@ -6,6 +6,7 @@
 // anything needs the chain (a read, a receipt, mining) or the event loop turns.
 // The engine submits a whole settle() round back to back, so a round costs one
 // request instead of one per batch.
+import { setImmediate, setTimeout } from "node:timers";
 import { performance } from "node:perf_hooks";
 import { decodeAbiParameters, encodeFunctionData, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";

@@ -7,7 +7,7 @@
 // node:http's default agent forgets an origin once its sockets have closed.
 // Only what the JSON-RPC callers use is supported: a method, headers, a string
 // or byte body, an abort signal; the answer is read whole.
-import { request } from "node:http";
+import { Agent, request } from "node:http";
 import { http, type HttpTransport } from "viem";
 import { isBytes } from "../platform/typed-array-realm.ts";
 
@@ -26,10 +26,17 @@ export interface HttpRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * Our own agent, with the options of Node's global one: Node 22.21+/24 route the global
+ * agent through HTTP_PROXY when NODE_USE_ENV_PROXY is set (as CI images do), and fakex's
+ * own node on 127.0.0.1 must not be asked through a proxy.
+ */
+const DIRECT = new Agent({ keepAlive: true, scheduling: "lifo", timeout: 5000 });
+
 /** One request to an http:// URL, its answer read whole. */
 export function httpRequest(url: string, o: HttpRequest = {}): Promise<HttpAnswer> {
   return new Promise<HttpAnswer>((resolve, reject) => {
-    const req = request(url, { method: o.method ?? "GET", headers: o.headers, signal: o.signal }, (res) => {
+    const req = request(url, { method: o.method ?? "GET", headers: o.headers, signal: o.signal, agent: DIRECT }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("error", reject);

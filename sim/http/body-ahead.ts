@@ -6,6 +6,7 @@
 //
 // The bytes are kept as they came (still compressed, if they were): the parsers decode
 // and check them exactly as they would the stream, so every answer stays the same.
+import { setImmediate } from "node:timers";
 import { AsyncResource } from "node:async_hooks";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { Readable } from "node:stream";

@@ -8,6 +8,7 @@
 // lengths) goes to express.json, and the direct read raises the same error types
 // (entity.parse.failed, request.aborted) that errors.ts turns into the same answers.
 
+import { clearTimeout, setTimeout } from "node:timers";
 import { AsyncResource } from "node:async_hooks";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";

@@ -15,6 +15,7 @@
 // seed and request sequence pick the same requests), as are latency
 // distributions (route-faults-latency.ts). A request the fraction spares does
 // not count against `times`.
+import { clearTimeout, setTimeout } from "node:timers";
 import type { RequestHandler, Response } from "express";
 import { ExchangeError } from "../core/errors.ts";
 import { Rng, type RngState } from "../core/rng.ts";

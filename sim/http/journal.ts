@@ -21,6 +21,7 @@ import { loggedBody, unparsedBody } from "./body.ts";
 import { FAULT_ANSWERED, faultAnswerBody, faultAnswerStatus } from "./route-faults-outcome.ts";
 import { SERVICE_UNAVAILABLE_DETAIL } from "./errors.ts";
 import { ADDRESS_RE } from "./fields.ts";
+import { realNowMs } from "../platform/real-time.ts";
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
 /** Bytes of each body kept in an entry. */
@@ -204,7 +205,7 @@ type WithArrival = { [ARRIVED]?: { wall: number; t0: number } };
  */
 export function noteArrival(): RequestHandler {
   return (req, _res, next) => {
-    (req as WithArrival)[ARRIVED] ??= { wall: Date.now(), t0: performance.now() };
+    (req as WithArrival)[ARRIVED] ??= { wall: realNowMs(), t0: performance.now() };
     next();
   };
 }
@@ -254,7 +255,7 @@ export class RequestJournal {
       if (this.size === 0) return next();
       const at = this.source.clock.nowMs();
       const arrived = (req as WithArrival)[ARRIVED];
-      const wall = arrived?.wall ?? Date.now();
+      const wall = arrived?.wall ?? realNowMs();
       const t0 = arrived?.t0 ?? performance.now();
       const fromEvent = this.source.log.length;
       // Read now: when an error or not-found handler of an outer app answers, express has

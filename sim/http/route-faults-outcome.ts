@@ -10,6 +10,7 @@
 //
 // Before commit (no after_commit), truncate cuts the 503 answer in half: there is
 // no committed answer to cut.
+import { clearTimeout, setTimeout } from "node:timers";
 import type { Response } from "express";
 import { SERVICE_UNAVAILABLE_DETAIL } from "./errors.ts";
 import { isBytes } from "../platform/typed-array-realm.ts";

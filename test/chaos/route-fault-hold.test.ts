@@ -11,6 +11,14 @@ function fakeResponse() {
   return res;
 }
 
+// fakex's waits use node:timers so that a suite's fake timers leave them alone; here the
+// hold's own timer is the subject, so node:timers hands the test's (faked) globals over.
+vi.mock("node:timers", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("node:timers")>()),
+  setTimeout: (...args: Parameters<typeof setTimeout>) => globalThis.setTimeout(...args),
+  clearTimeout: (id: Parameters<typeof clearTimeout>[0]) => globalThis.clearTimeout(id),
+}));
+
 afterEach(() => {
   vi.useRealTimers();
 });

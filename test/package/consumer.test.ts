@@ -72,8 +72,13 @@ let cases = 0;
  * of them may answer: no Anvil outlived it.
  */
 async function consumer(args: string[], node = process.execPath, cwd = project): Promise<string> {
+  return inProjectWithEnv(node, args, {}, cwd);
+}
+
+/** consumer() with more environment. */
+async function inProjectWithEnv(node: string, args: string[], env: NodeJS.ProcessEnv, cwd = project): Promise<string> {
   const log = path.join(work, `rpc-${++cases}.log`);
-  const out = await inProject(node, args, 180_000, { FAKEX_RPC_LOG: log }, cwd);
+  const out = await inProject(node, args, 180_000, { ...env, FAKEX_RPC_LOG: log }, cwd);
   const urls = (await readFile(log, "utf8")).split("\n").filter(Boolean);
   expect(urls.length).toBeGreaterThan(0);
   for (const url of urls) expect(await rpcAnswers(url), url).toBe(false);
@@ -211,6 +216,12 @@ describe("the packed tarball, installed into a fresh project", { timeout: 300_00
       const out = await consumer(["--test", "--test-reporter=tap", "node-test.test.mjs"], node);
       expect(out).toMatch(/# pass 1\b/);
       expect(out).toMatch(/# fail 0\b/);
+    });
+
+    test("fakex's JSON-RPC to its own Anvil does not go through HTTP_PROXY when Node's proxy support is on (NODE_USE_ENV_PROXY)", async () => {
+      const node = otherNodes.get(version)!;
+      const out = await inProjectWithEnv(node, ["proxy-env.mjs"], { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "http://127.0.0.1:9", http_proxy: "http://127.0.0.1:9", NO_PROXY: "", no_proxy: "" });
+      expect(out).toContain("funded 5000000");
     });
 
     test("fakex replay of a TypeScript property module that Node's own type stripping refuses (ES syntax in a CommonJS package) says to install tsx, as for an import TypeScript allows and Node does not resolve; a module's own error is said as it is", async () => {
