@@ -342,6 +342,19 @@ describe("one server per directory, across pid spaces (containers sharing a volu
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  test("a takeover left by a process that died doing it is cleared by its age, even when its pid is alive here (pid 1 of a container)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-takeover-"));
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const lock = writeLock(dir, 1, otherSpace);
+    utimesSync(lock, hourAgo, hourAgo);
+    linkSync(path.join(dir, ownerFileName(1, otherSpace)), `${lock}.takeover`);
+    utimesSync(`${lock}.takeover`, hourAgo, hourAgo);
+    const release = await lockStateDir(dir, timing);
+    expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+    await release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   test("the owner touches its lock while it holds it, puts it back when it is removed, and says so once when another took it", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-heartbeat-"));
     const lock = path.join(dir, LOCK_FILE);
