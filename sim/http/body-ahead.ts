@@ -8,11 +8,12 @@
 // and check them exactly as they would the stream, so every answer stays the same.
 import { setImmediate } from "node:timers";
 import { AsyncResource } from "node:async_hooks";
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import type { RequestHandler } from "express";
 import { bodyRefusal, CUT_SHORT, refusalError } from "./body-refusal.ts";
 import { refuseBeforeUpload } from "./expect-continue.ts";
+import { hasRequestBody, identityEncoded } from "./body-headers.ts";
 
 /**
  * A body read ahead: all of it ("whole"), more than the parsers could take ("over": the
@@ -32,17 +33,6 @@ type WithAhead = { [AHEAD]?: BodyAhead };
 /** The body readBodyAhead read for this request, if it did. */
 export function bodyAhead(req: object): BodyAhead | undefined {
   return (req as WithAhead)[AHEAD];
-}
-
-/** Whether the request came with a body (as body parsers tell it: a length above 0, or chunked). */
-export function hasRequestBody(h: IncomingHttpHeaders): boolean {
-  return h["transfer-encoding"] !== undefined || (h["content-length"] !== undefined && h["content-length"] !== "0");
-}
-
-/** A body sent as is (no Content-Encoding, or identity). */
-export function identityEncoded(h: IncomingHttpHeaders): boolean {
-  const e = h["content-encoding"];
-  return e === undefined || e.toLowerCase() === "identity";
 }
 
 /**

@@ -12,7 +12,8 @@ import { clearTimeout, setTimeout } from "node:timers";
 import { AsyncResource } from "node:async_hooks";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import express, { type RequestHandler } from "express";
-import { bodyAhead, hasRequestBody, identityEncoded, parseAhead } from "./body-ahead.ts";
+import { bodyAhead, parseAhead } from "./body-ahead.ts";
+import { declaredLength, hasRequestBody, identityEncoded } from "./body-headers.ts";
 import { bodyRefusal, CUT_SHORT, refusalError } from "./body-refusal.ts";
 import { refuseBeforeUpload } from "./expect-continue.ts";
 
@@ -207,7 +208,6 @@ export function isJsonRequest(req: IncomingMessage): boolean {
 
 /** A plain JSON content type: absent, or application/json (with any parameters: a charset changes nothing). */
 const PLAIN_JSON = /^application\/json\s*(?:;|$)/i;
-const DECIMAL = /^[0-9]{1,15}$/;
 
 /** Uncompressed JSON: what the direct read parses. */
 function plainJson(h: IncomingHttpHeaders): boolean {
@@ -218,10 +218,8 @@ function plainJson(h: IncomingHttpHeaders): boolean {
 /** The body's length when the direct read applies to `req`, else -1. */
 function directLength(req: IncomingMessage, maxBytes: number): number {
   const h = req.headers;
-  if (!plainJson(h) || h["transfer-encoding"] !== undefined) return -1;
-  const cl = h["content-length"];
-  if (cl === undefined || !DECIMAL.test(cl)) return -1;
-  const length = Number(cl);
+  const length = plainJson(h) ? declaredLength(h) : -1;
+  if (length < 0) return -1;
   // Over the limit: express.json's 413 (it drains the body first, so the client is not cut
   // off mid-upload); a stream already read is its business too.
   if (length > maxBytes || req.readableDidRead || !req.readable) return -1;

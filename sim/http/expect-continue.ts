@@ -7,21 +7,17 @@
 // control API's) still gets the body: the 100 goes out when it starts reading.
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { declaredLength, identityEncoded } from "./body-headers.ts";
 
 const WITHHELD = Symbol("fakex.continueWithheld");
 type Withheld = IncomingMessage & { [WITHHELD]?: true };
-
-const DECIMAL = /^[0-9]{1,15}$/;
 
 /**
  * Whether the body's declared length is over `limitBytes`. Only for a body sent as is: a
  * compressed one is limited by its decoded size, which only reading it tells.
  */
 function declaredOver(h: IncomingHttpHeaders, limitBytes: number): boolean {
-  const cl = h["content-length"];
-  const encoding = h["content-encoding"];
-  if (h["transfer-encoding"] !== undefined || cl === undefined || !DECIMAL.test(cl)) return false;
-  return (encoding === undefined || encoding.toLowerCase() === "identity") && Number(cl) > limitBytes;
+  return identityEncoded(h) && declaredLength(h) > limitBytes;
 }
 
 /** The server's `checkContinue` listener: 100 now, or (over `limitBytes`) when a reader starts on the body; then `handle`. */
