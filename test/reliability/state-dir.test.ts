@@ -355,6 +355,22 @@ describe("one server per directory, across pid spaces (containers sharing a volu
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  test("owner names no lock links, left by starts killed before linking theirs, are removed once old; a fresh one (a start about to link it) stays", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-orphans-"));
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const orphans = [ownerFileName(4242, otherSpace), ownerFileName(process.pid + 1, pidSpace())];
+    for (const name of orphans) {
+      writeFileSync(path.join(dir, name), "4242");
+      utimesSync(path.join(dir, name), hourAgo, hourAgo);
+    }
+    const starting = ownerFileName(4343, otherSpace);
+    writeFileSync(path.join(dir, starting), "4343");
+    const release = await lockStateDir(dir, timing);
+    expect(readdirSync(dir).sort()).toEqual([LOCK_FILE, ownerFileName(process.pid, pidSpace()), starting].sort());
+    await release();
+    expect(readdirSync(dir)).toEqual([starting]);
+  });
+
   test("the owner touches its lock while it holds it, puts it back when it is removed, and says so once when another took it", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-heartbeat-"));
     const lock = path.join(dir, LOCK_FILE);
