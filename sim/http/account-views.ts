@@ -13,13 +13,13 @@
 // changes nothing), so a deposit mined since has left the wallet column and joins the vault
 // columns at the next sync (an API read of balances, a settlement); the page lists such
 // moves (unsynced_vault_moves) so its totals can be read.
-import { Router, type Request } from "express";
+import type { Request, Router } from "express";
 import { balanceRows } from "../core/balance-rows.ts";
 import { isoOf } from "../core/clock.ts";
 import type { Engine } from "../core/engine.ts";
 import type { Registry, TokenInfo } from "../core/registry.ts";
 import type { Address } from "../core/typed-data.ts";
-import { ControlInputError } from "./control.ts";
+import { controlPrefixRouter, ControlInputError } from "./control.ts";
 import { checkViewQuery, onlyGet, orderListRow, queryWholeNumber, viewErrors } from "./run-views.ts";
 import type { FundsServices } from "./funds-services.ts";
 
@@ -56,10 +56,9 @@ function accountsPage(req: Request): { limit: number; offset: number } {
   return { limit, offset };
 }
 
-export function accountViewsRouter(p: AccountViewParts): Router {
+export function accountViewsRouter(p: AccountViewParts, r: Router = controlPrefixRouter()): Router {
   const { engine, registry, funds, roles } = p;
   const roleOf = new Map(roles.map((r) => [r.address, r.role]));
-  const r = Router({ caseSensitive: true });
 
   /** The vault columns of one wallet, token by token (registry order), as raw decimal strings. */
   const vaultRows = (owner: string, tokens: readonly TokenInfo[]) =>

@@ -7,10 +7,11 @@
 //                       so /__fakex/ui/orders/{id} is a link a failing test can print
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Router, type ErrorRequestHandler, type Response } from "express";
+import type { ErrorRequestHandler, Response, Router } from "express";
 import { nodeRequire } from "../platform/module-format.ts";
 import { PACKAGE_ROOT } from "../platform/package-paths.ts";
 import { onlyGet } from "./run-views.ts";
+import { controlPrefixRouter } from "./control.ts";
 
 /** The ui/ folder at the package root (the repository, or the installed package). */
 export const UI_DIR = join(PACKAGE_ROOT, "ui");
@@ -68,8 +69,7 @@ function sendViewerFile(res: Response, path: string): void {
 }
 
 /** `uiDir`: the viewer's folder (the package's ui/ unless a test points elsewhere). */
-export function viewerRouter(uiDir: string = UI_DIR): Router {
-  const r = Router({ caseSensitive: true });
+export function viewerRouter(uiDir: string = UI_DIR, r: Router = controlPrefixRouter()): Router {
   const assets = new Set(readdirSync(join(uiDir, "assets")));
   r.get("/ui/assets/:file", (req, res, next) => {
     const file = String(req.params["file"]);

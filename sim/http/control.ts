@@ -36,6 +36,16 @@ import { isNodeUnreachable } from "../chain/node-unreachable.ts";
 
 export const CONTROL_PREFIX = "/__fakex";
 
+/**
+ * The one router every /__fakex route goes into (journal, views, viewer, control API, in that
+ * order). A router that matches nothing hands the request on through the global
+ * `setImmediate`, which a test's fake timers hold: one router that serves every control path
+ * (its last route a 404) never does, so the control API answers under `vi.useFakeTimers()`.
+ */
+export function controlPrefixRouter(): Router {
+  return Router({ caseSensitive: true });
+}
+
 /** Longest interval mining fakex takes (POST /block-mode, --block-time, the options). */
 export const MAX_BLOCK_SECONDS = 3600;
 
@@ -233,9 +243,8 @@ export function notAllowed(...methods: string[]): RequestHandler {
 /** The largest control request body (a scenario or a state file can be large). */
 export const CONTROL_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
-/** The /__fakex router (mount with `app.use(CONTROL_PREFIX, controlRouter(handle))`). */
-export function controlRouter(c: ControlHandle): Router {
-  const r = Router({ caseSensitive: true });
+/** The control API's routes, last in the /__fakex router (they end it with a 404 for any other path). */
+export function controlRouter(c: ControlHandle, r: Router = controlPrefixRouter()): Router {
   // parseAhead: with --state-dir the body was read before the log's lock (body-ahead.ts).
   // Any Content-Type is read as JSON (`curl -d` sends a form type, some clients text/plain):
   // left unparsed, a body would be ignored and the route would run on its defaults.

@@ -10,9 +10,9 @@
 // requests received before it: pages that stay put while requests keep arriving).
 // `bodies=0` leaves out each entry's request_body and response_body (up to 4 KiB each by
 // default): what a list that shows neither, such as the viewer's once-a-second poll, needs.
-import { Router } from "express";
+import type { Router } from "express";
 import { z } from "zod";
-import { ControlInputError, checkQueryKeysOnce, isControlInputError, notAllowed } from "./control.ts";
+import { controlPrefixRouter, ControlInputError, checkQueryKeysOnce, isControlInputError, notAllowed } from "./control.ts";
 import { instantMs } from "./time-bounds.ts";
 import type { JournalFilter, RequestJournal } from "./journal.ts";
 import { ADDRESS_RE } from "./fields.ts";
@@ -62,8 +62,8 @@ function sinceMs(s: string): number {
   return ms;
 }
 
-export function journalRouter(journal: RequestJournal): Router {
-  const r = Router({ caseSensitive: true });
+/** `r`: the /__fakex router to add the routes to (see controlPrefixRouter). */
+export function journalRouter(journal: RequestJournal, r: Router = controlPrefixRouter()): Router {
   r.route("/requests")
     .get((req, res) => {
       const fillsLimit = (req.query as Record<string, unknown>)["fills_limit"];

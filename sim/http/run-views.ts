@@ -9,14 +9,14 @@
 //   GET /batches?limit&offset&upto settlement batches, newest first, with revert reasons
 //   GET /markets                   every market with its depth ladder and recent trades
 import { EVENT_TYPES } from "../core/event-types.ts";
-import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from "express";
+import type { ErrorRequestHandler, Request, RequestHandler, Router } from "express";
 import { formatUnits } from "../core/amounts.ts";
 import type { Engine } from "../core/engine.ts";
 import type { OrderWire } from "../core/views.ts";
 import type { OrderRecord, OrderStatus } from "../core/orders.ts";
 import type { FillRecord } from "../core/fills.ts";
 import type { Registry } from "../core/registry.ts";
-import { ControlInputError, blockModeWire, isControlInputError, checkQueryKeysOnce, notAllowed, type ControlBlockMode, type ControlHandle } from "./control.ts";
+import { controlPrefixRouter, ControlInputError, blockModeWire, isControlInputError, checkQueryKeysOnce, notAllowed, type ControlBlockMode, type ControlHandle } from "./control.ts";
 import { batchLink, type RequestJournal } from "./journal.ts";
 
 export interface RunViewParts {
@@ -180,11 +180,10 @@ function runBlockMode(m: ControlBlockMode): { mode: string; seconds?: number; ki
 /** Run views made in this process (one per exchange, a pool's instances included): part of log_epoch. */
 let viewsMade = 0;
 
-export function runViewsRouter(p: RunViewParts): Router {
+export function runViewsRouter(p: RunViewParts, r: Router = controlPrefixRouter()): Router {
   const { engine, registry, control, journal } = p;
   const orderIds = new OrderIdIndex(engine);
   const instance = `${process.pid}.${++viewsMade}`;
-  const r = Router({ caseSensitive: true });
 
   r.route("/run").all(onlyGet).get((_req, res) => {
     res.json({
