@@ -25,7 +25,18 @@ export function controlCallers(loopback: boolean): RequestHandler {
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !sameOrigin(origin, host)) {
-      res.status(403).json({ detail: `a request from the web page at ${origin} is refused: the control API (/__fakex) is for test code, not web pages (its own run viewer is served from it)` });
+      // The refusal is readable by the page, so a browser-mode test's author reads why rather
+      // than a bare "Failed to fetch"; for that its preflight is let through: the request
+      // itself then comes, and gets this 403 like any other.
+      res.setHeader("Access-Control-Allow-Origin", "*");
+      if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
+        res.setHeader("Access-Control-Allow-Methods", "GET, POST, DELETE");
+        const asked = req.headers["access-control-request-headers"];
+        if (asked !== undefined) res.setHeader("Access-Control-Allow-Headers", asked);
+        res.status(204).end();
+        return;
+      }
+      res.status(403).json({ detail: `a request from the web page at ${origin} is refused: the control API (/__fakex) is for test code, not web pages (its own run viewer is served from it); a browser-mode test calls it from Node, through a vitest browser command` });
       return;
     }
     next();
