@@ -7,6 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { realNowMs } from "../platform/real-time.ts";
 
 /** What a connection still owes its client, and what it does once that is written. */
 interface Owed {
@@ -85,7 +86,9 @@ function writeRefusal(socket: Duplex, code: string | undefined): void {
   const [status, reason] = refusalOf(code);
   const body = JSON.stringify({ detail: reason });
   // Then closed from this side too, as Node's default does (a half-open client would keep it).
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+  // Date as Node's own answers carry it (RFC 9110 §6.6.1: an origin server with a clock sends it).
+  const date = new Date(realNowMs()).toUTCString();
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nDate: ${date}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
 }
 
 /** Close once what was written has gone out (Node may have begun closing it already). */
