@@ -3,6 +3,22 @@
 // one request carrying many presigned transactions and a per-element answer.
 import { httpPostJson } from "./http-fetch.ts";
 
+/**
+ * How long a call waits for the node's answer before the node counts as not answering: a
+ * stopped or hung node (a SIGSTOP, a debugger) must not hold a request, a settlement or a
+ * test's restore for good. Mining many blocks is let wait longer (Anvil.mine).
+ */
+export const RPC_DEADLINE_MS = 30_000;
+
+/** The node did not answer within the deadline (isNodeUnreachable counts it: a 503 to the client). */
+export class NodeNotAnsweringError extends Error {
+  readonly code = "FAKEX_NODE_NOT_ANSWERING";
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "NodeNotAnsweringError";
+  }
+}
+
 export interface RpcCall {
   method: string;
   params: readonly unknown[];
@@ -34,20 +50,25 @@ export class JsonRpcClient {
 
   constructor(readonly url: string) {}
 
-  /** One call; throws RpcError when the node answers with an error. */
-  async call<T = unknown>(method: string, params: readonly unknown[] = []): Promise<T> {
-    const [out] = await this.batch([{ method, params }]);
+  /** One call; throws RpcError when the node answers with an error. `deadlineMs`: Infinity to wait without a bound. */
+  async call<T = unknown>(method: string, params: readonly unknown[] = [], deadlineMs = RPC_DEADLINE_MS): Promise<T> {
+    const [out] = await this.batch([{ method, params }], deadlineMs);
     if (!out!.ok) throw out!.error;
     return out!.result as T;
   }
 
   /** Many calls in ONE HTTP request; answers in call order, errors per element. */
-  async batch(calls: readonly RpcCall[]): Promise<RpcOutcome[]> {
+  async batch(calls: readonly RpcCall[], deadlineMs = RPC_DEADLINE_MS): Promise<RpcOutcome[]> {
     if (calls.length === 0) return [];
     const firstId = this.nextId;
     this.nextId += calls.length;
     const body = calls.map((c, i) => ({ jsonrpc: "2.0", id: firstId + i, method: c.method, params: c.params }));
-    const res = await httpPostJson(this.url, JSON.stringify(calls.length === 1 ? body[0] : body));
+    const signal = Number.isFinite(deadlineMs) ? AbortSignal.timeout(deadlineMs) : undefined;
+    const res = await httpPostJson(this.url, JSON.stringify(calls.length === 1 ? body[0] : body), signal).catch((e: unknown) => {
+      if (!signal?.aborted) throw e;
+      const what = calls.length === 1 ? calls[0]!.method : `a batch of ${calls.length} calls (${calls[0]!.method}, ...)`;
+      throw new NodeNotAnsweringError(`the chain node at ${this.url} did not answer ${what} within ${+(deadlineMs / 1000).toFixed(1)} s (stopped, paused or hung)`, { cause: e });
+    });
     if (res.status < 200 || res.status > 299) throw new Error(`JSON-RPC HTTP ${res.status} from ${this.url}`);
     const parsed = JSON.parse(res.text) as RpcResponse | RpcResponse[];
     const list = Array.isArray(parsed) ? parsed : [parsed];

@@ -12,7 +12,7 @@ import { decodeAbiParameters, encodeFunctionData, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { Exchange, Router, TestToken, Vault } from "./artifacts.ts";
 import { encodeMatchBatch, signEip1559 } from "./anvil-tx.ts";
-import { JsonRpcClient, RpcError, toQuantity, type RpcCall, type RpcOutcome } from "./anvil-rpc.ts";
+import { JsonRpcClient, RPC_DEADLINE_MS, RpcError, toQuantity, type RpcCall, type RpcOutcome } from "./anvil-rpc.ts";
 import {
   decodeRevertData,
   parseDepositLog,
@@ -273,7 +273,9 @@ export class AnvilChainPort implements ChainPort {
     // Past the bound one call holds the chain (and every request after it) for minutes.
     if (!Number.isInteger(blocks) || blocks < 1 || blocks > MAX_MINE_BLOCKS) throw new RangeError(`mine needs a whole number of blocks, 1 to ${MAX_MINE_BLOCKS}, got ${blocks}`);
     await this.sync();
-    await this.rpc.call("anvil_mine", [toQuantity(blocks)]);
+    // Many blocks take minutes on a slow machine (100,000 took over ten on two busy cores):
+    // the deadline grows with them.
+    await this.rpc.call("anvil_mine", [toQuantity(blocks)], RPC_DEADLINE_MS + blocks * 20);
     this.epoch++;
   }
 

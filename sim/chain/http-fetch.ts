@@ -50,8 +50,8 @@ export function httpRequest(url: string, o: HttpRequest = {}): Promise<HttpAnswe
 }
 
 /** A JSON POST; the answer's body as text. */
-export async function httpPostJson(url: string, body: string | Uint8Array): Promise<{ status: number; text: string }> {
-  const a = await httpRequest(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+export async function httpPostJson(url: string, body: string | Uint8Array, signal?: AbortSignal): Promise<{ status: number; text: string }> {
+  const a = await httpRequest(url, { method: "POST", headers: { "content-type": "application/json" }, body, ...(signal ? { signal } : {}) });
   return { status: a.status, text: a.body.toString("utf8") };
 }
 

@@ -1,8 +1,9 @@
 // Whether a failure is the chain node (or a server in front of it) not answering: a refused
-// or cut connection (node's, fetch's or viem's error, at any depth of `cause`). Used where a
+// or cut connection, or no answer within the deadline (node's, fetch's or viem's error, at any depth of `cause`). Used where a
 // stopped Anvil must be named as such rather than surface as a bare socket error.
 
-const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTCONN", "UND_ERR_SOCKET"]);
+// FAKEX_NODE_NOT_ANSWERING: a node that took the connection but did not answer within the deadline (anvil-rpc.ts).
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTCONN", "UND_ERR_SOCKET", "FAKEX_NODE_NOT_ANSWERING"]);
 
 export function isNodeUnreachable(e: unknown): boolean {
   for (let x = e, depth = 0; x instanceof Error && depth < 8; x = x.cause, depth++) {
