@@ -3,10 +3,11 @@
 // with the agents' (and the fee recipient's) balances conserved, the same seed and
 // clock steps give the same event-log hash, and snapshot / restore carries the
 // agents' state.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import type { ActivityView } from "../../fixtures/activity.ts";
 import { Vault } from "../../sim/chain/artifacts.ts";
+import { realTime } from "../../sim/platform/real-time.ts";
 import { maxStepMove, walkBand } from "../../sim/core/market-walk.ts";
 import type { Address } from "../../sim/core/typed-data.ts";
 import { fundPair, placeLimit } from "../fixtures/chain-client.ts";
@@ -337,5 +338,27 @@ describe("market activity: bounded work per advance", () => {
     probe.skipTo(now + 365 * 86400);
     expect(probe.nextStep).toBe(now + 365 * 86400 + 10);
     probe.stop();
+  });
+});
+
+describe("market activity on the wall clock: a pause", () => {
+  test("steps missed while the process was paused (a debugger, a machine asleep) run as one step, not a burst; the next is due a step later", async () => {
+    const wall = await createFakeExchange({ seed: 22, clock: "wall", activity: { markets: ["USDT/USDC"], step_sec: 1 } });
+    try {
+      const serverTime = async () => ((await (await fetch(`${wall.baseUrl}/system/time`)).json()) as { timestamp: number }).timestamp;
+      await serverTime();
+      const before = wall.control.activity();
+      // Ten minutes of real time pass at once (fakex's real time mocked, no sleeping): the
+      // next request moves the clock, and the activity catches up on the move.
+      const real = realTime.nowMs();
+      vi.spyOn(realTime, "nowMs").mockReturnValue(real + 600_000);
+      const now = await serverTime();
+      const after = wall.control.activity();
+      expect(after.steps).toBe(before.steps + 1);
+      expect(after.next_step).toBe(now + 1);
+    } finally {
+      vi.restoreAllMocks();
+      await wall.close();
+    }
   });
 });
