@@ -124,7 +124,7 @@ export class Health {
     this.nodeDown = true;
   }
 
-  /** The --state-dir's log could not be written: GET /health answers 503 from now on. */
+  /** The --state-dir's log could not be written, or its lock was taken over: GET /health answers 503 from now on. */
   setStateDirDown(): void {
     this.stateDirDown = true;
   }
