@@ -19,6 +19,8 @@ interface Owed {
   refused: boolean;
   /** Runs when count drops to 0. */
   whenPaid: (() => void) | undefined;
+  /** Real time (ms) the connection's last answer was done, or its idle time last counted again from: its keep-alive timeout's start. */
+  idleFromMs: number;
 }
 
 const OWED = Symbol("fakex.owedAnswers");
@@ -26,7 +28,7 @@ type Tracked = Duplex & { [OWED]?: Owed };
 
 function owedOf(socket: Duplex): Owed {
   const s = socket as Tracked;
-  return (s[OWED] ??= { count: 0, last: undefined, refused: false, whenPaid: undefined });
+  return (s[OWED] ??= { count: 0, last: undefined, refused: false, whenPaid: undefined, idleFromMs: realNowMs() });
 }
 
 /** Count `req`'s answer as owed on its connection until `res` is done (written, or the connection gone). */
@@ -36,11 +38,21 @@ export function oweAnswer(req: IncomingMessage, res: ServerResponse): void {
   owed.last = req;
   res.once("close", () => {
     owed.count--;
+    owed.idleFromMs = realNowMs();
     if (owed.count > 0 || owed.whenPaid === undefined) return;
     const then = owed.whenPaid;
     owed.whenPaid = undefined;
     then();
   });
+}
+
+/** Since when (real ms) the connection has been idle; restartIdle counts it from now. */
+export function idleFromMs(socket: Duplex): number {
+  return owedOf(socket).idleFromMs;
+}
+
+export function restartIdle(socket: Duplex): void {
+  owedOf(socket).idleFromMs = realNowMs();
 }
 
 /** Node's statuses for the parser's error codes. */

@@ -7,10 +7,13 @@
 // objects, the headers and the bytes on the wire are the same.
 
 import { IncomingMessage, ServerResponse, createServer, type Server, type ServerOptions } from "node:http";
+import type { Socket } from "node:net";
+import { setImmediate } from "node:timers";
 import type { Application } from "express";
 import { DEFAULT_BODY_LIMIT_BYTES } from "./body.ts";
 import { answerExpectContinue } from "./expect-continue.ts";
-import { answerUnparsable, oweAnswer } from "./owed-answers.ts";
+import { answerUnparsable, idleFromMs, oweAnswer, restartIdle } from "./owed-answers.ts";
+import { realNowMs } from "../platform/real-time.ts";
 
 /** What express puts on an app: the prototypes it gives requests and responses. */
 interface AppPrototypes {
@@ -33,6 +36,8 @@ export function createAppServer(app: Application, options: ServerOptions = {}, b
   };
   const server = createPrototypedServer(handle, app, { ...options, requireHostHeader: false });
   server.on("clientError", answerUnparsable);
+  // With a listener, Node leaves a keep-alive connection's idle timeout to it (no destroy of its own).
+  server.on("timeout", closeIdleConnection);
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => answerExpectContinue(req, res, bodyLimitBytes, handle));
   // An Expect header other than 100-continue: Node's 417, with a {"detail"} body instead of an
   // empty one. Node asks before the request handler runs, so the Host check comes first here too.
@@ -42,6 +47,31 @@ export function createAppServer(app: Application, options: ServerOptions = {}, b
     else answerBare(res, 417, "Expectation Failed: only Expect: 100-continue is supported", false);
   });
   return server;
+}
+
+/** How late a keep-alive timeout may fire and still count as on time (an event loop this far behind was stopped). */
+const PAUSED_LATE_MS = 1_000;
+
+/**
+ * An idle keep-alive connection's timeout (`this` the server). One that fires long after it
+ * was due means the process was paused (a breakpoint in a test, SIGSTOP): every timer fires
+ * as it resumes, while its clients reuse their pooled connections, and a request sent on one
+ * as Node closed it was cut (ECONNRESET; a fetch does not retry). The idle time then counts
+ * again from now. On time, the connection is closed one turn of the event loop later,
+ * unless a request came in by then.
+ */
+function closeIdleConnection(this: Server, socket: Socket): void {
+  // What Node armed (keepAliveTimeout and a second more, on Node 20).
+  const armedMs = socket.timeout ?? this.keepAliveTimeout;
+  if (realNowMs() - (idleFromMs(socket) + armedMs) > PAUSED_LATE_MS) {
+    restartIdle(socket);
+    socket.setTimeout(armedMs);
+    return;
+  }
+  const read = socket.bytesRead;
+  setImmediate(() => {
+    if (socket.bytesRead === read) socket.destroy();
+  });
 }
 
 /** host [":" port], as RFC 3986 spells a reg-name, an IPv4 or a bracketed IP literal (empty allowed). */

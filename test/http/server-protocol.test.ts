@@ -2,9 +2,10 @@
 // Node's parser refuses bytes that follow a request still being answered, and how
 // `Expect: 100-continue` is answered for a body the server will refuse.
 import type { Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type AddressInfo, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAppServer } from "../../sim/http/server.ts";
+import { realTime } from "../../sim/platform/real-time.ts";
 import { ALICE, alice, exchange, signedOrder } from "./exchange-harness.ts";
 
 const ex = exchange();
@@ -108,5 +109,52 @@ describe("Expect: 100-continue", () => {
   it("a body within the limit: 100 Continue first, then the answer", async () => {
     const wire = await exchangeBytes('POST /api/v1/orders/preview HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
     expect(statusLines(wire)).toEqual(["HTTP/1.1 100 Continue", "HTTP/1.1 400 Bad Request"]);
+  });
+});
+
+describe("an idle keep-alive connection's timeout", () => {
+  /** A server whose idle connections time out after 200 ms, and a raw kept-alive connection to it that has had one answer. */
+  async function keptConnection() {
+    const quick = createAppServer(ex.app);
+    quick.keepAliveTimeout = 200;
+    await new Promise<void>((r) => quick.listen(0, "127.0.0.1", r));
+    const accepted = new Promise<Socket>((r) => quick.once("connection", r));
+    const socket = connect((quick.address() as AddressInfo).port, "127.0.0.1");
+    const serverSide = await accepted;
+    let wire = "";
+    socket.on("data", (c: Buffer) => (wire += c.toString("utf8")));
+    const closed = new Promise<void>((r) => socket.on("close", () => r()));
+    socket.on("error", () => undefined);
+    socket.write("GET /api/v1/system/time HTTP/1.1\r\nHost: x\r\n\r\n");
+    while (statusLines(wire).length < 1) await new Promise((r) => setTimeout(r, 5));
+    return { quick, serverSide, closed, wire: () => wire };
+  }
+
+  it("a connection left idle is closed after the timeout", async () => {
+    const c = await keptConnection();
+    await c.closed;
+    expect(statusLines(c.wire())).toEqual(["HTTP/1.1 200 OK"]);
+    c.quick.close();
+  });
+
+  it("a timeout that fires long after it was due (the process was paused: a breakpoint, SIGSTOP) counts the idle time again instead of closing", async () => {
+    const c = await keptConnection();
+    const serverSide = c.serverSide;
+    const armed = serverSide.timeout;
+    // The process resumes 10 s later: every timer fires at once, this one 9.8 s late.
+    const real = realTime.nowMs();
+    vi.spyOn(realTime, "nowMs").mockReturnValue(real + 10_000);
+    try {
+      c.quick.emit("timeout", serverSide);
+      await new Promise((r) => setImmediate(r));
+      expect(serverSide.destroyed).toBe(false);
+      expect(serverSide.timeout).toBe(armed);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    // Counted again from the resume, it closes once idle that long.
+    await c.closed;
+    expect(statusLines(c.wire())).toEqual(["HTTP/1.1 200 OK"]);
+    c.quick.close();
   });
 });
