@@ -8,16 +8,14 @@
 import { linkSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import express from "express";
 import request from "supertest";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { createFakeExchange } from "../../fixtures/fake-exchange.ts";
 import { encodeLossless } from "../../fixtures/lossless-json.ts";
-import { rpcProxy } from "../../fixtures/rpc-proxy.ts";
 import { LOCK_FILE, ownerFileName, StateDirLockLostError, takeStateDirLock, type LockOptions } from "../../fixtures/state-dir-lock.ts";
 import { STATE_FILE, writeStateFile } from "../../fixtures/state-dir.ts";
 import { WalWriter, listGenerations, readWal, segmentPath, walDir } from "../../fixtures/wal.ts";
-import { WalPersistence } from "../../fixtures/wal-persistence.ts";
+import { toyPersistedApp } from "./toy-persisted-app.ts";
 import { capturedBase } from "./captured-base.ts";
 
 const OTHER_SPACE = "00000000-0000-4000-8000-000000000000/4026531999";
@@ -60,35 +58,7 @@ async function toy(dir: string, timing: LockOptions, duringRequest: () => void =
   const said: string[] = [];
   const lock = await takeStateDirLock(dir, { ...timing, onLost: (m) => said.push(`lost: ${m}`), onLeft: (m) => said.push(`left: ${m}`) });
   onTestFinished(() => lock.release());
-  const list: number[] = [];
-  const failures: unknown[] = [];
-  const p = new WalPersistence({
-    dir,
-    generation: 0,
-    dirLock: lock,
-    onFailed: (e) => failures.push(e),
-    clockMs: () => 1_000 + list.length,
-    stateVersion: () => list.length,
-    capture: async () => ({ ...capturedBase, savedAtMs: list.length, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } }, list: [...list] }) }),
-  });
-  onTestFinished(() => p.close().catch(() => undefined));
-  const app = express();
-  app.use("/api/v1", p.middleware(1024 * 1024));
-  app.post("/api/v1/add", (req, res) => {
-    list.push(Number(req.query["n"]));
-    duringRequest();
-    res.status(201).json({ n: Number(req.query["n"]) });
-  });
-  app.get("/api/v1/list", (_req, res) => void res.json(list));
-  app.use(
-    "/rpc",
-    rpcProxy({
-      upstream: "http://127.0.0.1:9",
-      automine: () => true,
-      mutating: (body, _forward) => p.rpc(body, async () => ({ status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: 1, result: true }) })),
-      refusal: () => p.refusal(),
-    }),
-  );
+  const { p, app, list, failures } = toyPersistedApp({ dir, generation: 0, dirLock: lock }, duringRequest);
   await p.recover([], null as never, async () => undefined);
   return { p, app, list, failures, said, lock };
 }

@@ -8,7 +8,6 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import express from "express";
 import request from "supertest";
 import { describe, expect, onTestFinished, test, vi } from "vitest";
 import { capturedBase } from "./captured-base.ts";
@@ -32,8 +31,8 @@ vi.mock("node:fs/promises", async (importOriginal) => {
 
 const { WalWriter, readWal, segmentPath, walDir } = await import("../../fixtures/wal.ts");
 const { readStateFile, statePath, writeStateFile } = await import("../../fixtures/state-dir.ts");
-const { WalPersistence } = await import("../../fixtures/wal-persistence.ts");
-const { RpcRefusedError, rpcProxy } = await import("../../fixtures/rpc-proxy.ts");
+const { RpcRefusedError } = await import("../../fixtures/rpc-proxy.ts");
+const { toyPersistedApp } = await import("./toy-persisted-app.ts");
 const { encodeLossless } = await import("../../fixtures/lossless-json.ts");
 
 /** Short waits: a test's shortage is over after a count of opens, not after a time. */
@@ -54,38 +53,8 @@ const isDirectory = (dir: string) => (file: string) => file === dir || file === 
 const isCheckpointTemp = (file: string) => file.endsWith(".tmp");
 
 
-/** POST /api/v1/add?n= appends to a list under WalPersistence; GET /api/v1/list reads it. */
 function toy(dir: string) {
-  const list: number[] = [];
-  const failures: unknown[] = [];
-  const p = new WalPersistence({
-    dir,
-    generation: 0,
-    descriptorWaitsMs: WAITS_MS,
-    onFailed: (e) => failures.push(e),
-    clockMs: () => 1_000 + list.length,
-    stateVersion: () => list.length,
-    capture: async () => ({ ...capturedBase, savedAtMs: list.length, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } }, list: [...list] }) }),
-  });
-  onTestFinished(() => p.close().catch(() => undefined));
-  const app = express();
-  app.use("/api/v1", p.middleware(1024 * 1024));
-  app.post("/api/v1/add", (req, res) => {
-    list.push(Number(req.query["n"]));
-    res.status(201).json({ n: Number(req.query["n"]) });
-  });
-  app.get("/api/v1/list", (_req, res) => void res.json(list));
-  // rpc_url as the server mounts it; the node is a stand-in that answers every call `true`.
-  app.use(
-    "/rpc",
-    rpcProxy({
-      upstream: "http://127.0.0.1:9",
-      automine: () => true,
-      mutating: (body, _forward) => p.rpc(body, async () => ({ status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: 1, result: true }) })),
-      refusal: () => p.refusal(),
-    }),
-  );
-  return { p, app, list, failures };
+  return toyPersistedApp({ dir, generation: 0, descriptorWaitsMs: WAITS_MS });
 }
 
 /** What a restart finds: the checkpoint's list, then the numbers the log after it adds. */
