@@ -825,19 +825,23 @@ export class AnvilChainPort implements ChainPort {
         try {
           outcomes = await this.rpc.batch(chunk.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] })));
         } catch (e) {
+          // The answer was lost (a cut connection, a node that stopped answering), not
+          // necessarily the sends: those the node has are sent (refused, a settlement the
+          // chain then carries out would count as failed); only the others are refused.
           const cause = (e as { cause?: { message?: string } }).cause?.message;
-          for (const t of chunk) this.refused(t, `BROADCAST_FAILED: ${(e as Error).message}${cause ? ` (${cause})` : ""}`);
+          const had = await this.rpc.batch(chunk.map((t) => ({ method: "eth_getTransactionByHash", params: [t.hash] }))).catch(() => null);
+          chunk.forEach((t, i) => {
+            const seen = had?.[i];
+            if (seen?.ok && seen.result !== null) this.sent(t);
+            else this.refused(t, `BROADCAST_FAILED: ${(e as Error).message}${cause ? ` (${cause})` : ""}`);
+          });
           transportFailed = true;
           return;
         }
         outcomes.forEach((out, i) => {
           const t = chunk[i]!;
           if (out.ok) {
-            if (t.nonce > this.lastSentNonce) {
-              this.lastSentNonce = t.nonce;
-              this.lastSentHash = t.hash;
-            }
-            if (t.settlement) this.outstanding.set(t.hash, t);
+            this.sent(t);
           } else {
             this.refused(t, `BROADCAST_FAILED: ${out.error.message}`);
             refusedNonces.push(t.nonce);
@@ -852,6 +856,15 @@ export class AnvilChainPort implements ChainPort {
     }
     // A refused nonce would hold every later one in the pool forever: fill the gap.
     for (const nonce of refusedNonces.sort((a, b) => a - b)) await this.fillNonceGap(nonce);
+  }
+
+  /** `t` is in the node's pool (or mined): its nonce is used, and a settlement's receipt is awaited. */
+  private sent(t: SignedTx): void {
+    if (t.nonce > this.lastSentNonce) {
+      this.lastSentNonce = t.nonce;
+      this.lastSentHash = t.hash;
+    }
+    if (t.settlement) this.outstanding.set(t.hash, t);
   }
 
   private refused(t: SignedTx, reason: string): void {

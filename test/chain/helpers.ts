@@ -90,10 +90,10 @@ export interface Env {
   ids: Rng;
 }
 
-/** A fresh engine on the Anvil port; its virtual clock starts at the chain's latest block time. */
-export async function anvilEngine(ctx: ChainCtx, over: Partial<EngineOptions> = {}, blockMode?: BlockMode): Promise<Env> {
+/** A fresh engine on the Anvil port; its virtual clock starts at the chain's latest block time. `rpcUrl`: the port's way to the node (a proxy in front of it, say). */
+export async function anvilEngine(ctx: ChainCtx, over: Partial<EngineOptions> = {}, blockMode?: BlockMode, rpcUrl = ctx.chain.info.rpcUrl): Promise<Env> {
   const port = await createAnvilChainPort({
-    rpcUrl: ctx.chain.info.rpcUrl,
+    rpcUrl,
     chainId: ctx.chain.info.chainId,
     deployment: ctx.chain.info.deployment,
     executorKey: EXECUTOR_KEY,
