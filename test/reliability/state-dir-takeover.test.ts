@@ -188,3 +188,21 @@ describe("a server whose state directory's lock was taken over while it was paus
     expect(said).toEqual([`--state-dir: ${lostMessage(dir, 5)}`, `--state-dir: ${leftMessage(dir)}`]);
   }, 120_000);
 });
+
+describe("a lock removed with this server's owner name", () => {
+  test("is taken as lost, and the reason says it was removed (no pid 0, no pause it did not have)", async () => {
+    const dir = tmp();
+    const said: string[] = [];
+    const lock = await takeStateDirLock(dir, { heartbeatMs: 600_000, onLost: (m) => said.push(m) });
+    onTestFinished(() => lock.release());
+    for (const name of readdirSync(dir)) rmSync(path.join(dir, name));
+    const refused = await lock.confirmHeld().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const message = `${dir}'s lock and this server's owner name were removed (by hand, or by another fakex taking the lock over); this server takes no more changes: stop it`;
+    expect(refused).toBeInstanceOf(StateDirLockLostError);
+    expect((refused as Error).message).toBe(message);
+    expect(said).toEqual([message]);
+  });
+});
