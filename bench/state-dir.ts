@@ -118,6 +118,9 @@ async function oneRun(run: number): Promise<RunResult> {
   } finally {
     await plain.close();
     await persisted.parts.anvil.stop().catch(() => undefined);
+    // Its server too (its Anvil is stopped and its lock was the restarted one's): left
+    // listening, it kept the process from exiting once the figures were printed.
+    await persisted.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
 }
