@@ -8,7 +8,6 @@
 
 import { IncomingMessage, ServerResponse, createServer, type Server, type ServerOptions } from "node:http";
 import type { Socket } from "node:net";
-import { setImmediate } from "node:timers";
 import type { Application } from "express";
 import { DEFAULT_BODY_LIMIT_BYTES } from "./body.ts";
 import { answerExpectContinue } from "./expect-continue.ts";
@@ -57,8 +56,7 @@ const PAUSED_LATE_MS = 1_000;
  * was due means the process was paused (a breakpoint in a test, SIGSTOP): every timer fires
  * as it resumes, while its clients reuse their pooled connections, and a request sent on one
  * as Node closed it was cut (ECONNRESET; a fetch does not retry). The idle time then counts
- * again from now. On time, the connection is closed one turn of the event loop later,
- * unless a request came in by then.
+ * again from now. On time, the connection is closed, as Node closes it.
  */
 function closeIdleConnection(this: Server, socket: Socket): void {
   // What Node armed (keepAliveTimeout and a second more, on Node 20).
@@ -68,10 +66,7 @@ function closeIdleConnection(this: Server, socket: Socket): void {
     socket.setTimeout(armedMs);
     return;
   }
-  const read = socket.bytesRead;
-  setImmediate(() => {
-    if (socket.bytesRead === read) socket.destroy();
-  });
+  socket.destroy();
 }
 
 /** host [":" port], as RFC 3986 spells a reg-name, an IPv4 or a bracketed IP literal (empty allowed). */

@@ -2,7 +2,7 @@
 // an engine on the Anvil port per test on a fresh evm_snapshot, real deposits by
 // the trader keys, and order bodies carrying real EIP-712 signatures over the
 // Order that preview builds. Not a test file itself.
-import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { createPublicClient, createWalletClient, encodeDeployData, encodeFunctionData, http, type Chain, type PublicClient, type Transport } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { startChain, type RunningChain } from "../../fixtures/chain.ts";
@@ -209,3 +209,19 @@ export async function ledgerMismatches(env: Env, owners: readonly string[]): Pro
 }
 
 export const EXECUTOR = privateKeyToAccount(EXECUTOR_KEY);
+
+/** Alice (the first trader) rests an ask, Bob (the second) crosses it with a bid: one fill, nothing settled yet. */
+export async function crossingPair(env: Env): Promise<{ makerId: string; takerId: string; alice: string; bob: string }> {
+  const { ctx } = env;
+  const [alice, bob] = ctx.traders;
+  // USDT and USDC both have 6 decimals.
+  await depositOnChain(ctx, alice!, "USDT", 100_000_000n);
+  await depositOnChain(ctx, bob!, "USDC", 200_000_000n);
+  await env.engine.syncDeposits();
+  const ask = await signedBody(env, alice!, { side: "ask", amount: "20", price: "1.1" });
+  const bid = await signedBody(env, bob!, { side: "bid", amount: "20", price: "1.2" });
+  const makerId = env.engine.placeOrder(ask.body).orderId;
+  const placed = env.engine.placeOrder(bid.body);
+  expect(placed.fillIds).toEqual([1]);
+  return { makerId, takerId: placed.orderId, alice: alice!.address, bob: bob!.address };
+}

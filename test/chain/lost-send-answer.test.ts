@@ -4,12 +4,10 @@
 // so the vaults and the ledger disagreed. Those the node has are sent now.
 import { createServer, type Server } from "node:http";
 import { afterEach, expect, it } from "vitest";
-import { anvilEngine, depositOnChain, ledgerMismatches, signedBody, useTestChain, type ChainCtx } from "./helpers.ts";
+import { anvilEngine, crossingPair, ledgerMismatches, useTestChain, type ChainCtx } from "./helpers.ts";
 
 let ctx: ChainCtx;
 useTestChain(3, (c) => (ctx = c));
-
-const UNIT = 1_000_000n;
 
 /** A proxy in front of the node that, once `cutNextSend` is set, forwards the next eth_sendRawTransaction call and cuts the connection instead of answering. */
 async function cuttingProxy(upstream: string): Promise<{ url: string; cutNextSend: () => void; cuts: () => number; server: Server }> {
@@ -46,18 +44,11 @@ it("a settlement whose send answer was lost after the node took it settles, and 
   const p = await cuttingProxy(ctx.chain.info.rpcUrl);
   proxy = p.server;
   const env = await anvilEngine(ctx, {}, undefined, p.url);
-  const [alice, bob] = ctx.traders;
-  await depositOnChain(ctx, alice!, "USDT", 100n * UNIT);
-  await depositOnChain(ctx, bob!, "USDC", 200n * UNIT);
-  await env.engine.syncDeposits();
-  const ask = await signedBody(env, alice!, { side: "ask", amount: "20", price: "1.1" });
-  const bid = await signedBody(env, bob!, { side: "bid", amount: "20", price: "1.2" });
-  env.engine.placeOrder(ask.body);
-  const placed = env.engine.placeOrder(bid.body);
+  const { takerId, alice, bob } = await crossingPair(env);
   p.cutNextSend();
   await env.engine.settle();
   expect(p.cuts()).toBe(1);
-  const fill = env.engine.fillsOfOrder(placed.orderId)[0]!;
+  const fill = env.engine.fillsOfOrder(takerId)[0]!;
   expect(fill.settlement_status).toBe("settled");
-  expect(await ledgerMismatches(env, [alice!.address, bob!.address])).toEqual([]);
+  expect(await ledgerMismatches(env, [alice, bob])).toEqual([]);
 });

@@ -9,7 +9,7 @@ import { Exchange } from "../../sim/chain/artifacts.ts";
 import { AnvilChainPort } from "../../sim/chain/anvil.ts";
 import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
 import { hashTyped } from "../../sim/signing/signatures.ts";
-import { anvilEngine, deployWallet1271, depositOnChain, ledgerMismatches, signedBody, useTestChain, type ChainCtx, type Env } from "./helpers.ts";
+import { anvilEngine, crossingPair, deployWallet1271, depositOnChain, ledgerMismatches, signedBody, useTestChain, type ChainCtx } from "./helpers.ts";
 
 let ctx: ChainCtx;
 
@@ -252,17 +252,3 @@ describe("engine on the Anvil port", () => {
     expect(offline.balances.find((r) => r.token === usdt.address)!.vault_total).toBe((100n * UNIT).toString());
   });
 });
-
-/** Alice rests an ask, Bob crosses it with a bid: one fill, nothing settled yet. */
-async function crossingPair(env: Env): Promise<{ makerId: string; takerId: string; alice: string; bob: string }> {
-  const [alice, bob] = ctx.traders;
-  await depositOnChain(ctx, alice!, "USDT", 100n * UNIT);
-  await depositOnChain(ctx, bob!, "USDC", 200n * UNIT);
-  await env.engine.syncDeposits();
-  const ask = await signedBody(env, alice!, { side: "ask", amount: "20", price: "1.1" });
-  const bid = await signedBody(env, bob!, { side: "bid", amount: "20", price: "1.2" });
-  const makerId = env.engine.placeOrder(ask.body).orderId;
-  const placed = env.engine.placeOrder(bid.body);
-  expect(placed.fillIds).toEqual([1]);
-  return { makerId, takerId: placed.orderId, alice: alice!.address, bob: bob!.address };
-}

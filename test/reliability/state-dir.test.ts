@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { LosslessJsonError, decodeLossless, encodeLossless } from "../../fixtures/lossless-json.ts";
 import { isStateChangingRpc } from "../../fixtures/rpc-proxy.ts";
+import { capturedBase } from "./captured-base.ts";
 import { LOCK_FILE, lockStateDir, ownerFileName, pidSpace, refuseIfInUse } from "../../fixtures/state-dir-lock.ts";
 import {
   STATE_FILE,
@@ -63,21 +64,12 @@ const identity: StateIdentity = { seed: 1, chainId: 31337, users: 3, liquidity: 
 
 function captured(n: number): CapturedState {
   return {
+    ...capturedBase,
     identity,
-    config: { tokens: [], markets: [] } as never,
     deployment: { chainId: 31337, blockNumber: 12n } as never,
-    accounts: [],
-    makers: [],
-    liquidity: null,
-    reoriented: [],
-    domainName: "fakex",
-    clockMode: "virtual",
     httpPort: 1234,
     savedAtMs: n,
-    chain: "0x00",
     layersJson: encodeLossless({ engine: { n: BigInt(n), orders: [], fills: [], log: { datas: [] } }, blockMode: { kind: "automine" } }),
-    scenario: null,
-    pendingTxs: [],
     walGeneration: 1,
   };
 }
