@@ -186,6 +186,11 @@ export interface SwapViewTerms {
   readonly intent: { readonly recipient: string };
 }
 
+/** The lots an Order shows as remaining: its open lots while it rests (or what a cancel left), none once matched. */
+export function shownRemainingLots(o: Readonly<OrderRecord>): bigint {
+  return o.status === "pending" || o.status === "cancelled" ? o.remainingLots : 0n;
+}
+
 export function orderView(
   o: OrderRecord,
   fills: readonly FillRecord[],
@@ -233,7 +238,7 @@ export function orderView(
   }
   const grossGive = o.side === "ask" ? filled.base : filled.quote;
   const grossGet = o.side === "ask" ? filled.quote : filled.base;
-  const remainingLots = o.status === "pending" || o.status === "cancelled" ? o.remainingLots : 0n;
+  const remainingLots = shownRemainingLots(o);
   const priceScale = m.tickPrecision;
   const qtyScale = m.quantityPrecision;
   return {

@@ -1,7 +1,8 @@
 // GET /orders (API key, read group): the owner's orders, filtered over the whole
 // matching set, then sorted, then paged; `total` counts after filtering (spec
-// "GET /orders" table). Pure selection over the engine's wire Orders: no rule of
-// the exchange lives here.
+// "GET /orders" table). Pure selection over the engine's wire Orders, or over its
+// order records for the fields a record holds (views then only for the page): no
+// rule of the exchange lives here.
 //
 // Readings of the spec's one-line parameter descriptions (each tested):
 // - status, type, side: exact values from the spec's lists (anything else 422).
@@ -27,7 +28,8 @@ import { z } from "zod";
 import type { Engine, OrderWire } from "../../core/engine.ts";
 import type { OrderRecord } from "../../core/orders.ts";
 import { ExchangeError } from "../../core/errors.ts";
-import { compareDecimal, decimalOf, type Decimal } from "../../core/amounts.ts";
+import { compareDecimal, decimalOf, pow10, type Decimal } from "../../core/amounts.ts";
+import { shownRemainingLots } from "../../core/views.ts";
 import { requireOwner } from "../auth.ts";
 import { parseInput } from "../validate.ts";
 import { zAddress, zQueryInt } from "../fields.ts";
@@ -189,48 +191,120 @@ function predicates(q: ListQuery): Pred[] {
   return ps;
 }
 
-function comparator(field: (typeof SORTABLE_FIELDS)[number]): (a: OrderWire, b: OrderWire) => number {
-  if (DECIMAL_FIELDS.has(field)) return (a, b) => compareDecimal(decimalOf(String(a[field])), decimalOf(String(b[field])));
-  if (TIME_FIELDS.has(field)) return (a, b) => Date.parse(String(a[field])) - Date.parse(String(b[field]));
-  return (a, b) => {
-    const x = a[field] === null ? null : String(a[field]);
-    const y = b[field] === null ? null : String(b[field]);
-    if (x === y) return 0;
-    if (x === null) return -1;
-    if (y === null) return 1;
-    return x < y ? -1 : 1;
-  };
+type SortField = (typeof SORTABLE_FIELDS)[number];
+
+/** One Order's sort value: a decimal scaled to the list's common scale, an instant (ms), or text (null first). */
+type SortKey = bigint | number | string | null;
+
+function compareKeys(x: SortKey, y: SortKey): number {
+  if (x === y) return 0;
+  if (x === null) return -1;
+  if (y === null) return 1;
+  return x < y ? -1 : 1;
+}
+
+/** Decimals as integers at the largest scale among them: each comparison is then one bigint comparison. */
+function scaledToCommon(ds: readonly Decimal[]): bigint[] {
+  let scale = 0;
+  for (const d of ds) if (d.scale > scale) scale = d.scale;
+  return ds.map((d) => d.units * pow10(scale - d.scale));
+}
+
+/**
+ * The page of `items` sorted by `keys` (one per item, computed once: a comparison only
+ * compares), ties in list order, the whole order reversed with desc; views for the page only.
+ */
+function sortedPage<T>(items: readonly T[], keys: readonly SortKey[], q: ListQuery, view: (item: T) => OrderWire): OrderWire[] {
+  const sign = (q.order ?? "desc") === "desc" ? -1 : 1;
+  const order = items.map((_, i) => i);
+  order.sort((a, b) => sign * (compareKeys(keys[a]!, keys[b]!) || a - b));
+  return order.slice(q.offset, q.offset + q.limit).map((i) => view(items[i]!));
+}
+
+function viewSortKeys(views: readonly OrderWire[], field: SortField): SortKey[] {
+  if (DECIMAL_FIELDS.has(field)) return scaledToCommon(views.map((o) => decimalOf(String(o[field]))));
+  if (TIME_FIELDS.has(field)) return views.map((o) => Date.parse(String(o[field])));
+  return views.map((o) => (o[field] === null ? null : String(o[field])));
 }
 
 /** Filter, sort and page an owner's orders (placement order in). */
 export function selectOrders(all: readonly OrderWire[], q: ListQuery): { trades: OrderWire[]; total: number } {
   const ps = predicates(q);
-  const matching = ps.length === 0 ? all.slice() : all.filter((o) => ps.every((p) => p(o)));
-  const cmp = comparator(q.sort_by ?? "created_at");
-  const sign = (q.order ?? "desc") === "desc" ? -1 : 1;
-  const indexed = matching.map((o, i) => ({ o, i }));
-  indexed.sort((a, b) => sign * (cmp(a.o, b.o) || a.i - b.i));
-  return { trades: indexed.slice(q.offset, q.offset + q.limit).map((x) => x.o), total: matching.length };
+  const matching = ps.length === 0 ? all : all.filter((o) => ps.every((p) => p(o)));
+  const trades = sortedPage(matching, viewSortKeys(matching, q.sort_by ?? "created_at"), q, (o) => o);
+  return { trades, total: matching.length };
 }
 
-/** Query keys a record answers exactly as its wire Order would (status, order_type, side, trade_id, created_at). */
-const RECORD_KEYS = new Set(["owner_address", "status", "type", "side", "trade_ids", "created_after", "created_before", "sort_by", "order", "offset", "limit"]);
+type RecordValue = (o: Readonly<OrderRecord>) => string | null;
+type RecordDecimal = (o: Readonly<OrderRecord>) => Decimal;
 
 /**
- * selectOrders' answer for the queries most clients send (a status or side, ids, creation
- * times, the default sort), from the records, with views built for the page only: a bot
- * polling its open orders pays for its page, not for its whole history. null: the query
- * reads view-only fields, or creation times go back somewhere (then placement order is not
- * created_at order), and the views decide.
+ * The Order fields a record holds, read as its wire Order shows them (views.ts orderView):
+ * text as is, decimals as exact values, instants in ms. The filled amounts are read from
+ * the fills, so only the views answer them.
+ */
+const RECORD_TEXT: Partial<Record<SortField, RecordValue>> = {
+  trade_id: (o) => o.id,
+  owner_address: (o) => o.owner,
+  status: (o) => o.status,
+  order_type: (o) => o.orderType ?? "limit",
+  symbol: (o) => o.market.symbol,
+  base_symbol: (o) => o.market.baseSymbol,
+  quote_symbol: (o) => o.market.quoteSymbol,
+  side: (o) => o.side,
+  base_token: (o) => o.market.base,
+  quote_token: (o) => o.market.quote,
+  from_token: (o) => o.fromToken,
+  to_token: (o) => o.toToken,
+  error: (o) => o.error,
+  error_code: (o) => o.errorCode,
+  vl_batch_id: (o) => o.vlBatchId,
+};
+const RECORD_DECIMAL: Partial<Record<SortField, RecordDecimal>> = {
+  price: (o) => ({ units: o.priceTicks, scale: o.market.tickPrecision }),
+  amount: (o) => ({ units: o.amountLots, scale: o.market.quantityPrecision }),
+  remaining_amount: (o) => ({ units: shownRemainingLots(o), scale: o.market.quantityPrecision }),
+  notional: (o) => ({ units: o.amountLots * o.priceTicks, scale: o.market.quantityPrecision + o.market.tickPrecision }),
+  remaining_notional: (o) => ({ units: shownRemainingLots(o) * o.priceTicks, scale: o.market.quantityPrecision + o.market.tickPrecision }),
+  from_amount: (o) => ({ units: o.fromAmount, scale: 0 }),
+  to_amount: (o) => ({ units: o.toAmount, scale: 0 }),
+  expiration: (o) => ({ units: BigInt(o.expiration), scale: 0 }),
+  uuid_int: (o) => ({ units: o.uuidInt, scale: 0 }),
+};
+
+/** A record's sort keys for `field`; null when only the views hold it. */
+function recordSortKeys(records: readonly Readonly<OrderRecord>[], field: SortField): SortKey[] | null {
+  if (field === "created_at") return records.map((o) => o.createdAt.ms);
+  if (field === "updated_at") return records.map((o) => o.updatedAt.ms);
+  const decimal = RECORD_DECIMAL[field];
+  if (decimal) return scaledToCommon(records.map(decimal));
+  const text = RECORD_TEXT[field];
+  return text ? records.map(text) : null;
+}
+
+/** Range filters the records answer (filled_amount is read from the fills). */
+const RECORD_RANGES = ["price", "amount", "remaining_amount", "notional"] as const satisfies readonly RangeField[];
+
+/** Query keys the records answer exactly as the wire Orders would. */
+const RECORD_QUERY_KEYS = new Set<string>([
+  "owner_address", "status", "type", "side", "trade_ids", "created_after", "created_before", "updated_after", "updated_before", "sort_by", "order", "offset", "limit",
+  ...RECORD_RANGES.flatMap((f) => [`min_${f}`, `max_${f}`]),
+]);
+
+/**
+ * selectOrders' answer from the records, with views built for the page only: a bot polling
+ * its open orders, or its changes since a time, pays for its page, not for its whole
+ * history. null: the query reads a field only the views hold (search, symbol, the filled
+ * amounts, ...), and the views decide.
  */
 export function selectOrderRecords(
   records: readonly Readonly<OrderRecord>[],
   q: ListQuery,
   view: (o: Readonly<OrderRecord>) => OrderWire,
 ): { trades: OrderWire[]; total: number } | null {
-  if (q.sort_by !== undefined && q.sort_by !== "created_at") return null;
-  for (const [k, v] of Object.entries(q)) if (v !== undefined && !RECORD_KEYS.has(k)) return null;
-  for (let i = 1; i < records.length; i++) if (records[i]!.createdAt.ms < records[i - 1]!.createdAt.ms) return null;
+  const field = q.sort_by ?? "created_at";
+  if (RECORD_TEXT[field] === undefined && RECORD_DECIMAL[field] === undefined && !TIME_FIELDS.has(field)) return null;
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && !RECORD_QUERY_KEYS.has(k)) return null;
   const ps: ((o: Readonly<OrderRecord>) => boolean)[] = [];
   if (q.status) ps.push((o) => o.status === q.status);
   if (q.type) ps.push((o) => (o.orderType ?? "limit") === q.type);
@@ -239,17 +313,38 @@ export function selectOrderRecords(
     const ids = tradeIdSet(q.trade_ids);
     ps.push((o) => ids.has(o.id.toLowerCase()));
   }
-  const after = q.created_after as number | undefined;
-  const before = q.created_before as number | undefined;
-  if (after !== undefined) ps.push((o) => o.createdAt.ms >= after);
-  if (before !== undefined) ps.push((o) => o.createdAt.ms <= before);
+  const times: [number | undefined, (o: Readonly<OrderRecord>) => number, 1 | -1][] = [
+    [q.created_after, (o) => o.createdAt.ms, 1],
+    [q.created_before, (o) => o.createdAt.ms, -1],
+    [q.updated_after, (o) => o.updatedAt.ms, 1],
+    [q.updated_before, (o) => o.updatedAt.ms, -1],
+  ];
+  for (const [bound, at, dir] of times) {
+    if (bound !== undefined) ps.push((o) => (dir === 1 ? at(o) >= bound : at(o) <= bound));
+  }
+  for (const f of RECORD_RANGES) {
+    const valueOf = RECORD_DECIMAL[f]!;
+    const lo = q[`min_${f}`];
+    const hi = q[`max_${f}`];
+    if (lo) ps.push((o) => compareDecimal(valueOf(o), lo) >= 0);
+    if (hi) ps.push((o) => compareDecimal(valueOf(o), hi) <= 0);
+  }
   const matching = ps.length === 0 ? records : records.filter((o) => ps.every((p) => p(o)));
-  // Ties in created_at keep placement order, reversed with desc: the exact reverse of placement.
-  const desc = (q.order ?? "desc") === "desc";
   const n = matching.length;
-  const trades: OrderWire[] = [];
-  for (let k = q.offset; k < Math.min(n, q.offset + q.limit); k++) trades.push(view(matching[desc ? n - 1 - k : k]!));
-  return { trades, total: n };
+  if (field === "created_at" && inPlacementTime(matching)) {
+    // Placement order is created_at order: ties keep placement order, reversed with desc, so desc is the exact reverse.
+    const desc = (q.order ?? "desc") === "desc";
+    const trades: OrderWire[] = [];
+    for (let k = q.offset; k < Math.min(n, q.offset + q.limit); k++) trades.push(view(matching[desc ? n - 1 - k : k]!));
+    return { trades, total: n };
+  }
+  return { trades: sortedPage(matching, recordSortKeys(matching, field)!, q, view), total: n };
+}
+
+/** Whether creation times never go back along the list (a clock set back can make them). */
+function inPlacementTime(records: readonly Readonly<OrderRecord>[]): boolean {
+  for (let i = 1; i < records.length; i++) if (records[i]!.createdAt.ms < records[i - 1]!.createdAt.ms) return false;
+  return true;
 }
 
 /** The GET /orders handler (mount after requireApiKey and the read rate limit). */
