@@ -4,6 +4,7 @@
 import { decodeAbiParameters, keccak256, toHex } from "viem";
 import type { Address, Hex } from "../core/typed-data.ts";
 import type { BatchReceipt, DepositEvent, MatchFailure, WithdrawalEvent } from "./port.ts";
+import { decodeBatchSettledMask, decodeMatchFailed } from "./settlement-log-data.ts";
 
 export const TOPIC_BATCH_SETTLED: Hex = keccak256(toHex("BatchSettled(uint256,uint256)"));
 export const TOPIC_MATCH_FAILED: Hex = keccak256(toHex("MatchFailed(bytes32,bytes32,string,uint256)"));
@@ -33,9 +34,6 @@ export interface RawReceipt {
   gasUsed?: string;
 }
 
-const MATCH_FAILED_DATA = [{ type: "bytes32" }, { type: "bytes32" }, { type: "string" }, { type: "uint256" }] as const;
-const BATCH_SETTLED_DATA = [{ type: "uint256" }, { type: "uint256" }] as const;
-
 /** The reason a match batch's receipt carries when it succeeded without the exchange's BatchSettled event. */
 export const NO_BATCH_SETTLED = "NO_BATCH_SETTLED_EVENT";
 
@@ -57,9 +55,9 @@ export function parseSettlementReceipt(raw: RawReceipt, exchange: Address, rever
     const topic = log.topics[0];
     if (topic === TOPIC_BATCH_SETTLED) {
       batchSettled = true;
-      failedMask = decodeAbiParameters(BATCH_SETTLED_DATA, log.data as Hex)[1];
+      failedMask = decodeBatchSettledMask(log.data);
     } else if (topic === TOPIC_MATCH_FAILED) {
-      const [, , reason, index] = decodeAbiParameters(MATCH_FAILED_DATA, log.data as Hex);
+      const { reason, index } = decodeMatchFailed(log.data);
       failures.push({ index: Number(index), reason });
     }
   }

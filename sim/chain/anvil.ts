@@ -116,6 +116,13 @@ export class ChainSnapshotGoneError extends Error {
 /** No block for this long while our transactions wait under automine: they are stranded (see awaitMined). */
 const AUTOMINE_STALL_MS = 2_000;
 const RECEIPT_CACHE_MAX = 100_000;
+/**
+ * Receipts applied between two turns of the event loop: a poll of a big backlog (3,200
+ * batches for 64,000 fills) and an engine applying them took over a second in one piece,
+ * and every other request of the process waited for it. Counted, not timed: ~1,000 fills
+ * of work, a few milliseconds, between turns.
+ */
+const RECEIPTS_PER_TURN = 50;
 const MAX_REQUEST_CHARS = 1_000_000;
 /**
  * A long round goes out in requests of this size while the rest is still being signed.
@@ -186,6 +193,10 @@ export class AnvilChainPort implements ChainPort {
   private outstanding = new Map<string, SignedTx>();
   private receipts = new Map<string, BatchReceipt>();
   private epoch = 0;
+  /** evm_reverts so far: what a poll read before one is of a chain that is gone. */
+  private reverts = 0;
+  /** getReceipt calls so far: every RECEIPTS_PER_TURN-th gives the event loop a turn. */
+  private receiptAnswers = 0;
   private queuedChars = 0;
   /** Highest executor nonce the node accepted, and the executor's mined nonce count last seen. */
   private lastSentNonce = -1;
@@ -439,6 +450,9 @@ export class AnvilChainPort implements ChainPort {
 
   async getReceipt(txHash: Hex): Promise<BatchReceipt | null> {
     const key = txHash.toLowerCase();
+    // The engine asks for a round's receipts one after another and most come from the cache
+    // at once: without a turn now and then its whole round would run as one block.
+    if (++this.receiptAnswers % RECEIPTS_PER_TURN === 0) await nextTurn();
     const known = this.receipts.get(key);
     if (known) return known;
     await this.sync();
@@ -667,6 +681,7 @@ export class AnvilChainPort implements ChainPort {
     this.outstanding.clear();
     this.receipts.clear();
     this.epoch++;
+    this.reverts++;
     this.knownHead = 0n;
     this.lastSentHash = null;
     if (!nonce!.ok) throw nonce!.error;
@@ -941,6 +956,11 @@ export class AnvilChainPort implements ChainPort {
     const txs = [...this.outstanding.values()];
     if (txs.length === 0) return;
     const epoch = this.epoch;
+    const reverts = this.reverts;
+    // The poll gives other work a turn as it goes: afterwards a revert may have made what it
+    // read stale (it stops), or another poll may have settled some of its transactions
+    // (settle applies a receipt only to a transaction still outstanding).
+    const chainGone = () => this.reverts !== reverts;
     // Match batches: their BatchSettled / MatchFailed logs say everything (a few hundred
     // bytes each), so one eth_getLogs replaces the full receipts with their 20
     // MatchSettled logs apiece. Everything else, and any batch without a
@@ -957,6 +977,7 @@ export class AnvilChainPort implements ChainPort {
     }
     for (const t of others) calls.push({ method: "eth_getTransactionReceipt", params: [t.hash] });
     const outs = await this.rpc.batch(calls);
+    if (chainGone()) return;
     const block = outs[0]!.ok ? (outs[0]!.result as { number: string; baseFeePerGas?: string; gasLimit?: string }) : null;
     if (block?.baseFeePerGas) this.baseFee = BigInt(block.baseFeePerGas);
     if (block?.gasLimit) this.blockGasLimit = BigInt(block.gasLimit);
@@ -973,7 +994,11 @@ export class AnvilChainPort implements ChainPort {
           list.push(log);
         }
       }
-      for (const t of batches) {
+      for (const [i, t] of batches.entries()) {
+        if (i > 0 && i % RECEIPTS_PER_TURN === 0) {
+          await nextTurn();
+          if (chainGone()) return;
+        }
         const logs = byTx.get(t.hash);
         const settledLog = logs?.find((l) => l.topics[0] === TOPIC_BATCH_SETTLED);
         if (logs && settledLog) {
@@ -985,10 +1010,15 @@ export class AnvilChainPort implements ChainPort {
     let extra: { tx: SignedTx; out: (typeof outs)[number] }[] = others.map((tx, i) => ({ tx, out: receiptOuts[i]! }));
     if (needReceipt.length > 0) {
       const more = await this.rpc.batch(needReceipt.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] })));
+      if (chainGone()) return;
       extra = extra.concat(needReceipt.map((tx, i) => ({ tx, out: more[i]! })));
     }
     const unmined: SignedTx[] = [];
-    for (const { tx, out } of extra) {
+    for (const [i, { tx, out }] of extra.entries()) {
+      if (i > 0 && i % RECEIPTS_PER_TURN === 0) {
+        await nextTurn();
+        if (chainGone()) return;
+      }
       if (!out.ok || out.result === null) {
         tx.polledEpoch = epoch;
         if (out.ok && block !== null && BigInt(block.number) > tx.sentAfter) unmined.push(tx);
@@ -996,6 +1026,7 @@ export class AnvilChainPort implements ChainPort {
       }
       const raw = out.result as RawReceipt;
       const reason = raw.status === "0x1" ? null : await this.revertReasonOf(raw);
+      if (chainGone()) return;
       this.settle(tx, parseSettlementReceipt(raw, this.exchange, reason, tx.batch));
     }
     if (unmined.length > 0 && this.epoch === epoch) await this.resendVanished(unmined);
@@ -1020,7 +1051,9 @@ export class AnvilChainPort implements ChainPort {
     if (head > this.knownHead) this.knownHead = head;
   }
 
+  /** Only a transaction still outstanding: a concurrent poll may have settled it, a revert forgotten it. */
   private settle(tx: SignedTx, receipt: BatchReceipt): void {
+    if (this.outstanding.get(tx.hash) !== tx) return;
     this.outstanding.delete(tx.hash);
     this.remember(tx.hash, receipt);
   }
@@ -1142,6 +1175,11 @@ export function blockModeCalls(mode: BlockMode): RpcCall[] {
     : mode.kind === "interval"
       ? [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [mode.seconds] }]
       : [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [0] }];
+}
+
+/** Let the event loop run what waits (other requests, timers, sockets) before going on. */
+function nextTurn(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
 }
 
 function maxBig(a: bigint, b: bigint): bigint {
