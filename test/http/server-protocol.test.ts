@@ -3,6 +3,7 @@
 // `Expect: 100-continue` is answered for a body the server will refuse.
 import type { Server } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
+import express from "express";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAppServer } from "../../sim/http/server.ts";
 import { realTime } from "../../sim/platform/real-time.ts";
@@ -156,5 +157,63 @@ describe("an idle keep-alive connection's timeout", () => {
     await c.closed;
     expect(statusLines(c.wire())).toEqual(["HTTP/1.1 200 OK"]);
     c.quick.close();
+  });
+
+  /** Real time as the server reads it, `ahead` ms past the system clock (a pause the process had). */
+  function shiftedRealTime(): { ahead: number } {
+    const shift = { ahead: 0 };
+    const system = realTime.nowMs.bind(realTime);
+    vi.spyOn(realTime, "nowMs").mockImplementation(() => system() + shift.ahead);
+    return shift;
+  }
+
+  /** The server's next idle timeout, once its own listener has acted on it. */
+  const nextTimeout = (server: Server) => new Promise<void>((r) => server.once("timeout", () => setImmediate(r)));
+
+  it("Node's own timer firing late re-arms it with the idle time counted from then: the next timeout, on time, closes the connection", async () => {
+    const c = await keptConnection();
+    const shift = shiftedRealTime();
+    try {
+      // The process was paused 10 s after the answer: the real timer fires that late.
+      shift.ahead = 10_000;
+      await nextTimeout(c.quick);
+      expect(c.serverSide.destroyed).toBe(false);
+      // Re-armed, and idle counted from the resume (the clock stays ahead): it closes once idle that long.
+      await c.closed;
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(statusLines(c.wire())).toEqual(["HTTP/1.1 200 OK"]);
+    c.quick.close();
+  });
+
+  it("an answer long after its request came counts the idle time from the answer: its first timeout closes the connection", async () => {
+    const shift = shiftedRealTime();
+    const app = express();
+    // The answer is written 10 s after the request came (a slow handler).
+    app.get("/slow", (_req, res) => {
+      shift.ahead += 10_000;
+      res.json({ ok: true });
+    });
+    const quick = createAppServer(app);
+    quick.keepAliveTimeout = 200;
+    try {
+      await new Promise<void>((r) => quick.listen(0, "127.0.0.1", r));
+      const accepted = new Promise<Socket>((r) => quick.once("connection", r));
+      const socket = connect((quick.address() as AddressInfo).port, "127.0.0.1");
+      socket.on("error", () => undefined);
+      let wire = "";
+      socket.on("data", (c: Buffer) => (wire += c.toString("utf8")));
+      const closed = new Promise<void>((r) => socket.on("close", () => r()));
+      const serverSide = await accepted;
+      socket.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+      await nextTimeout(quick);
+      expect(serverSide.destroyed).toBe(true);
+      await closed;
+      expect(statusLines(wire)).toEqual(["HTTP/1.1 200 OK"]);
+    } finally {
+      vi.restoreAllMocks();
+      quick.close();
+    }
   });
 });

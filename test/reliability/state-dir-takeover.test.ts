@@ -5,14 +5,14 @@
 // the reason (503, as when the directory cannot be written), and on close leaves the new
 // owner's lock, checkpoint and log byte for byte. The takeover is simulated: the lock is
 // replaced, in one step, by one naming pid 1 of another pid space, as that server writes it.
-import { linkSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import request from "supertest";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { createFakeExchange } from "../../fixtures/fake-exchange.ts";
 import { encodeLossless } from "../../fixtures/lossless-json.ts";
-import { LOCK_FILE, ownerFileName, StateDirLockLostError, takeStateDirLock, type LockOptions } from "../../fixtures/state-dir-lock.ts";
+import { LOCK_FILE, ownerFileName, StateDirLockLostError, takeStateDirLock, type LockOptions, type StateDirLock } from "../../fixtures/state-dir-lock.ts";
 import { STATE_FILE, writeStateFile } from "../../fixtures/state-dir.ts";
 import { WalWriter, listGenerations, readWal, segmentPath, walDir } from "../../fixtures/wal.ts";
 import { toyPersistedApp } from "./toy-persisted-app.ts";
@@ -29,14 +29,19 @@ function tmp(): string {
  * checkpoint naming the next log generation, that log, and the older logs removed.
  */
 function takeOver(dir: string): void {
-  const owner = path.join(dir, ownerFileName(1, OTHER_SPACE));
-  writeFileSync(owner, "1");
-  linkSync(owner, path.join(dir, `${LOCK_FILE}.new`));
-  renameSync(path.join(dir, `${LOCK_FILE}.new`), path.join(dir, LOCK_FILE));
+  takeLockOver(dir);
   writeFileSync(path.join(dir, STATE_FILE), "the new owner's checkpoint\n");
   const next = Math.max(0, ...readdirSync(walDir(dir)).map((n) => Number(n.slice(0, 10)))) + 1;
   for (const name of readdirSync(walDir(dir))) rmSync(path.join(walDir(dir), name));
   writeFileSync(segmentPath(dir, next), "the new owner's log");
+}
+
+/** The new owner's first step: its lock (pid 1 of another pid space) renamed over ours. */
+function takeLockOver(dir: string): void {
+  const owner = path.join(dir, ownerFileName(1, OTHER_SPACE));
+  writeFileSync(owner, "1");
+  linkSync(owner, path.join(dir, `${LOCK_FILE}.new`));
+  renameSync(path.join(dir, `${LOCK_FILE}.new`), path.join(dir, LOCK_FILE));
 }
 
 /** Every file under `dir` (its log folder too), by name, with its bytes. */
@@ -58,9 +63,9 @@ async function toy(dir: string, timing: LockOptions, duringRequest: () => void =
   const said: string[] = [];
   const lock = await takeStateDirLock(dir, { ...timing, onLost: (m) => said.push(`lost: ${m}`), onLeft: (m) => said.push(`left: ${m}`) });
   onTestFinished(() => lock.release());
-  const { p, app, list, failures } = toyPersistedApp({ dir, generation: 0, dirLock: lock }, duringRequest);
+  const { p, app, list, failures, node } = toyPersistedApp({ dir, generation: 0, dirLock: lock }, duringRequest);
   await p.recover([], null as never, async () => undefined);
-  return { p, app, list, failures, said, lock };
+  return { p, app, list, failures, node, said, lock };
 }
 
 const MINE_RPC = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] });
@@ -96,6 +101,16 @@ describe("a server whose state directory's lock was taken over while it was paus
     await t.lock.release();
     expect(files(dir)).toEqual(theirs);
     expect(t.said).toEqual([`lost: ${detail}`, `left: ${leftMessage(dir)}`]);
+  });
+
+  test("a JSON-RPC change first after the takeover is refused (503, the reason) and never reaches the node", async () => {
+    const dir = tmp();
+    const t = await toy(dir, { heartbeatMs: 600_000 });
+    takeOver(dir);
+    const rpc = await request(t.app).post("/rpc").set("content-type", "application/json").send(MINE_RPC);
+    expect(rpc.status).toBe(503);
+    expect(rpc.body).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: lostMessage(dir, 5) } });
+    expect(t.node.calls).toBe(0);
   });
 
   test("a takeover while a change runs (after it was let in, before its record is written): the change is not acknowledged and its record never reaches the directory", async () => {
@@ -153,6 +168,40 @@ describe("a server whose state directory's lock was taken over while it was paus
     expect(await listGenerations(dir)).toEqual([1]);
   });
 
+  test("a threshold checkpoint whose directory is taken just after its file is renamed: the older logs stay, and the loss is said once (by the lock)", async () => {
+    const dir = tmp();
+    const said: string[] = [];
+    const lock = await takeStateDirLock(dir, { heartbeatMs: 600_000, onLost: (m) => said.push(`lost: ${m}`) });
+    onTestFinished(() => lock.release());
+    const stateFile = path.join(dir, STATE_FILE);
+    const inode = () => (existsSync(stateFile) ? statSync(stateFile).ino : null);
+    let armed = false;
+    // The check just before the checkpoint's rename still finds the lock this server's; the
+    // new owner takes it right after, as the file is renamed in.
+    const takenAtRename: Pick<StateDirLock, "confirmHeld" | "whenLost"> = {
+      confirmHeld: async () => {
+        await lock.confirmHeld();
+        if (armed && existsSync(`${stateFile}.${process.pid}.tmp`)) {
+          armed = false;
+          takeLockOver(dir);
+        }
+      },
+      whenLost: (listener) => lock.whenLost(listener),
+    };
+    // Every record is over the size threshold: the change itself starts the checkpoint.
+    const { p, app } = toyPersistedApp({ dir, generation: 0, dirLock: takenAtRename, thresholds: { bytes: 1 }, onError: (what) => said.push(`error: ${what}`) });
+    await p.recover([], null as never, async () => undefined);
+    const logsBefore = await listGenerations(dir);
+    const checkpointBefore = inode();
+    armed = true;
+    expect((await request(app).post("/api/v1/add?n=1").send({})).status).toBe(201);
+    await p.idle();
+    expect([armed, inode() === checkpointBefore, readFileSync(path.join(dir, LOCK_FILE), "utf8")]).toEqual([false, false, "1"]);
+    // The logs the new owner's replay may still need are not removed under it.
+    expect(await listGenerations(dir)).toEqual([...logsBefore, logsBefore.at(-1)! + 1]);
+    expect(said).toEqual([`lost: ${lostMessage(dir, 5)}`]);
+  });
+
   test("a checkpoint whose directory is taken while its file is written is not renamed over the new owner's; its temporary file goes", async () => {
     const dir = tmp();
     writeFileSync(path.join(dir, STATE_FILE), "the new owner's checkpoint\n");
@@ -183,10 +232,41 @@ describe("a server whose state directory's lock was taken over while it was paus
     const health = await fetch(`${ex.baseUrl}/health`);
     expect(health.status).toBe(503);
     expect(await health.json()).toEqual({ detail: lostMessage(dir, 5) });
+    // In-process too (not only the refusal every request meets): the exchange is unavailable.
+    expect(ex.control.health()).toMatchObject({ status: "unavailable", unavailable: true });
     await ex.close();
     expect(files(dir)).toEqual(theirs);
     expect(said).toEqual([`--state-dir: ${lostMessage(dir, 5)}`, `--state-dir: ${leftMessage(dir)}`]);
   }, 120_000);
+});
+
+describe("a lock taken over that no check has seen yet", () => {
+  test("its release removes nothing (the new owner's lock stays) and says the directory was lost and left", async () => {
+    const dir = tmp();
+    const said: string[] = [];
+    const lock = await takeStateDirLock(dir, { heartbeatMs: 600_000, onLost: (m) => said.push(`lost: ${m}`), onLeft: (m) => said.push(`left: ${m}`) });
+    takeLockOver(dir);
+    const theirs = files(dir);
+    await lock.release();
+    expect(files(dir)).toEqual(theirs);
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe("1");
+    expect(said).toEqual([`lost: ${lostMessage(dir, 5)}`, `left: ${leftMessage(dir)}`]);
+  });
+
+  test("a listener registered after the loss was seen is told at once", async () => {
+    const dir = tmp();
+    const lock = await takeStateDirLock(dir, { heartbeatMs: 600_000 });
+    onTestFinished(() => lock.release());
+    takeLockOver(dir);
+    const refused = await lock.confirmHeld().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(StateDirLockLostError);
+    const told: unknown[] = [];
+    lock.whenLost((e) => told.push(e));
+    expect(told).toEqual([refused]);
+  });
 });
 
 describe("a lock removed with this server's owner name", () => {

@@ -1,6 +1,6 @@
 // A toy app under WalPersistence, for tests of the log itself: POST /api/v1/add?n= appends n
 // to a list (a change), GET /api/v1/list reads it, and rpc_url is mounted as the server mounts
-// it, on a stand-in node that answers every call `true`.
+// it, on a stand-in node that answers every call `true` (and counts them).
 import express from "express";
 import { onTestFinished } from "vitest";
 import { encodeLossless } from "../../fixtures/lossless-json.ts";
@@ -12,6 +12,8 @@ import { capturedBase } from "./captured-base.ts";
 export function toyPersistedApp(options: Omit<WalPersistenceOptions, "clockMs" | "stateVersion" | "capture" | "onFailed">, duringRequest: () => void = () => undefined) {
   const list: number[] = [];
   const failures: unknown[] = [];
+  /** The calls the stand-in node was sent. */
+  const node = { calls: 0 };
   const p = new WalPersistence({
     ...options,
     onFailed: (e) => failures.push(e),
@@ -33,9 +35,13 @@ export function toyPersistedApp(options: Omit<WalPersistenceOptions, "clockMs" |
     rpcProxy({
       upstream: "http://127.0.0.1:9",
       automine: () => true,
-      mutating: (body, _forward) => p.rpc(body, async () => ({ status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: 1, result: true }) })),
+      mutating: (body, _forward) =>
+        p.rpc(body, async () => {
+          node.calls++;
+          return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: 1, result: true }) };
+        }),
       refusal: () => p.refusal(),
     }),
   );
-  return { p, app, list, failures };
+  return { p, app, list, failures, node };
 }
