@@ -61,6 +61,23 @@ describe("matching", () => {
     expect(b.remaining_amount).toBe("0");
   });
 
+  it("fills at the maker's price in every market, whichever amount path its decimals take", () => {
+    const markets = setup().registry.markets().filter((m) => m.active);
+    // 6/6, 18/6, 6/18 and 6/2 decimals: the intake's number and bigint paths both match.
+    expect(markets.length).toBeGreaterThan(4);
+    for (const m of markets) {
+      const env = setup();
+      const base = env.registry.tokenBySymbol(m.baseSymbol)!;
+      const quote = env.registry.tokenBySymbol(m.quoteSymbol)!;
+      fund(env, ALICE, m.baseSymbol, 10n ** BigInt(base.decimals + 6));
+      fund(env, BOB, m.quoteSymbol, 10n ** BigInt(quote.decimals + 9));
+      const [makerPrice, takerPrice, paid] = m.quoteSymbol === "JPYS" ? ["150", "151", "1500"] : ["1.08", "1.1", "10.8"];
+      env.engine.placeOrder(body(env, { symbol: m.symbol, owner: ALICE, side: "ask", amount: "10", price: makerPrice }));
+      const bid = env.engine.placeOrder(body(env, { symbol: m.symbol, owner: BOB, side: "bid", amount: "10", price: takerPrice })).orderId;
+      expect([m.symbol, env.engine.fillsOfOrder(bid).map((f) => f.price), env.engine.getOrder(bid).filled_quote_amount]).toEqual([m.symbol, [makerPrice], paid]);
+    }
+  });
+
   it("an ask taker sells into the best bids at their prices", () => {
     const env = funded();
     const b1 = env.engine.placeOrder(body(env, { owner: BOB, side: "bid", amount: "10", price: "1.05" })).orderId;

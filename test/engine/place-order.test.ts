@@ -76,6 +76,21 @@ describe("placeOrder validation, in the spec's order", () => {
     });
   }
 
+  it("an order_id of another UUID version or variant → 400, even with its own composite uuid_int", () => {
+    const env = setup();
+    fund(env, ALICE, "EURC", 100_000_000n);
+    const ids = [
+      "01890a5d-ac96-774b-bcce-b302099a8057", // version 7, as many client libraries now make
+      "0f8fad5b-d9cb-169f-a165-70867728950e", // version 1
+      "0f8fad5b-d9cb-469f-c165-70867728950e", // version 4, variant 110x
+    ];
+    for (const id of ids) {
+      const b = { ...body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" }), order_id: id, uuid_int: standaloneUuidInt(id, EXECUTOR_ID).toString() };
+      expect(() => env.engine.placeOrder(b), id).toThrow(expect.objectContaining({ code: "VALIDATION", status: 400, detail: "order_id must be a UUID version 4" }));
+    }
+    expect(env.engine.listOrders(ALICE)).toEqual([]);
+  });
+
   it("a duplicate order_id → 409", () => {
     const b = ok();
     env.engine.placeOrder(b);
@@ -257,8 +272,10 @@ describe("order intake fast path", () => {
       fc.property(bodies, (b) => {
         const id = b.order_id.toLowerCase();
         const uuidOk = isUuid4(b.order_id);
+        // An id of another UUID version or variant gets its own composite value too: then only the version 4 check can refuse it.
+        const uuidShaped = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
         const uuid_int =
-          b.uuid_mode === "ok" && uuidOk
+          b.uuid_mode === "ok" && uuidShaped
             ? standaloneUuidInt(id, EXECUTOR_ID).toString()
             : b.uuid_mode === "other-exec" && uuidOk
               ? standaloneUuidInt(id, 9).toString()

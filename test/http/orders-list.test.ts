@@ -87,6 +87,26 @@ describe("GET /orders", () => {
     expect(await ids("&has_error=false")).toEqual({ ids: [a4, a3, a2], total: 3 });
   });
 
+  it("has_error: an order settled after a reverted fill keeps that fill's revert reason (error set, error_code null) and counts as errored", async () => {
+    const ex2 = exchange();
+    ex2.engine.setFaultPlan({ revertFills: [{ fill: 1, reason: "PRICE_MISMATCH" }] });
+    const ask = await place(ex2, alice, { side: "ask", amount: "20", price: "1.08" });
+    await place(ex2, bob, { side: "bid", amount: "10", price: "1.08" });
+    await ex2.engine.settleAll();
+    await place(ex2, bob, { side: "bid", amount: "20", price: "1.08" });
+    await ex2.engine.settleAll();
+    const o = ex2.engine.getOrder(ask);
+    expect([o.status, o.error, o.error_code]).toEqual(["settled", "PRICE_MISMATCH", null]);
+    const key2 = apiKeyFor(ex2, ALICE);
+    const errored = async (flag: string) => {
+      ex2.clock.advanceSec(1);
+      const r = await request(ex2.app).get(`/api/v1/orders?owner_address=${ALICE}&has_error=${flag}`).set("Authorization", key2);
+      return (r.body as { trades: { trade_id: string }[] }).trades.map((t) => t.trade_id);
+    };
+    expect(await errored("true")).toEqual([ask]);
+    expect(await errored("false")).toEqual([]);
+  });
+
   it("range filters compare values exactly, bounds inclusive", async () => {
     expect(await ids("&min_price=1.08&max_price=1.27")).toEqual({ ids: [a3, a1], total: 2 });
     expect(await ids("&min_amount=10")).toEqual({ ids: [a4, a2, a1], total: 3 });

@@ -210,6 +210,17 @@ describe("fakex conformance", () => {
     expect(failed["malformed JSON: 4xx, never 5xx"]).toMatch(/POST \/orders with broken JSON: typed/);
   });
 
+  it("a server time in milliseconds fails the time check", async () => {
+    const ex = memory();
+    const broken = express();
+    broken.get("/api/v1/system/time", (_req, res) => void res.json({ timestamp: ex.clock.nowMs() }));
+    broken.use(ex.app);
+    const results = await runConformance({ baseUrl: await serve(broken), readOnly: true });
+    const time = results.find((r) => r.name === "GET /system/time");
+    expect(time?.status, formatConformanceTable(results)).toBe("fail");
+    expect(time?.detail).toBe(`timestamp integer Unix seconds (got ${ex.clock.nowMs()})`);
+  });
+
   it("a swap quote whose signed minimum is not its output after gas fails the quote check", async () => {
     const ex = memory();
     const broken = express();
