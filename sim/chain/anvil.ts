@@ -28,6 +28,7 @@ import {
   type RawReceipt,
 } from "./anvil-receipts.ts";
 import { hashTyped, toContractSignature } from "../signing/signatures.ts";
+import { nextTurn } from "../platform/next-turn.ts";
 import { INTENT_TYPE, ORDER_TYPE, exchangeDomain, type Address, type ExchangeDomain, type Hex, type IntentMessage, type OrderMessage } from "../core/typed-data.ts";
 import type { ChainIntent } from "../core/swap-intent.ts";
 import type { PermitReader } from "../core/quotes.ts";
@@ -747,12 +748,12 @@ export class AnvilChainPort implements ChainPort {
     if (this.queuedChars >= EARLY_FLUSH_CHARS || (this.flushing === null && this.queuedChars >= FIRST_FLUSH_CHARS)) {
       // A long round: let the node execute this part while the rest is being signed.
       void this.flush().catch(() => undefined);
-      await new Promise((r) => setImmediate(r));
+      await nextTurn();
     } else {
       this.scheduleFlush();
       // A request is in flight: give its socket a turn between signatures, so that its
       // upload, its answer and the automine pause/resume around it move on while we sign.
-      if (this.flushing !== null) await new Promise((r) => setImmediate(r));
+      if (this.flushing !== null) await nextTurn();
     }
     return tx;
   }
@@ -1175,11 +1176,6 @@ export function blockModeCalls(mode: BlockMode): RpcCall[] {
     : mode.kind === "interval"
       ? [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [mode.seconds] }]
       : [{ method: "evm_setAutomine", params: [false] }, { method: "evm_setIntervalMining", params: [0] }];
-}
-
-/** Let the event loop run what waits (other requests, timers, sockets) before going on. */
-function nextTurn(): Promise<void> {
-  return new Promise((r) => setImmediate(r));
 }
 
 function maxBig(a: bigint, b: bigint): bigint {
