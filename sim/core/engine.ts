@@ -1646,6 +1646,30 @@ export class Engine {
     return this.fills.count;
   }
 
+  /**
+   * Fills by status, and the orders that have fills by status (each order once), each key
+   * where its status first shows in fill order: read from the fill columns, with no record
+   * built (a settle's summary, after every round, over every fill so far).
+   */
+  settlementCounts(): { fills: Partial<Record<FillStatus, number>>; orders: Partial<Record<OrderStatus, number>> } {
+    const fills: Partial<Record<FillStatus, number>> = {};
+    const orders: Partial<Record<OrderStatus, number>> = {};
+    const counted = new Set<number>();
+    const countOrder = (seq: number) => {
+      if (counted.has(seq)) return;
+      counted.add(seq);
+      const status = this.orderAtSeq(seq).status;
+      orders[status] = (orders[status] ?? 0) + 1;
+    };
+    for (let id = 1; id <= this.fills.count; id++) {
+      const status = this.fills.statusOf(id);
+      fills[status] = (fills[status] ?? 0) + 1;
+      countOrder(this.fills.makerSeqOf(id));
+      countOrder(this.fills.takerSeqOf(id));
+    }
+    return { fills, orders };
+  }
+
   settlementBatches(): readonly Readonly<SettlementBatch>[] {
     return this.settlements;
   }

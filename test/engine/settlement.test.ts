@@ -304,3 +304,40 @@ describe("settlement", () => {
     expect(Object.keys(rows[0]!.settlement_economics).sort()).toEqual(["fees_paid", "gross_credits", "gross_debits", "perspective_order_id"]);
   });
 });
+
+describe("settlementCounts (the settle summary)", () => {
+  /** What the summary counted before it read the columns: every fill record, and each order of them once. */
+  function fromRecords(env: Env) {
+    const fills: Record<string, number> = {};
+    const orders: Record<string, number> = {};
+    const seen = new Set<string>();
+    for (const f of env.engine.fillRecords()) {
+      fills[f.status] = (fills[f.status] ?? 0) + 1;
+      for (const id of [f.makerOrderId, f.takerOrderId]) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const s = env.engine.orderRecord(id).status;
+        orders[s] = (orders[s] ?? 0) + 1;
+      }
+    }
+    return { fills, orders };
+  }
+
+  it("counts fills and their orders by status as the records say, keys in the order each status first shows", async () => {
+    const env = trade({ revertFills: [{ fill: 2, reason: "ORDER_EXPIRED" }] });
+    expect(env.engine.settlementCounts()).toEqual({ fills: {}, orders: {} });
+    cross(env);
+    cross(env, "5", "1.2");
+    // Carol's bid takes what is left of the second ask and rests: four orders matched, hers pending with a fill.
+    env.engine.placeOrder(body(env, { owner: CAROL, side: "bid", amount: "8", price: "1.1" }));
+    const before = env.engine.settlementCounts();
+    expect(before).toEqual({ fills: { pending: 3 }, orders: { matched: 4, pending: 1 } });
+    expect(before).toEqual(fromRecords(env));
+    await env.engine.settleAll();
+    const after = env.engine.settlementCounts();
+    expect(after).toEqual(fromRecords(env));
+    expect(Object.keys(after.fills)).toEqual(Object.keys(fromRecords(env).fills));
+    expect(Object.keys(after.orders)).toEqual(Object.keys(fromRecords(env).orders));
+    expect(after.fills).toEqual({ settled: 2, reverted: 1 });
+  });
+});
