@@ -235,6 +235,8 @@ describe("market activity", () => {
     expect(tuned.body.markets[eurUsdc()]).toMatchObject({ takers_per_min: 6, volatility: 0.001 });
     const partly = await ctl("DELETE", "/activity", { markets: [SYMBOL] });
     expect(Object.keys(partly.body.markets)).not.toContain(SYMBOL);
+    // The others keep running.
+    expect([partly.body.running, Object.keys(partly.body.markets).sort()]).toEqual([true, Object.keys(all.body.markets).filter((s) => s !== SYMBOL).sort()]);
     const stopped = await ctl("DELETE", "/activity");
     expect(stopped.body).toMatchObject({ running: false, next_step: null, markets: {} });
     const events = ex.parts.engine.log.length;
@@ -248,6 +250,37 @@ describe("market activity", () => {
     const v = await ex.control.startActivity({ markets: [SYMBOL] });
     expect(v.running).toBe(true);
     expect(ex.control.stopActivity().running).toBe(false);
+  });
+});
+
+describe("market activity: its settings", () => {
+  test("each field's range holds at both ends: one past it is a 400 naming the range, and nothing starts", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ takers_per_min: 601 }, "activity: takers_per_min must be a number 0-600 (per market)"],
+      [{ volatility: 0.051 }, "activity: volatility must be a number 0-0.05 (standard deviation of the mid per minute, as a fraction)"],
+      [{ step_sec: 3601 }, "activity: step_sec must be an integer 1-3600"],
+    ];
+    for (const [input, detail] of cases) expect(await ctl("POST", "/activity", { markets: [SYMBOL], ...input })).toEqual({ status: 400, body: { detail } });
+    expect((await view()).running).toBe(false);
+    const top = await ctl("POST", "/activity", { markets: [SYMBOL], takers_per_min: 600, volatility: 0.05, step_sec: 3600 });
+    expect([top.status, top.body.step_sec, top.body.markets[SYMBOL].takers_per_min, top.body.markets[SYMBOL].volatility]).toEqual([200, 3600, 600, 0.05]);
+    await ctl("DELETE", "/activity");
+  });
+
+  test("a new step_sec on a running activity counts the next step from now; a retune without one keeps the schedule", async () => {
+    const start = ex.control.now().now;
+    expect((await ctl("POST", "/activity", { markets: [SYMBOL], step_sec: 30 })).body.next_step).toBe(start + 30);
+    await ctl("POST", "/clock/advance", { seconds: 5 });
+    expect((await ctl("POST", "/activity", { markets: [SYMBOL], takers_per_min: 12 })).body.next_step).toBe(start + 30);
+    expect((await ctl("POST", "/activity", { markets: [SYMBOL], step_sec: 10 })).body.next_step).toBe(start + 5 + 10);
+    await ctl("DELETE", "/activity");
+  });
+
+  test("without the seeded makers (liquidity off) it refuses to start, saying why", async () => {
+    const { MarketActivity } = await import("../../fixtures/activity.ts");
+    const alone = new MarketActivity({ engine: ex.parts.engine, registry: ex.registry, fx: ex.parts.fx, domain: () => ex.domain, makers: [], seed: 21, settleRound: async () => {} });
+    await expect(alone.start({ markets: [SYMBOL] })).rejects.toThrow("activity: needs the seeded makers (start with liquidity on, not --no-liquidity)");
+    expect(alone.running).toBe(false);
   });
 });
 

@@ -33,6 +33,8 @@ describe("route fault rules", () => {
 
   test("bad rules are refused naming the field", () => {
     expect(refused([{ path: "/orders", fail: "explode" }])).toContain("rules[0].fail");
+    // A misspelt key is refused, not dropped (a dropped "times" would fail every request).
+    expect(refused([{ path: "/orders", fail: 503, tims: 2 }])).toBe("VALIDATION: route faults: rules[0]: unknown key tims");
     expect(refused([{ path: "/orders", after_commit: true }])).toContain("after_commit needs a fail");
     expect(refused([{ path: "/orders", fail: 503, after_commit: "yes" }])).toContain("after_commit");
     expect(refused([{ path: "/orders", fail: 503, fraction: 0 }])).toContain("fraction");
@@ -62,6 +64,40 @@ describe("route fault rules", () => {
     expect(picks("7/route-faults")).toEqual(a);
     expect(picks("8/route-faults")).not.toEqual(a);
     expect(a.reduce((s: number, x) => s + x, 0)).toBe(5);
+  });
+
+  test("a rule matches its method only, its path exactly (a trailing slash aside) or, ending in *, as a prefix", () => {
+    const f = new RouteFaults(new Rng(1));
+    f.set(parseRouteFaultRules([{ method: "POST", path: "/orders", fail: true }, { path: "/swap*", fail: "reset" }]));
+    const orders = { method: "POST", path: "/orders", fail: true };
+    const swap = { path: "/swap*", fail: "reset" };
+    expect(f.take("GET", "/orders")).toBeUndefined();
+    expect(f.take("POST", "/orders")).toEqual(orders);
+    expect(f.take("POST", "/orders/")).toEqual(orders);
+    expect(f.take("POST", "/orders/preview")).toBeUndefined();
+    expect(f.take("GET", "/swap")).toEqual(swap);
+    expect(f.take("DELETE", "/swap/quote")).toEqual(swap);
+    expect(f.take("GET", "/swa")).toBeUndefined();
+  });
+
+  test("fraction: a matching request is affected when the seeded draw says so, with that probability, not the rest", () => {
+    const f = new RouteFaults(new Rng("fraction-picks"));
+    f.set(parseRouteFaultRules([{ path: "/orders", fail: 503, fraction: 0.2 }]));
+    const picked = Array.from({ length: 100 }, () => f.take("POST", "/orders") !== undefined);
+    // The same seed, drawn once per matching request: the requests the rule must pick.
+    const draws = new Rng("fraction-picks");
+    expect(picked).toEqual(Array.from({ length: 100 }, () => draws.chance(0.2)));
+    expect(picked.filter(Boolean).length).toBeLessThan(50);
+  });
+
+  test("times: a rule affects that many requests, then is gone; 0 or a fraction of one is refused", () => {
+    const f = new RouteFaults(new Rng(1));
+    f.set(parseRouteFaultRules([{ path: "/tokens", fail: true, times: 2 }]));
+    expect([f.take("GET", "/tokens"), f.list()]).toEqual([{ path: "/tokens", fail: true, times: 2 }, [{ path: "/tokens", fail: true, times: 1 }]]);
+    expect([f.take("GET", "/tokens"), f.list()]).toEqual([{ path: "/tokens", fail: true, times: 1 }, []]);
+    expect(f.take("GET", "/tokens")).toBeUndefined();
+    expect(refused([{ path: "/tokens", fail: true, times: 0 }])).toBe("VALIDATION: route faults: rules[0].times must be an integer >= 1");
+    expect(refused([{ path: "/tokens", fail: true, times: 1.5 }])).toBe("VALIDATION: route faults: rules[0].times must be an integer >= 1");
   });
 
   test("snapshot and restore bring back the rules and the Rng (the same picks again)", () => {

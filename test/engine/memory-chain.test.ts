@@ -202,6 +202,8 @@ describe("settlement vocabulary and fault plans", () => {
       { revertFills: [{ fill: 0, reason: "X" }] },
       { revertFills: [{ fill: 1, reason: "" }] },
       { revertSettlements: [{ nth: 1, reason: "X", mode: "all" }] },
+      // Batches count from 1: a 0th would never revert anything.
+      { revertSettlements: [{ nth: 0, reason: "X" }] },
       { revertFraction: { fraction: 1.5, reason: "X" } },
       { spreadFills: { rate: 0.5, sizeBps: 0 } },
       { confirmationDelayBlocks: -1 },

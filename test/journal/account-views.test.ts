@@ -8,6 +8,7 @@ import type { FundedAccount } from "../../fixtures/chain.ts";
 import { captureRun } from "../../fixtures/report.ts";
 import { ACCOUNT_ORDERS } from "../../sim/http/account-views.ts";
 import { depositCalls, sendCalls } from "../../fixtures/chain-tx.ts";
+import { privateKeyToAccount } from "viem/accounts";
 
 describe("account views of the control API", () => {
   let ex: FakeExchange;
@@ -70,6 +71,9 @@ describe("account views of the control API", () => {
     expect(page.body.accounts.map((a: { owner: string }) => a.owner)).toEqual(all.accounts.slice(1, 3).map((a: { owner: string }) => a.owner));
     expect([page.body.total, page.body.next_offset]).toEqual([all.total, 3]);
     expect((await control(`/accounts?offset=${all.total}`)).body.accounts).toEqual([]);
+    // A last page that is exactly full has no next page.
+    const upToLast = (await control(`/accounts?limit=2&offset=${all.total - 2}`)).body;
+    expect([upToLast.accounts.length, upToLast.next_offset]).toEqual([2, null]);
     expect(await control("/accounts?owner=x")).toEqual({ status: 400, body: { detail: 'unknown query parameter "owner"; this view takes limit and offset' } });
     expect(await control("/accounts?limit=0")).toEqual({ status: 400, body: { detail: "limit must be 1-500" } });
     expect(await control("/accounts?limit=501")).toEqual({ status: 400, body: { detail: "limit must be 1-500" } });
@@ -178,6 +182,8 @@ describe("account views of the control API", () => {
     const firstThree = all.orders.slice(-3).reverse();
     expect(held.orders.map((o) => o.order_id)).toEqual(firstThree.filter((o) => o.status === "pending").map((o) => o.order_id).reverse());
     expect(held.placed).toBe(3);
+    expect(await control("/orders?limit=501")).toEqual({ status: 400, body: { detail: "limit must be 1-500" } });
+    expect(await control("/orders?limit=0")).toEqual({ status: 400, body: { detail: "limit must be 1-500" } });
     expect(await control("/orders?status=open")).toEqual({ status: 400, body: { detail: "status must be one of pending, matched, settled, failed, cancelled" } });
     const markets = ex.registry.markets().map((m) => m.symbol).join(", ");
     expect(await control("/orders?symbol=usdt%2Fusdc")).toEqual({ status: 400, body: { detail: `symbol: no market "usdt/usdc" (one of ${markets})` } });
@@ -189,6 +195,22 @@ describe("account views of the control API", () => {
     const list = report.data["/accounts"] as { accounts: { owner: string }[] };
     expect(list.accounts.map((a) => a.owner)).toEqual((await control("/accounts?limit=500")).body.accounts.map((a: { owner: string }) => a.owner));
     for (const a of list.accounts) expect((report.data[`/accounts/${a.owner}`] as { owner_address: string }).owner_address).toBe(a.owner);
+  });
+
+  test("GET /accounts: other wallets come by address whatever order they got funds in; one whose funds are all frozen in an order is listed with them", async () => {
+    // A wallet that is none of the fixture's and can sign: all its vault USDC goes into a resting bid (20 at 0.5).
+    const signer = privateKeyToAccount(`0x${"5a".repeat(32)}`);
+    const frozenOnly: FundedAccount = { address: signer.address, privateKey: `0x${"5a".repeat(32)}` };
+    await ex.control.fund({ address: frozenOnly.address, token: "USDC", amount: 10_000_000n, vault: true });
+    await place(frozenOnly, "bid", "20", "0.5");
+    // Funded last, listed first: its address sorts before the others'.
+    const earliest = "0x00000000000000000000000000000000000000a0";
+    await ex.control.fund({ address: earliest, token: "USDC", amount: 1_000_000n, vault: true });
+    const others = ((await control("/accounts?limit=500")).body.accounts as { owner: string; role: string | null; vault: any[] }[]).filter((a) => a.role === null);
+    expect(others.map((a) => a.owner)).toEqual([earliest, OUTSIDER, frozenOnly.address.toLowerCase()].sort());
+    expect(others.find((a) => a.owner === frozenOnly.address.toLowerCase())!.vault).toEqual([
+      { token: ex.registry.tokenBySymbol("USDC")!.address, symbol: "USDC", decimals: 6, vault_available: "0", vault_frozen: "10000000", vault_total: "10000000" },
+    ]);
   });
 });
 

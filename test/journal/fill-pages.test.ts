@@ -54,6 +54,9 @@ describe("fill pages of the order and request control reads", () => {
     expect(first.settlement_batches.map((b: any) => b.settlement_id)).toEqual([all.fills[0].settlement_id]);
     const rest = (await control(`/orders/${ask.order_id}?fills_offset=249`)).body;
     expect(rest.fills.map((f: any) => f.fill_id)).toEqual([allIds[249]]);
+    // An offset alone: a page of up to 500 fills from there (here every fill left).
+    const fromHundred = (await control(`/orders/${ask.order_id}?fills_offset=100`)).body;
+    expect(fromHundred.fills.map((f: any) => f.fill_id)).toEqual(allIds.slice(100));
   });
 
   test("a request's fills (the later fills of the order it created): links.fills_total and a page of links.fills with its batches", async () => {

@@ -410,6 +410,8 @@ describe("request journal", () => {
 
     expect((await control("DELETE", "/requests")).body).toEqual({ cleared: 5 });
     expect((await control("GET", "/requests/count")).body).toEqual({ count: 0 });
+    // The run summary counts the entries the journal holds, not the ids it handed out.
+    expect((await control("GET", "/run")).body.counts.requests).toBe(0);
   });
 
   test("snapshots carry the journal: restore brings its entries back; ids are never handed out twice", async () => {

@@ -25,6 +25,10 @@ describe("viewer files under a dot folder", () => {
     expect(js.status).toBe(200);
     expect(js.headers["content-type"]).toBe("text/javascript; charset=utf-8");
     expect(js.text).toBe(readFileSync(join(uiDir, "assets", asset), "utf8"));
+    // The page and its own files are checked again on each load (a new fakex's viewer is never
+    // served stale from the cache); the vendored libraries may be kept an hour.
+    expect([page.headers["cache-control"], js.headers["cache-control"]]).toEqual(["no-cache", "no-cache"]);
+    expect((await request(app).get("/__fakex/ui/vendor/preact.js")).headers["cache-control"]).toBe("max-age=3600");
     expect((await request(app).get("/__fakex/ui/vendor/preact.js")).status).toBe(200);
     // Only listed files: anything else under the folder is not served.
     expect((await request(app).get("/__fakex/ui/assets/..%2Findex.html")).status).toBe(404);
