@@ -10,7 +10,7 @@
 //    gas (type "gas", in the token it was charged in), never to be subtracted
 //    again from balance_*.
 // With a positive spread the taker's balance debit exceeds filled_amount.
-import { formatRaw, formatUnits } from "./amounts.ts";
+import { formatRaw, formatUnits, type Decimal } from "./amounts.ts";
 import { isoOf } from "./clock.ts";
 import type { ErrorCode } from "./errors.ts";
 import { line, type EconomicsLine, type FeeLine, type MatchMoves, type TokenRef } from "./economics.ts";
@@ -187,8 +187,25 @@ export interface SwapViewTerms {
 }
 
 /** The lots an Order shows as remaining: its open lots while it rests (or what a cancel left), none once matched. */
-export function shownRemainingLots(o: Readonly<OrderRecord>): bigint {
+function shownRemainingLots(o: Readonly<OrderRecord>): bigint {
   return o.status === "pending" || o.status === "cancelled" ? o.remainingLots : 0n;
+}
+
+/**
+ * The Order's figures read from its record, exactly (the wire prints each as a canonical
+ * decimal): the one place each is derived, for the view and for GET /orders' record path.
+ */
+export const ORDER_FIGURES = {
+  price: (o) => ({ units: o.priceTicks, scale: o.market.tickPrecision }),
+  amount: (o) => ({ units: o.amountLots, scale: o.market.quantityPrecision }),
+  remaining_amount: (o) => ({ units: shownRemainingLots(o), scale: o.market.quantityPrecision }),
+  notional: (o) => ({ units: o.amountLots * o.priceTicks, scale: o.market.quantityPrecision + o.market.tickPrecision }),
+  remaining_notional: (o) => ({ units: shownRemainingLots(o) * o.priceTicks, scale: o.market.quantityPrecision + o.market.tickPrecision }),
+} as const satisfies Record<string, (o: Readonly<OrderRecord>) => Decimal>;
+
+function figure(name: keyof typeof ORDER_FIGURES, o: Readonly<OrderRecord>): string {
+  const d = ORDER_FIGURES[name](o);
+  return formatUnits(d.units, d.scale);
 }
 
 export function orderView(
@@ -238,9 +255,6 @@ export function orderView(
   }
   const grossGive = o.side === "ask" ? filled.base : filled.quote;
   const grossGet = o.side === "ask" ? filled.quote : filled.base;
-  const remainingLots = shownRemainingLots(o);
-  const priceScale = m.tickPrecision;
-  const qtyScale = m.quantityPrecision;
   return {
     trade_id: o.id,
     owner_address: o.owner,
@@ -252,13 +266,13 @@ export function orderView(
     side: o.side,
     base_token: m.base,
     quote_token: m.quote,
-    price: formatUnits(o.priceTicks, priceScale),
-    amount: formatUnits(o.amountLots, qtyScale),
-    remaining_amount: formatUnits(remainingLots, qtyScale),
+    price: figure("price", o),
+    amount: figure("amount", o),
+    remaining_amount: figure("remaining_amount", o),
     filled_base_amount: formatRaw(filled.base, m.baseDecimals),
     filled_quote_amount: formatRaw(filled.quote, m.quoteDecimals),
-    notional: formatUnits(o.amountLots * o.priceTicks, qtyScale + priceScale),
-    remaining_notional: formatUnits(remainingLots * o.priceTicks, qtyScale + priceScale),
+    notional: figure("notional", o),
+    remaining_notional: figure("remaining_notional", o),
     from_token: o.fromToken,
     to_token: o.toToken,
     from_amount: o.fromAmount.toString(),

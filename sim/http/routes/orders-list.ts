@@ -29,7 +29,7 @@ import type { Engine, OrderWire } from "../../core/engine.ts";
 import type { OrderRecord } from "../../core/orders.ts";
 import { ExchangeError } from "../../core/errors.ts";
 import { compareDecimal, decimalOf, pow10, type Decimal } from "../../core/amounts.ts";
-import { shownRemainingLots } from "../../core/views.ts";
+import { ORDER_FIGURES } from "../../core/views.ts";
 import { requireOwner } from "../auth.ts";
 import { parseInput } from "../validate.ts";
 import { zAddress, zQueryInt } from "../fields.ts";
@@ -261,25 +261,23 @@ const RECORD_TEXT: Partial<Record<SortField, RecordValue>> = {
   vl_batch_id: (o) => o.vlBatchId,
 };
 const RECORD_DECIMAL: Partial<Record<SortField, RecordDecimal>> = {
-  price: (o) => ({ units: o.priceTicks, scale: o.market.tickPrecision }),
-  amount: (o) => ({ units: o.amountLots, scale: o.market.quantityPrecision }),
-  remaining_amount: (o) => ({ units: shownRemainingLots(o), scale: o.market.quantityPrecision }),
-  notional: (o) => ({ units: o.amountLots * o.priceTicks, scale: o.market.quantityPrecision + o.market.tickPrecision }),
-  remaining_notional: (o) => ({ units: shownRemainingLots(o) * o.priceTicks, scale: o.market.quantityPrecision + o.market.tickPrecision }),
+  ...ORDER_FIGURES,
   from_amount: (o) => ({ units: o.fromAmount, scale: 0 }),
   to_amount: (o) => ({ units: o.toAmount, scale: 0 }),
   expiration: (o) => ({ units: BigInt(o.expiration), scale: 0 }),
   uuid_int: (o) => ({ units: o.uuidInt, scale: 0 }),
 };
 
-/** A record's sort keys for `field`; null when only the views hold it. */
-function recordSortKeys(records: readonly Readonly<OrderRecord>[], field: SortField): SortKey[] | null {
-  if (field === "created_at") return records.map((o) => o.createdAt.ms);
-  if (field === "updated_at") return records.map((o) => o.updatedAt.ms);
+type RecordKeys = (records: readonly Readonly<OrderRecord>[]) => SortKey[];
+
+/** How the records give `field`'s sort keys; null when only the views hold it. */
+function recordSortKeys(field: SortField): RecordKeys | null {
+  if (field === "created_at") return (records) => records.map((o) => o.createdAt.ms);
+  if (field === "updated_at") return (records) => records.map((o) => o.updatedAt.ms);
   const decimal = RECORD_DECIMAL[field];
-  if (decimal) return scaledToCommon(records.map(decimal));
+  if (decimal) return (records) => scaledToCommon(records.map(decimal));
   const text = RECORD_TEXT[field];
-  return text ? records.map(text) : null;
+  return text ? (records) => records.map(text) : null;
 }
 
 /** Range filters the records answer (filled_amount is read from the fills). */
@@ -303,7 +301,8 @@ export function selectOrderRecords(
   view: (o: Readonly<OrderRecord>) => OrderWire,
 ): { trades: OrderWire[]; total: number } | null {
   const field = q.sort_by ?? "created_at";
-  if (RECORD_TEXT[field] === undefined && RECORD_DECIMAL[field] === undefined && !TIME_FIELDS.has(field)) return null;
+  const sortKeys = recordSortKeys(field);
+  if (sortKeys === null) return null;
   for (const [k, v] of Object.entries(q)) if (v !== undefined && !RECORD_QUERY_KEYS.has(k)) return null;
   const ps: ((o: Readonly<OrderRecord>) => boolean)[] = [];
   if (q.status) ps.push((o) => o.status === q.status);
@@ -323,7 +322,7 @@ export function selectOrderRecords(
     if (bound !== undefined) ps.push((o) => (dir === 1 ? at(o) >= bound : at(o) <= bound));
   }
   for (const f of RECORD_RANGES) {
-    const valueOf = RECORD_DECIMAL[f]!;
+    const valueOf = ORDER_FIGURES[f];
     const lo = q[`min_${f}`];
     const hi = q[`max_${f}`];
     if (lo) ps.push((o) => compareDecimal(valueOf(o), lo) >= 0);
@@ -338,7 +337,7 @@ export function selectOrderRecords(
     for (let k = q.offset; k < Math.min(n, q.offset + q.limit); k++) trades.push(view(matching[desc ? n - 1 - k : k]!));
     return { trades, total: n };
   }
-  return { trades: sortedPage(matching, recordSortKeys(matching, field)!, q, view), total: n };
+  return { trades: sortedPage(matching, sortKeys(matching), q, view), total: n };
 }
 
 /** Whether creation times never go back along the list (a clock set back can make them). */
