@@ -203,6 +203,8 @@ export class AnvilChainPort implements ChainPort {
   private lastSentNonce = -1;
   private minedBelow = 0;
   private lastSentHash: Hex | null = null;
+  /** Automine was paused for a group since the last wait for blocks: see mineWhatOthersLeft. */
+  private othersMayWait = false;
   /** Latest head this port has seen (a lower bound for where its next txs are mined). */
   private knownHead = 0n;
   /**
@@ -799,23 +801,55 @@ export class AnvilChainPort implements ChainPort {
     // incremental trie), so a burst arriving one by one became dozens of small blocks:
     // ~25 % of Anvil's CPU in a 200-transaction round. Instead, automine is paused while
     // a group that fits one block is sent, and resumed after: resuming mines the group in
-    // one block at once. Anything another client sends meanwhile joins that block.
+    // one block at once. Anything another client sends meanwhile joins that block, or the
+    // next if it does not fit (mineWhatOthersLeft).
     for (const group of blockGroups(txs, this.blockGasLimit)) {
       if (this.mode.kind !== "automine" || this.changingMode > 0) {
         await this.sendRequests(group);
         continue;
       }
-      // Not paused (node unreachable): sendRequests records the failure per transaction.
-      const paused = await this.rpc.call("evm_setAutomine", [false]).then(
-        () => true,
-        () => false,
-      );
+      const paused = await this.pauseAutomine();
       try {
         await this.sendRequests(group);
       } finally {
         // Resume only if no mode change began meanwhile (it sets the node's mode itself).
-        if (paused && this.mode.kind === "automine" && this.changingMode === 0) await this.rpc.call("evm_setAutomine", [true]).catch(() => undefined);
+        if (paused && this.mode.kind === "automine" && this.changingMode === 0) {
+          await this.rpc.call("evm_setAutomine", [true]).catch(() => undefined);
+          this.othersMayWait = true;
+        }
       }
+    }
+  }
+
+  /**
+   * Pause automine for a group; false if it was not paused. A node a test switched to no
+   * mining or to interval blocks through rpc_url is left in that mode (resuming would turn
+   * automine on and mine the test's waiting transactions); one that did not answer is not
+   * paused either (sendRequests records the failure per transaction).
+   */
+  private async pauseAutomine(): Promise<boolean> {
+    const automining = await this.rpc.call<boolean>("anvil_getAutomine").catch(() => false);
+    if (automining !== true) return false;
+    return this.rpc.call("evm_setAutomine", [false]).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
+   * Another client's transaction sent while automine was paused, which did not fit the
+   * group's block (a dependent one Anvil estimated at the whole block's gas, say), waits in
+   * the pool for a trigger that automine would have given it on arrival: mine it, while
+   * blocks keep taking some of what waits.
+   */
+  private async mineWhatOthersLeft(): Promise<void> {
+    let waiting = Infinity;
+    while (this.mode.kind === "automine" && this.changingMode === 0) {
+      const status = await this.rpc.call<{ pending?: Hex }>("txpool_status").catch(() => null);
+      const now = status?.pending === undefined ? 0 : Number(BigInt(status.pending));
+      if (now === 0 || now >= waiting) return;
+      waiting = now;
+      await this.rpc.call("evm_mine").catch(() => undefined);
     }
   }
 
@@ -950,6 +984,10 @@ export class AnvilChainPort implements ChainPort {
       await new Promise((r) => setTimeout(r, 1));
     }
     this.minedBelow = target + 1;
+    if (this.othersMayWait) {
+      this.othersMayWait = false;
+      await this.mineWhatOthersLeft();
+    }
   }
 
   /** One request: every outstanding settlement receipt. */

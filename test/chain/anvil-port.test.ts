@@ -223,24 +223,85 @@ describe("Anvil port: automine rounds", () => {
     expect(await p.rpc.call("anvil_getAutomine")).toBe(true);
   });
 
+  /**
+   * Runs `meanwhile` while `p` has automine paused for a group: right after the pause
+   * (`at: "pause"`, before the group is sent) or right before the resume (`at: "resume"`,
+   * after it): what another client sends then is in the pool when the port resumes automine.
+   */
+  function whilePaused(p: AnvilChainPort, at: "pause" | "resume", meanwhile: () => Promise<unknown>): void {
+    const call = p.rpc.call.bind(p.rpc);
+    let done = false;
+    p.rpc.call = (async (method: string, params: readonly unknown[] = [], deadlineMs?: number) => {
+      const hooked = !done && method === "evm_setAutomine" && params[0] === (at === "resume");
+      if (hooked && at === "resume") await meanwhile();
+      const answer = await call(method, params, deadlineMs);
+      if (hooked && at === "pause") await meanwhile();
+      done ||= hooked;
+      return answer;
+    }) as typeof p.rpc.call;
+  }
+  const wallet = () => createWalletClient({ account: ctx.traders[0]!, chain: ctx.viemChain, transport: http(ctx.chain.info.rpcUrl) });
+  const receiptOf = (hash: Hex) => port.rpc.call<{ blockNumber: Hex } | null>("eth_getTransactionReceipt", [hash]);
+
   it("a transaction another client sent while automine was paused cannot strand the round's", async () => {
     const gasLimit = BigInt((await port.rpc.call<{ gasLimit: string }>("eth_getBlockByNumber", ["latest", false])).gasLimit);
     // Ours needs (almost) a whole block; the other client's, with a higher tip, is packed
     // first, so resuming automine mines a block that ours no longer fits in.
     const full = await newPort({ base: gasLimit - 1000n, perMatch: 0n });
-    await full.rpc.call("evm_setAutomine", [false]);
-    const wallet = createWalletClient({ account: ctx.traders[0]!, chain: ctx.viemChain, transport: http(ctx.chain.info.rpcUrl) });
-    const other = await wallet.sendTransaction({ to: addr(1), value: 1n, gas: 21_000n, maxPriorityFeePerGas: 5n * 10n ** 9n, maxFeePerGas: 50n * 10n ** 9n });
-    // (The pause above stands in for the port's own: the other client's tx is in the pool first.)
+    let other: Hex | null = null;
+    whilePaused(full, "pause", async () => {
+      other = await wallet().sendTransaction({ to: addr(1), value: 1n, gas: 21_000n, maxPriorityFeePerGas: 5n * 10n ** 9n, maxFeePerGas: 50n * 10n ** 9n });
+    });
     const sent = await Promise.all([1, 2].map((i) => full.submitBatch([dummyMatch(i)])));
     await full.blockNumber(); // waits until every sent tx is mined
-    const theirs = await ctx.pub.getTransactionReceipt({ hash: other });
+    expect(other).not.toBeNull();
+    const theirs = await ctx.pub.getTransactionReceipt({ hash: other! });
     for (const { txHash } of sent) {
       const ours = await full.getReceipt(txHash);
       expect(ours).not.toBeNull();
       expect(ours!.blockNumber).toBeGreaterThan(theirs.blockNumber);
     }
     expect(await full.rpc.call("anvil_getAutomine")).toBe(true);
+  }, 20_000);
+
+  it("another client's transaction left out of the resumed block is mined too, as automine would have", async () => {
+    const gasLimit = BigInt((await port.rpc.call<{ gasLimit: string }>("eth_getBlockByNumber", ["latest", false])).gasLimit);
+    // The other client's comes after our round, pays less and needs the whole block: the
+    // resumed block takes our round first, and nothing else would ever trigger one for it.
+    const baseFee = (await ctx.pub.getBlock()).baseFeePerGas!;
+    let other: Hex | null = null;
+    whilePaused(port, "resume", async () => {
+      other = await wallet().sendTransaction({ to: addr(1), value: 1n, gas: gasLimit, maxPriorityFeePerGas: 1n, maxFeePerGas: baseFee * 2n + 1n });
+    });
+    const sent = await Promise.all([1, 2, 3].map((i) => port.submitBatch([dummyMatch(i)])));
+    await port.blockNumber();
+    expect(other).not.toBeNull();
+    const ours = await Promise.all(sent.map((s) => port.getReceipt(s.txHash)));
+    const theirs = await receiptOf(other!);
+    expect(theirs).not.toBeNull();
+    expect(BigInt(theirs!.blockNumber)).toBe(ours[0]!.blockNumber + 1n);
+    expect(await port.rpc.call("anvil_getAutomine")).toBe(true);
+  }, 20_000);
+
+  it("a round leaves the node's mining as a test set it through rpc_url (off, or interval blocks)", async () => {
+    // Automine off: the test's own transaction waits in the pool for the test's block.
+    await port.rpc.call("evm_setAutomine", [false]);
+    const mine = await wallet().sendTransaction({ to: addr(1), value: 1n, gas: 21_000n });
+    const round = Promise.all([1, 2].map((i) => port.submitBatch([dummyMatch(i)]))).then(() => port.flush());
+    await round;
+    expect(await port.rpc.call("anvil_getAutomine")).toBe(false);
+    expect(await receiptOf(mine)).toBeNull();
+    await port.rpc.call("evm_mine");
+    expect(await receiptOf(mine)).not.toBeNull();
+    // Interval blocks: still interval blocks after a round.
+    await port.rpc.call("evm_setIntervalMining", [1]);
+    const sent = await Promise.all([3, 4].map((i) => port.submitBatch([dummyMatch(i)])));
+    await port.blockNumber();
+    for (const { txHash } of sent) expect(await port.getReceipt(txHash)).not.toBeNull();
+    expect(await port.rpc.call("anvil_getAutomine")).toBe(false);
+    expect(await port.rpc.call("anvil_getIntervalMining")).toBe(1);
+    await port.rpc.call("evm_setIntervalMining", [0]);
+    await port.rpc.call("evm_setAutomine", [true]);
   }, 20_000);
 });
 
