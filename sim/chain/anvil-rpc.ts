@@ -10,6 +10,28 @@ import { httpPostJson } from "./http-fetch.ts";
  */
 export const RPC_DEADLINE_MS = 30_000;
 
+/**
+ * The most text one request carries: Anvil drops a request over ~2 MB (it closes the
+ * connection; EPIPE here), and one settlement transaction of 20 matches is ~26 kB of text.
+ */
+export const MAX_REQUEST_CHARS = 1_000_000;
+
+/** `items` in consecutive runs of at most `maxChars` by `charsOf`, one request each. */
+export function requestPieces<T>(items: readonly T[], charsOf: (item: T) => number, maxChars = MAX_REQUEST_CHARS): T[][] {
+  const pieces: T[][] = [];
+  let size = Infinity;
+  for (const item of items) {
+    const chars = charsOf(item);
+    if (size + chars > maxChars) {
+      pieces.push([]);
+      size = 0;
+    }
+    pieces[pieces.length - 1]!.push(item);
+    size += chars;
+  }
+  return pieces;
+}
+
 /** The node did not answer within the deadline (isNodeUnreachable counts it: a 503 to the client). */
 export class NodeNotAnsweringError extends Error {
   readonly code = "FAKEX_NODE_NOT_ANSWERING";
@@ -55,6 +77,17 @@ export class JsonRpcClient {
     const [out] = await this.batch([{ method, params }], deadlineMs);
     if (!out!.ok) throw out!.error;
     return out!.result as T;
+  }
+
+  /**
+   * batch() for calls that may be more than one request takes (raw transactions resent by a
+   * restore): runs of them one request after another, so the node still runs them in this
+   * order. One request when they fit, as batch().
+   */
+  async batchInOrder(calls: readonly RpcCall[]): Promise<RpcOutcome[]> {
+    const outs: RpcOutcome[] = [];
+    for (const piece of requestPieces(calls, (c) => JSON.stringify(c.params).length + c.method.length + 64)) outs.push(...(await this.batch(piece)));
+    return outs;
   }
 
   /** Many calls in ONE HTTP request; answers in call order, errors per element. */

@@ -12,7 +12,7 @@ import { decodeAbiParameters, encodeFunctionData, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { Exchange, Router, TestToken, Vault } from "./artifacts.ts";
 import { encodeMatchBatch, signEip1559 } from "./anvil-tx.ts";
-import { JsonRpcClient, RPC_DEADLINE_MS, RpcError, toQuantity, type RpcCall, type RpcOutcome } from "./anvil-rpc.ts";
+import { JsonRpcClient, MAX_REQUEST_CHARS, RPC_DEADLINE_MS, RpcError, requestPieces, toQuantity, type RpcCall, type RpcOutcome } from "./anvil-rpc.ts";
 import {
   decodeRevertData,
   parseDepositLog,
@@ -124,7 +124,6 @@ const RECEIPT_CACHE_MAX = 100_000;
  * of work, a few milliseconds, between turns.
  */
 const RECEIPTS_PER_TURN = 50;
-const MAX_REQUEST_CHARS = 1_000_000;
 /**
  * A long round goes out in requests of this size while the rest is still being signed.
  * One full request (~38 compact 20-fill batches) rather than a quarter of one: Anvil then
@@ -666,7 +665,7 @@ export class AnvilChainPort implements ChainPort {
     const known = resend.length === 0 && settings?.nonce !== undefined && settings.head !== undefined ? { nonce: settings.nonce, head: settings.head } : null;
     if (known === null) calls.push({ method: "eth_getTransactionCount", params: [this.executor.address, "pending"] }, { method: "eth_getBlockByNumber", params: ["latest", false] });
     if (snapshotAfter) calls.push({ method: "evm_snapshot", params: [] });
-    const outs = await this.rpc.batch(calls);
+    const outs = await this.rpc.batchInOrder(calls);
     const [wayBack, coinbaseBefore, feesBefore] = outs;
     const reverted = outs[REVERT_AT];
     const snapshot = snapshotAfter ? outs.at(-1) : undefined;
@@ -723,7 +722,7 @@ export class AnvilChainPort implements ChainPort {
     if (coinbase.ok) calls.push({ method: "anvil_setCoinbase", params: [coinbase.result] });
     calls.push({ method: "anvil_dropAllTransactions", params: [] });
     for (const tx of [...this.outstanding.values()].sort((a, b) => a.nonce - b.nonce)) calls.push({ method: "eth_sendRawTransaction", params: [tx.raw] });
-    const [first] = await this.rpc.batch(calls);
+    const [first] = await this.rpc.batchInOrder(calls);
     if (headMoved && (!first!.ok || first!.result !== true)) throw new Error("a refused evm_revert moved Anvil's head, and the revert to undo it failed too");
   }
 
@@ -854,19 +853,9 @@ export class AnvilChainPort implements ChainPort {
   }
 
   private async sendRequests(txs: SignedTx[]): Promise<void> {
-    // Anvil drops requests over ~2 MB (a batch of 20 matches is ~13 kB of calldata), so
-    // a big round goes out as a few size-capped JSON-RPC batches, all in flight at once;
+    // A big round goes out as a few size-capped JSON-RPC batches, all in flight at once;
     // the pool orders them by nonce.
-    const chunks: SignedTx[][] = [];
-    let size = Infinity;
-    for (const t of txs) {
-      if (size + t.raw.length > MAX_REQUEST_CHARS) {
-        chunks.push([]);
-        size = 0;
-      }
-      chunks[chunks.length - 1]!.push(t);
-      size += t.raw.length + 64;
-    }
+    const chunks = requestPieces(txs, rawChars);
     const refusedNonces: number[] = [];
     let transportFailed = false;
     await Promise.all(
@@ -1083,7 +1072,7 @@ export class AnvilChainPort implements ChainPort {
     const seen = await this.rpc.batch(txs.map((t) => ({ method: "eth_getTransactionByHash", params: [t.hash] })));
     const vanished = txs.filter((_, i) => seen[i]!.ok && (seen[i] as { result: unknown }).result === null).sort((a, b) => a.nonce - b.nonce);
     if (vanished.length === 0) return;
-    await this.rpc.batch(vanished.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] })));
+    await Promise.all(requestPieces(vanished, rawChars).map((chunk) => this.rpc.batch(chunk.map((t) => ({ method: "eth_sendRawTransaction", params: [t.raw] })))));
   }
 
   private noteHead(head: bigint): void {
@@ -1233,6 +1222,10 @@ function decodeEip712Domain(data: Hex): { name: string; version: string } {
   return { name, version };
 }
 
+
+
+/** A transaction's share of a request: its raw text and the call around it. */
+const rawChars = (t: SignedTx): number => t.raw.length + 64;
 /** Consecutive runs of transactions whose gas limits together fit in one block. */
 function blockGroups(txs: SignedTx[], blockGasLimit: bigint): SignedTx[][] {
   const groups: SignedTx[][] = [];

@@ -142,6 +142,39 @@ describe("Anvil port: snapshots and the node's pool", () => {
     expect(await poolSize()).toBe(1);
   });
 
+  /** A round of 20-match transactions whose raw text is past what Anvil takes in one request (~2 MB). */
+  async function bigRoundInPool(): Promise<Hex[]> {
+    const sent = await Promise.all(Array.from({ length: 100 }, (_, k) => port.submitBatch(Array.from({ length: 20 }, (_, i) => dummyMatch(k * 20 + i)))));
+    await port.flush();
+    const raws = await Promise.all(sent.map((s) => port.rpc.call<{ input: Hex }>("eth_getTransactionByHash", [s.txHash])));
+    expect(raws.reduce((chars, tx) => chars + tx.input.length, 0)).toBeGreaterThan(2_500_000);
+    expect(await poolSize()).toBe(100);
+    return sent.map((s) => s.txHash);
+  }
+
+  it("a big round taken out of the pool behind the port's back is sent again in requests the node takes", async () => {
+    await port.setBlockMode({ kind: "manual" });
+    const hashes = await bigRoundInPool();
+    await port.rpc.call("anvil_dropAllTransactions");
+    await port.rpc.call("evm_mine"); // a block past the round: its transactions count as vanished
+    expect(await port.getReceipt(hashes[0]!)).toBeNull(); // the poll sends them again
+    expect(await poolSize()).toBe(100);
+    await port.mine();
+    for (const h of hashes) expect(await port.getReceipt(h)).not.toBeNull();
+  }, 60_000);
+
+  it("a revert puts back a pool too big for one request", async () => {
+    await port.setBlockMode({ kind: "manual" });
+    const hashes = await bigRoundInPool();
+    const s = await port.snapshot();
+    await port.mine();
+    expect(await poolSize()).toBe(0);
+    await port.revert(s);
+    expect(await poolSize()).toBe(100);
+    await port.mine();
+    for (const h of hashes) expect(await port.getReceipt(h)).not.toBeNull();
+  }, 60_000);
+
   it("a revert puts back the next block's base fee (evm_revert alone keeps the one later blocks left), also through revertAndSnapshot", async () => {
     const nextBaseFee = async () => (await port.rpc.call<{ baseFeePerGas: string[] }>("eth_feeHistory", ["0x1", "latest", []])).baseFeePerGas.at(-1)!;
     const before = await nextBaseFee();
