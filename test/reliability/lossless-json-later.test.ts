@@ -89,6 +89,13 @@ describe("encoding the long lists after the capture", () => {
     expect(() => encodeAllButLater(undefined)).toThrow(LosslessJsonError);
   });
 
+  test("an object holding a later list that encodeLossless would refuse whole (a \"$t\" key, a toJSON) is refused in the same words, not walked", () => {
+    const tagged = { $t: "mine", list: new EncodeLater([1]) };
+    expect(() => encodeAllButLater({ layer: tagged })).toThrow(refusalOf({ layer: { $t: "mine", list: [1] } }));
+    const withToJson = { toJSON: () => "x", list: new EncodeLater([1]) };
+    expect(() => encodeAllButLater({ layer: withToJson })).toThrow(refusalOf({ layer: { toJSON: () => "x", list: [1] } }));
+  });
+
   test("a checkpoint's layers at capture, finished later, are encodeLayers' text", () => {
     const market = { symbol: "USDT/USDC", base: "0xb", quote: "0xq", minAskAmountRaw: 10n };
     const liveOrder = { id: "o-1", market, lastFill: 1, priceTicks: 100n, createdAt: { ms: 5 } };

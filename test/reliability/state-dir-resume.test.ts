@@ -4,7 +4,7 @@
 // carry on (or close), and resumes from the copy.
 import { afterEach, describe, expect, test } from "vitest";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createWalletClient, erc20Abi, http } from "viem";
@@ -13,6 +13,7 @@ import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-excha
 import { toAccount } from "../../fixtures/signing.ts";
 import { identityConflicts, readStateFile, STATE_FILE } from "../../fixtures/state-dir.ts";
 import { crashCopy } from "./crash-copy.ts";
+import { walDir } from "../../fixtures/wal.ts";
 import type { UnsignedTx } from "../../sim/chain/tx-builder.ts";
 import { toViemTx } from "../funds/harness.ts";
 import { anvilChildren } from "../fixtures/anvil-children.ts";
@@ -166,6 +167,39 @@ describe("resuming from a state directory (in process)", () => {
     expect(balance).toBe(1_000_000n * 10n ** 6n + 4242n);
   }, 60_000);
 
+  test("manual mining: a transaction queued behind a nonce gap at the write survives too, and is mined once the gap is filled", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-queued-"));
+    const ex = await start(dir, { blockMode: { kind: "manual" } });
+    const me = ex.accounts[0]!;
+    const to = ex.accounts[1]!.address;
+    const wallet = createWalletClient({ account: toAccount(me), chain: ex.clients.public.chain, transport: http(ex.rpcUrl) });
+    const nonce = await ex.clients.public.getTransactionCount({ address: me.address as `0x${string}`, blockTag: "pending" });
+    // One nonce ahead: the pool holds it as queued, not pending.
+    const queued = await wallet.sendTransaction({ to: to as `0x${string}`, value: 7n, nonce: nonce + 1, gas: 21_000n });
+    await ex.persistence!.persist();
+    const copy = crashCopy(dir);
+    await ex.close();
+
+    const back = await start(copy);
+    const backWallet = createWalletClient({ account: toAccount(me), chain: back.clients.public.chain, transport: http(back.rpcUrl) });
+    const gap = await backWallet.sendTransaction({ to: to as `0x${string}`, value: 5n, nonce, gas: 21_000n });
+    await back.control.mine(1);
+    expect((await back.clients.public.getTransactionReceipt({ hash: gap })).status).toBe("success");
+    expect((await back.clients.public.getTransactionReceipt({ hash: queued })).status).toBe("success");
+  }, 60_000);
+
+  test("a start removes the temporary state file a writer killed mid-write left beside the state, and leaves the directory's other files", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-temp-"));
+    const ex = await start(dir);
+    await ex.close();
+    open.splice(open.indexOf(ex), 1);
+    writeFileSync(path.join(dir, `${STATE_FILE}.4194303.tmp`), "half a checkpoint");
+    writeFileSync(path.join(dir, "notes.tmp"), "the user's");
+    await start(dir);
+    expect(existsSync(path.join(dir, `${STATE_FILE}.4194303.tmp`))).toBe(false);
+    expect(readFileSync(path.join(dir, "notes.tmp"), "utf8")).toBe("the user's");
+  }, 60_000);
+
   test("manual mining: a settlement broadcast that sat in the mempool at the write is mined after resume, once", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-settle-"));
     const ex = await start(dir, { blockMode: { kind: "manual" } });
@@ -274,6 +308,57 @@ describe("resuming from a state directory (in process)", () => {
     expect(fresh.api_secret).not.toBe(key.api_secret);
   }, 60_000);
 
+  test("after a SIGTERM restart (the key in the checkpoint, no log to replay) keys are drawn on from where the stream was: the same keys as a run without the restart; the port is kept in the state", async () => {
+    const create = async (e: FakeExchange) => {
+      const signed = await e.signManageApiKey(e.accounts[0]!, "create", e.control.now().now);
+      const r = await fetch(`${e.baseUrl}/api-keys`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(signed) });
+      expect(r.status).toBe(200);
+      return (await r.json()) as { api_key: string; api_secret: string };
+    };
+    const twoKeys = async (restart: boolean) => {
+      const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-keystream-"));
+      let ex = await start(dir);
+      const first = await create(ex);
+      if (restart) {
+        await ex.close();
+        open.splice(open.indexOf(ex), 1);
+        // The port the next start asks for first (so the URLs stay the same).
+        expect((await readStateFile(dir))!.httpPort).toBe(Number(new URL(ex.baseUrl).port));
+        ex = await start(dir);
+        expect(ex.persistence!.stats.wal.records).toBe(0);
+      }
+      // A new signature (the same one again would be a replay, which the store refuses).
+      await ex.control.advanceClock(1);
+      return [first, await create(ex)];
+    };
+    const straight = await twoKeys(false);
+    expect(straight[1]!.api_key).not.toBe(straight[0]!.api_key);
+    expect(await twoKeys(true)).toEqual(straight);
+  }, 60_000);
+
+  test("the state records the clock mode it was made with, which a CLI resume without --clock keeps: a wall-clock state says wall", async () => {
+    for (const clock of ["wall", "virtual"] as const) {
+      const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-clockmode-"));
+      const ex = await start(dir, { clock });
+      await ex.close();
+      open.splice(open.indexOf(ex), 1);
+      expect((await readStateFile(dir))!.clockMode).toBe(clock);
+    }
+  }, 60_000);
+
+  test("a directory without a state file whose log holds no record (its state file removed, or a start cut before its first checkpoint) starts fresh, and that state resumes", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-leftover-"));
+    mkdirSync(walDir(dir));
+    writeFileSync(path.join(walDir(dir), "0000000007.log"), "");
+    const ex = await start(dir);
+    expect(ex.persistence!.resumed).toBe(false);
+    await ex.close();
+    open.splice(open.indexOf(ex), 1);
+    const back = await start(dir);
+    expect(back.persistence!.resumed).toBe(true);
+    expect(back.contracts).toEqual(ex.contracts);
+  }, 60_000);
+
   test("a chain whose dump is over 2 MB (Anvil's limit on a request body, reached after ~5,000 blocks) resumes", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-big-"));
     const ex = await start(dir);
@@ -337,6 +422,26 @@ describe("restores with a state directory", () => {
     expect(replayed.control.eventHash()).toBe(hash);
     expect((await control(replayed, "/snapshot", {})).id).toBe("3");
   }, 90_000);
+
+  test("a crash after a checkpoint began its log but before its file replaced the old one: both logs are replayed once, and a crash after that resume replays nothing again", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-between-"));
+    const ex = await start(dir);
+    const me = ex.accounts[0]!.address;
+    const usdc = ex.registry.tokenBySymbol("USDC")!.address;
+    // The start's checkpoint and its (empty) log.
+    const crashed = crashCopy(dir);
+    await ex.persistence!.persist();
+    await control(ex, "/fund", { address: me, token: "USDC", amount: "5", vault: true });
+    // What the crash leaves: the old checkpoint, its log, and the new checkpoint's log with the fund in it.
+    cpSync(walDir(dir), walDir(crashed), { recursive: true });
+    expect(readdirSync(walDir(crashed)).length).toBe(2);
+    const back = await start(crashed);
+    expect(back.parts.engine.vaultAccount(me, usdc).available).toBe(5n);
+    // kill -9 right after the resume's checkpoint: the fund is in it, and in no log it names.
+    const again = await start(crashCopy(crashed));
+    expect(again.parts.engine.vaultAccount(me, usdc).available).toBe(5n);
+    expect(again.persistence!.stats.replayMismatches).toBe(0);
+  }, 60_000);
 
   test("the same for evm_revert through rpc_url to a chain snapshot taken before the last checkpoint", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-revert-"));

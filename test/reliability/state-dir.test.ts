@@ -18,6 +18,7 @@ import {
   encodeLayers,
   identityConflicts,
   readStateFile,
+  removeStaleTempFiles,
   writeStateFile,
   type CapturedState,
   type StateIdentity,
@@ -56,6 +57,9 @@ describe("lossless JSON", () => {
     expect(() => encodeLossless({ n: Infinity })).toThrow(/non-finite/);
     expect(() => encodeLossless({ f: () => 1 })).toThrow(/function/);
     expect(() => encodeLossless({ $t: "mine" })).toThrow(/would be read back as a tag/);
+    // Shaped like a tag of our own but for an extra key: read back as undefined, its data gone.
+    expect(() => encodeLossless({ $t: "undef", v: 1 })).toThrow('a plain object with a "$t" key at "" would be read back as a tag');
+    expect(() => encodeLossless({ $t: "big", v: "1", note: "x" })).toThrow('a plain object with a "$t" key at "" would be read back as a tag');
     expect(() => decodeLossless('{"$t":"nope","v":1}')).toThrow(/unknown tag/);
   });
 });
@@ -98,6 +102,9 @@ describe("the state file", () => {
     await expect(readStateFile(dir)).rejects.toThrow(/is damaged/);
     writeFileSync(file, good.subarray(0, good.length - 100));
     await expect(readStateFile(dir)).rejects.toThrow(/is damaged/);
+    // Cut right before the header's newline: the header alone, read as a damaged file (no body), not a foreign one.
+    writeFileSync(file, good.subarray(0, good.indexOf(10)));
+    await expect(readStateFile(dir)).rejects.toThrow(/is damaged \(body 0 bytes, sha256 e3b0c44298fc…; header says \d+ bytes/);
     writeFileSync(file, "{not json\n{}");
     await expect(readStateFile(dir)).rejects.toThrow(/not a fakex state file/);
     const text = good.toString("utf8");
@@ -107,6 +114,12 @@ describe("the state file", () => {
     await expect(readStateFile(dir)).rejects.toThrow(/has no "format" field \(not a fakex state file\)/);
     writeFileSync(file, good);
     expect((await readStateFile(dir))?.savedAtMs).toBe(1);
+  });
+
+  test("a state file that cannot be read (here a directory in its place) is a StateFileError naming it, never a fresh start", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
+    mkdirSync(path.join(dir, STATE_FILE));
+    await expect(readStateFile(dir)).rejects.toThrow(new StateFileError(`cannot read ${path.join(dir, STATE_FILE)}: EISDIR: illegal operation on a directory, read`));
   });
 
   test("a file written by another fakex build is refused, naming both builds", async () => {
@@ -121,6 +134,21 @@ describe("the state file", () => {
     await expect(readStateFile(dir)).rejects.toThrow(/written by another fakex build \(0\.0\.1\+0000/);
     writeFileSync(file, good);
     expect((await readStateFile(dir))?.savedAtMs).toBe(1);
+  });
+
+  test("a start removes the temporary state files of writers that died mid-write, and nothing else of the directory's", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
+    await writeStateFile(dir, captured(1));
+    for (const name of [`${STATE_FILE}.4242.tmp`, `${STATE_FILE}.77.tmp`, "notes.tmp", "fakex-state.json.bak", "build.1.tmp"]) writeFileSync(path.join(dir, name), "x");
+    await removeStaleTempFiles(dir);
+    expect(readdirSync(dir).sort()).toEqual(["build.1.tmp", "fakex-state.json.bak", STATE_FILE, "notes.tmp"].sort());
+    expect((await readStateFile(dir))?.savedAtMs).toBe(1);
+  });
+
+  test("a body whose checksum holds but whose chain dump is not hex is a StateFileError, never a start on it", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-"));
+    await writeStateFile(dir, { ...captured(1), chain: "c0ffee" as never });
+    await expect(readStateFile(dir)).rejects.toThrow(new StateFileError(`${path.join(dir, STATE_FILE)}: body lacks the chain dump, the layers or the identity`));
   });
 });
 
@@ -185,6 +213,17 @@ describe("one server per directory", () => {
     writeFileSync(path.join(dir, LOCK_FILE), "4194303999");
     const release = await lockStateDir(dir);
     expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
+    await release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("a lock naming this process's own pid (a restarted container's server given the same pid) is no other owner: it is taken over, never refused as in use", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-ownpid-"));
+    writeFileSync(path.join(dir, LOCK_FILE), String(process.pid));
+    await refuseIfInUse(dir);
+    const release = await lockStateDir(dir);
+    expect(readFileSync(path.join(dir, LOCK_FILE), "utf8")).toBe(String(process.pid));
+    expect(statSync(path.join(dir, LOCK_FILE)).nlink).toBe(2);
     await release();
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -314,8 +353,11 @@ describe("one server per directory, across pid spaces (containers sharing a volu
     let lock = writeLock(dir, 1, otherSpace);
     const minuteAgo = new Date(Date.now() - 60_000);
     utimesSync(lock, minuteAgo, minuteAgo);
-    let release = await lockStateDir(dir, { heartbeatMs: 1000, staleAfterMs: 59_000 });
+    const waits: string[] = [];
+    let release = await lockStateDir(dir, { heartbeatMs: 1000, staleAfterMs: 59_000, onWait: (m) => void waits.push(m) });
     expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+    // Old enough to tell at once: no "waiting" line on stderr.
+    expect(waits).toEqual([]);
     // The stale lock's owner name went with it.
     expect(readdirSync(dir).sort()).toEqual([LOCK_FILE, ownerFileName(process.pid, pidSpace())]);
     await release();
@@ -331,6 +373,21 @@ describe("one server per directory, across pid spaces (containers sharing a volu
       expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
       await release();
     }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("a lock of another pid space released while it is watched is no owner's: the start takes it", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-foreign-released-"));
+    const lock = writeLock(dir, 1, otherSpace);
+    const waits: string[] = [];
+    // Touched just now: watched, and released (both its names removed) while watched.
+    const taking = lockStateDir(dir, { heartbeatMs: 40, staleAfterMs: 30_000, onWait: (m) => void waits.push(m) });
+    await waitFor(() => waits.length > 0);
+    rmSync(lock);
+    rmSync(path.join(dir, ownerFileName(1, otherSpace)));
+    const release = await taking;
+    expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+    await release();
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -490,6 +547,12 @@ describe("identity check", () => {
     expect(identityConflicts(identity, { profile: "testnet" })).toEqual(['--profile: the saved state was made with "local", this start asks for "testnet"']);
     expect(identityConflicts({ ...identity, profile: "mainnet" }, { profile: "mainnet" })).toEqual([]);
     expect(identityConflicts({ ...identity, profile: "mainnet" }, { profile: "local" })).toHaveLength(1);
+  });
+
+  test("a state saved before the VL batch limits could be chosen was made with the default 2-50: that flag resumes it, any other is a conflict", () => {
+    expect(identity.vlBatch).toBeUndefined();
+    expect(identityConflicts(identity, { vlBatch: "2-50" })).toEqual([]);
+    expect(identityConflicts(identity, { vlBatch: "3-50" })).toEqual(['--vl-batch: the saved state was made with "2-50", this start asks for "3-50"']);
   });
 });
 

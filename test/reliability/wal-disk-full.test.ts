@@ -38,6 +38,9 @@ vi.mock("node:fs/promises", async (importOriginal) => {
 
 const { WalWriter, encodeFrame, listGenerations, readWal, segmentPath, walDir } = await import("../../fixtures/wal.ts");
 const { writeStateFile } = await import("../../fixtures/state-dir.ts");
+const { WalPersistence } = await import("../../fixtures/wal-persistence.ts");
+const { encodeLossless } = await import("../../fixtures/lossless-json.ts");
+const { capturedBase } = await import("./captured-base.ts");
 
 function tmp(): string {
   return mkdtempSync(path.join(tmpdir(), "fakex-wal-full-"));
@@ -84,6 +87,44 @@ describe("write-ahead log on a full disk", () => {
     expect((await readWal(dir, 1)).records).toEqual([{ n: 1, pad: "y".repeat(40) }, { n: 2 }]);
   });
 
+  test("a write that takes no bytes at all fails as a full disk (ENOSPC), not a loop that never answers; the log reads whole", async () => {
+    const dir = tmp();
+    const failures: unknown[] = [];
+    const w = new WalWriter(dir, 1, (e) => failures.push(e));
+    await w.durable(w.append({ n: 1 }));
+    disk.chunk = 0;
+    try {
+      await expect(w.durable(w.append({ n: 2 }))).rejects.toThrow("ENOSPC: the write-ahead log write made no progress");
+    } finally {
+      disk.chunk = null;
+    }
+    expect(failures).toHaveLength(1);
+    expect((failures[0] as { code?: unknown }).code).toBe("ENOSPC");
+    await w.close();
+    expect(await readWal(dir, 1)).toEqual({ records: [{ n: 1 }], tornBytes: 0, tornGeneration: null, generations: [1] });
+  });
+
+  test("an auto-settle round that changed something resolves only once its record is on disk: on a full disk it fails with ENOSPC", async () => {
+    const dir = tmp();
+    const p = new WalPersistence({
+      dir,
+      generation: 0,
+      clockMs: () => 1_000,
+      stateVersion: () => 0,
+      capture: async () => ({ ...capturedBase, savedAtMs: 1_000, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } } }) }),
+    });
+    await p.recover([], null as never, async () => undefined);
+    await p.settleRound(async () => true);
+    expect((await readWal(dir, 1)).records).toEqual([{ k: "settle", t: 1_000, w: expect.any(Number) }]);
+    disk.room = 0;
+    try {
+      await expect(p.settleRound(async () => true)).rejects.toThrow(/ENOSPC/);
+    } finally {
+      disk.room = null;
+    }
+    await p.close().catch(() => undefined);
+  });
+
   test("a checkpoint the disk cannot take leaves no part-written state file holding the log's space", async () => {
     const dir = tmp();
     disk.room = 100;
@@ -91,6 +132,17 @@ describe("write-ahead log on a full disk", () => {
       await expect(writeStateFile(dir, { layersJson: JSON.stringify({ pad: "z".repeat(500) }) } as never)).rejects.toThrow(/ENOSPC/);
     } finally {
       disk.room = null;
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("a checkpoint write that takes no bytes at all fails as a full disk (ENOSPC), not a loop that never ends; no temporary file stays", async () => {
+    const dir = tmp();
+    disk.chunk = 0;
+    try {
+      await expect(writeStateFile(dir, { layersJson: JSON.stringify({ pad: "z".repeat(50) }) } as never)).rejects.toThrow("ENOSPC: the state file write made no progress");
+    } finally {
+      disk.chunk = null;
     }
     expect(readdirSync(dir)).toEqual([]);
   });

@@ -1,7 +1,7 @@
 // The write-ahead log below the server: framing and checksums, torn tails against
 // damage, generations, group commit, and WalPersistence's lock, records, hold-back,
 // checkpoints and replay order, with a stand-in capture (no chain needed).
-import { describe, expect, onTestFinished, test } from "vitest";
+import { describe, expect, onTestFinished, test, vi } from "vitest";
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -69,6 +69,22 @@ describe("frames", () => {
     expect((await readWal(dir, 1)).records).toEqual([{ n: 1 }, { n: 2 }, { n: 4 }]);
   });
 
+  test("a torn tail in a newer generation (a crash after a checkpoint began a log file) is named by that generation, and only that file is cut", async () => {
+    const dir = tmp();
+    await writeRecords(dir, 1, [{ n: 1 }]);
+    await writeRecords(dir, 2, [{ n: 2 }]);
+    const older = readFileSync(segmentPath(dir, 1));
+    const newerWhole = readFileSync(segmentPath(dir, 2)).length;
+    appendFileSync(segmentPath(dir, 2), encodeFrame({ n: 3 }).subarray(0, 5));
+    const read = await readWal(dir, 1);
+    expect(read).toEqual({ records: [{ n: 1 }, { n: 2 }], tornBytes: 5, tornGeneration: 2, generations: [1, 2] });
+    await dropTornTail(dir, read.tornGeneration!, read.tornBytes);
+    // The older file keeps every byte: its record was acknowledged.
+    expect(readFileSync(segmentPath(dir, 1)).equals(older)).toBe(true);
+    expect(readFileSync(segmentPath(dir, 2)).length).toBe(newerWhole);
+    expect(await readWal(dir, 1)).toEqual({ records: [{ n: 1 }, { n: 2 }], tornBytes: 0, tornGeneration: null, generations: [1, 2] });
+  });
+
   test("a damaged record with records after it, or damage in an older file, is a StateFileError", async () => {
     const frames = [encodeFrame({ n: 1 }), encodeFrame({ n: 2 }), encodeFrame({ n: 3 })];
     const buf = Buffer.concat(frames);
@@ -105,6 +121,17 @@ describe("frames", () => {
     expect((await readWal(dir, 5)).records).toEqual([{ g: 5 }]);
   });
 
+  test("generations are ordered by number, not by name: the tenth checkpoint's log follows the ninth's", async () => {
+    const dir = tmp();
+    await writeRecords(dir, 10, [{ g: 10 }]);
+    await writeRecords(dir, 9, [{ g: 9 }]);
+    await writeRecords(dir, 100, [{ g: 100 }]);
+    expect(await listGenerations(dir)).toEqual([9, 10, 100]);
+    await expect(readWal(dir, 9)).rejects.toThrow(/log 11 is missing \(found 9, 10, 100\)/);
+    rmSync(segmentPath(dir, 100));
+    expect(await readWal(dir, 9)).toEqual({ records: [{ g: 9 }, { g: 10 }], tornBytes: 0, tornGeneration: null, generations: [9, 10] });
+  });
+
   test("a log with records and no checkpoint file is an error; an empty log (a start cut before its first checkpoint) is not", async () => {
     const dir = tmp();
     await checkNoLogWithoutCheckpoint(dir);
@@ -127,6 +154,16 @@ describe("group commit", () => {
     expect(w.stats.syncs).toBeLessThan(200);
     await w.close();
     expect((await readWal(dir, 1)).records).toHaveLength(200);
+  });
+
+  test("close writes the records still in the group commit (answers that did not wait for them) before it returns", async () => {
+    const dir = tmp();
+    const w = new WalWriter(dir, 1);
+    await w.durable(w.append({ n: 1 }));
+    w.append({ n: 2 });
+    w.append({ n: 3 });
+    await w.close();
+    expect(await readWal(dir, 1)).toEqual({ records: [{ n: 1 }, { n: 2 }, { n: 3 }], tornBytes: 0, tornGeneration: null, generations: [1] });
   });
 
   test("rotate: later records go to the next file, which exists once the rotation is durable", async () => {
@@ -249,6 +286,111 @@ describe("WalPersistence", () => {
     expect((await readStateFile(dir2))!.savedAtMs).toBe(8);
   });
 
+  test("replay carries out every kind of record in log order, each after the clock is moved to its reading; a status that differs is counted and said", async () => {
+    const errors: string[] = [];
+    const p = persistence({
+      dir: tmp(),
+      generation: 0,
+      clockMs: () => 1_000,
+      stateVersion: () => 0,
+      onError: (what, e) => void errors.push(`${what}: ${(e as Error).message}`),
+      capture: async () => ({ ...capturedBase, savedAtMs: 1_000, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } } }) }),
+    });
+    const records: WalRecord[] = [
+      { k: "http", m: "POST", u: "/api/v1/add?n=1", h: {}, b: {}, s: 201, t: 10, w: 0 },
+      { k: "rpc", body: '{"jsonrpc":"2.0","id":1,"method":"evm_mine"}', t: 20, w: 0 },
+      { k: "settle", t: 30, w: 0 },
+      { k: "clock", t: 40, w: 0 },
+      { k: "http", m: "DELETE", u: "/api/v1/orders/x", h: {}, s: 200, t: 50, w: 0 },
+    ];
+    const done: string[] = [];
+    await p.recover(
+      records,
+      {
+        clockTo: async (ms) => void done.push(`clock ${ms}`),
+        // The DELETE answers 404 on replay where it was logged as 200.
+        http: async (rec) => (done.push(`http ${rec.m} ${rec.u}`), rec.m === "DELETE" ? 404 : rec.s),
+        rpc: async (body) => void done.push(`rpc ${body}`),
+        settle: async () => void done.push("settle"),
+      },
+      async () => void done.push("after"),
+    );
+    expect(done).toEqual([
+      "clock 10",
+      "http POST /api/v1/add?n=1",
+      "clock 20",
+      'rpc {"jsonrpc":"2.0","id":1,"method":"evm_mine"}',
+      "clock 30",
+      "settle",
+      "clock 40",
+      "clock 50",
+      "http DELETE /api/v1/orders/x",
+      "after",
+    ]);
+    expect(p.stats.replayMismatches).toBe(1);
+    expect(errors).toEqual(["replayed request answered differently: DELETE /api/v1/orders/x: 404, logged 200"]);
+  });
+
+  test("once a checkpoint written in place of a record failed, no later checkpoint is written: it would keep the change its client was told failed", async () => {
+    const dir = tmp();
+    let failCapture = false;
+    let captures = 0;
+    const p = persistence({
+      dir,
+      generation: 0,
+      clockMs: () => 1_000,
+      stateVersion: () => 0,
+      capture: async () => {
+        captures++;
+        if (failCapture) throw new Error("the chain dump failed");
+        return { ...capturedBase, savedAtMs: captures, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } } }) };
+      },
+    });
+    const app = express();
+    app.use("/api/v1", p.middleware(1024 * 1024));
+    // A request whose effect only a checkpoint can keep (a stale snapshot's restore).
+    app.post("/api/v1/restore", async (_req, res) => {
+      failCapture = true;
+      const kept = await p.checkpointInsteadOfRecord().then(() => true, () => false);
+      failCapture = false;
+      res.status(kept ? 200 : 503).json({});
+    });
+    await p.recover([], null as never, async () => undefined);
+    expect((await request(app).post("/api/v1/restore").send({})).status).toBe(503);
+    expect(captures).toBe(2);
+    await expect(p.checkpoint()).rejects.toThrow("the chain dump failed");
+    // Refused before capturing: the state file is still the recovery's.
+    expect(captures).toBe(2);
+    expect(p.stats.checkpoints).toBe(1);
+    expect((await readStateFile(dir))!.savedAtMs).toBe(1);
+  });
+
+  test("background work is logged as a clock record only when it changed the state; a JSON-RPC call the node never answered is not logged, one it answered is, byte for byte", async () => {
+    const dir = tmp();
+    let version = 0;
+    const p = persistence({
+      dir,
+      generation: 0,
+      clockMs: () => 3_000 + version,
+      stateVersion: () => version,
+      capture: async () => ({ ...capturedBase, savedAtMs: 3_000, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } } }) }),
+    });
+    await p.recover([], null as never, async () => undefined);
+    await p.background(async () => undefined);
+    await p.background(async () => void version++);
+    const unanswered = p.rpc(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"evm_mine"}'), async () => {
+      throw new Error("the node does not answer");
+    });
+    await expect(unanswered).rejects.toThrow("the node does not answer");
+    const sent = '{"jsonrpc":"2.0","id":2,"method":"eth_sendRawTransaction","params":["0x02"]}';
+    expect(await p.rpc(Buffer.from(sent), async () => "0xhash")).toBe("0xhash");
+    const { records } = await readWal(dir, 1);
+    expect(records).toEqual([
+      { k: "clock", t: 3_001, w: expect.any(Number) },
+      { k: "rpc", body: sent, t: 3_001, w: expect.any(Number) },
+    ]);
+  });
+
   test("a client that gives up does not end its request: the next waits until the handler answers, and the log holds both in apply order with the handler's status", async () => {
     const dir = tmp();
     const t = toy(dir);
@@ -331,6 +473,29 @@ describe("WalPersistence", () => {
     expect(servedAt).toEqual([7_000, 8_000]);
     const { records } = await readWal(dir, 1);
     expect((records as Extract<WalRecord, { k: "http" }>[]).map((r) => r.t)).toEqual(servedAt);
+    await p.close();
+  });
+
+  test("a read whose wall-clock move fired timed scenario events is logged, though the state version did not move; a read that fired none is not", async () => {
+    const dir = tmp();
+    // Two reads: the first finds timed events due (the move fires them), the second finds none.
+    const fires = [true, false];
+    const p = persistence({
+      dir,
+      generation: 0,
+      clockMs: () => 2_000,
+      stateVersion: () => 0,
+      moveWallClock: async () => fires.shift() ?? false,
+      capture: async () => ({ ...capturedBase, savedAtMs: 2_000, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } } }) }),
+    });
+    const app = express();
+    app.use("/api/v1", p.middleware(1024 * 1024));
+    app.get("/api/v1/markets", (_req, res) => void res.json([]));
+    await p.recover([], null as never, async () => undefined);
+    expect((await request(app).get("/api/v1/markets?first")).status).toBe(200);
+    expect((await request(app).get("/api/v1/markets?second")).status).toBe(200);
+    const { records } = await readWal(dir, 1);
+    expect((records as Extract<WalRecord, { k: "http" }>[]).map((r) => [r.m, r.u, r.s, r.t])).toEqual([["GET", "/api/v1/markets?first", 200, 2_000]]);
     await p.close();
   });
 
@@ -491,6 +656,49 @@ describe("WalPersistence", () => {
     // Told once, and the final checkpoint refuses rather than starting a log file after the failed one.
     await expect(t.p.close()).rejects.toThrow(/final checkpoint could not be written/);
     expect(failures).toHaveLength(1);
+  });
+
+  test("the age threshold counts from the oldest record since the last checkpoint: records after a checkpoint start it again", async () => {
+    // Only performance.now is faked: the age is read from it, and the test moves it by hand.
+    vi.useFakeTimers({ toFake: ["performance"] });
+    onTestFinished(() => void vi.useRealTimers());
+    const t = toy(tmp(), 0, { ageMs: 60_000 });
+    await t.p.recover([], null as never, async () => undefined);
+    expect((await request(t.app).post("/api/v1/add?n=1").send({})).status).toBe(201);
+    vi.advanceTimersByTime(60_000);
+    // Its record finds the oldest one a minute old: a checkpoint.
+    expect((await request(t.app).post("/api/v1/add?n=2").send({})).status).toBe(201);
+    await t.p.idle();
+    expect(t.p.stats.checkpoints).toBe(2);
+    // The first record after that checkpoint is its log's oldest, and it is new: no checkpoint.
+    expect((await request(t.app).post("/api/v1/add?n=3").send({})).status).toBe(201);
+    await t.p.idle();
+    expect(t.p.stats.checkpoints).toBe(2);
+    expect(t.captures()).toBe(2);
+  });
+
+  test("changes logged while a threshold checkpoint waits for its turn start no second one: one checkpoint at a time", async () => {
+    let version = 0;
+    let captures = 0;
+    const p = persistence({
+      dir: tmp(),
+      generation: 0,
+      clockMs: () => 1_000,
+      stateVersion: () => version,
+      // Every record passes the size threshold.
+      thresholds: { bytes: 1 },
+      capture: async () => {
+        captures++;
+        return { ...capturedBase, savedAtMs: captures, layersJson: encodeLossless({ engine: { orders: [], log: { datas: [] } } }) };
+      },
+    });
+    await p.recover([], null as never, async () => undefined);
+    // Three changes queued for the lock at once: the first one's record starts a checkpoint,
+    // which waits behind the other two; their records find it already started.
+    await Promise.all([1, 2, 3].map(() => p.background(async () => void version++)));
+    await p.idle();
+    expect(captures).toBe(2);
+    expect(p.stats.checkpoints).toBe(2);
   });
 
   test("the size threshold starts a checkpoint in the background while requests go on; nothing is lost across it", async () => {
