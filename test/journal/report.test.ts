@@ -12,7 +12,7 @@ import { capturedOutput } from "../fixtures/captured-output.ts";
 import { createFakeExchange } from "../../fixtures/fake-exchange.ts";
 import { STATE_FILE } from "../../fixtures/state-dir.ts";
 import { LOCK_FILE } from "../../fixtures/state-dir-lock.ts";
-import { writeReport } from "../../fixtures/report.ts";
+import { captureRun, renderReport, writeReport } from "../../fixtures/report.ts";
 import { assertWithReplay, PropertyFailure } from "../../properties/replay.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fakex-report-"));
@@ -144,6 +144,30 @@ describe("fakex report", () => {
     }
     expect(readdirSync(held)).toEqual([STATE_FILE]);
     rmSync(held, { recursive: true, force: true });
+  });
+
+  test("the account page of a wallet seen only in a request (no funds, no role) is captured too: the request's link works offline", async () => {
+    const ex = await createFakeExchange({ liquidity: false, users: 1 });
+    try {
+      const stranger = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba" as const;
+      const auth = await ex.signManageApiKey(stranger, "create", ex.control.now().now);
+      const res = await fetch(`${ex.baseUrl}/api-keys`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...auth, label: "stranger" }) });
+      expect(res.status).toBe(200);
+      const { data } = await captureRun(ex.controlUrl);
+      expect((data["/accounts"] as { accounts: { owner: string }[] }).accounts.map((a) => a.owner)).not.toContain(auth.owner_address);
+      expect((data["/requests"] as { entries: { wallet: string | null }[] }).entries.map((e) => e.wallet)).toContain(auth.owner_address);
+      expect(data[`/accounts/${auth.owner_address}`]).toMatchObject({ owner_address: auth.owner_address, role: null, order_count: 0 });
+    } finally {
+      await ex.close();
+    }
+  });
+
+  test("captured text that would end the data script early (a request body's \"</script>\") comes back whole from the file", () => {
+    // A label, note or header a client sent is in the journal as it was sent.
+    const report = { data: { "/requests/r1": { label: "</script><script>alert(1)</script>", note: "<!-- x -->" } }, source: "http://127.0.0.1:1/__fakex", captured_at: "2027-01-01T00:00:00.000Z" };
+    const file = join(dir, "script-in-data.html");
+    writeFileSync(file, renderReport(report));
+    expect(reportData(file)).toEqual(report);
   });
 
   test("a report that cannot be written (--out names a directory) leaves no temporary file beside it", async () => {

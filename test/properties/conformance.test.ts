@@ -146,6 +146,17 @@ describe("fakex conformance", () => {
     expect(code).toBe(0);
   });
 
+  it("--read-only beside a key runs the read checks alone: no write row in the table, no order placed", async () => {
+    const ex = memory({ engine: { cancelCooldownSec: 0 } });
+    const out: string[] = [];
+    const code = await conformanceCommand(["--base-url", await serve(ex.app), "--private-key", KEY, "--read-only"], (s) => out.push(s));
+    const table = out.join("");
+    expect(code).toBe(0);
+    expect(table).not.toMatch(/ write /);
+    expect(table).toMatch(/^\d+ passed, 0 failed, 0 skipped$/m);
+    expect(ex.engine.listOrders(WALLET)).toEqual([]);
+  });
+
   it("one broken route makes the run fail and exit 1", async () => {
     const ex = memory();
     const broken = express();

@@ -215,7 +215,7 @@ describe("replay bundles", () => {
     }
   }, 60_000);
 
-  it("a replay uses the run's settings, not the replaying process's own global ones; a bundle naming an unknown generator is refused", async () => {
+  it("a replay uses the run's settings, not the replaying process's own global ones; a bundle naming an unknown generator, another version or a zero timeout is refused", async () => {
     let f: PropertyFailure | undefined;
     try {
       await assertWithReplay({ module: TOY, export: "noArraysOfThree" }, { numRuns: 500, seed: 11 }, { dir });
@@ -237,6 +237,9 @@ describe("replay bundles", () => {
     }
     expect(() => parseReplayBundle({ ...f!.bundle, randomType: "foo" })).toThrow(/randomType is not what fast-check takes/);
     expect(() => parseReplayBundle({ ...f!.bundle, baseSize: "huge" })).toThrow(/baseSize is not what fast-check takes/);
+    // A bundle of another format version is not read as this one.
+    expect(() => parseReplayBundle({ ...f!.bundle, version: 2 })).toThrow("replay: not a fakex replay bundle (needs version 1, module, export, property, seed, path, numRuns)");
+    expect(() => parseReplayBundle({ ...f!.bundle, timeout: 0 })).toThrow("replay: the bundle's timeout is not what fast-check takes there");
   }, 60_000);
 
   it("a holding property writes nothing and resolves", async () => {
