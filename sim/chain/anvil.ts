@@ -1222,10 +1222,9 @@ function decodeEip712Domain(data: Hex): { name: string; version: string } {
   return { name, version };
 }
 
-
-
 /** A transaction's share of a request: its raw text and the call around it. */
 const rawChars = (t: SignedTx): number => t.raw.length + 64;
+
 /** Consecutive runs of transactions whose gas limits together fit in one block. */
 function blockGroups(txs: SignedTx[], blockGasLimit: bigint): SignedTx[][] {
   const groups: SignedTx[][] = [];
