@@ -839,13 +839,22 @@ export class AnvilChainPort implements ChainPort {
    * Another client's transaction sent while automine was paused, which did not fit the
    * group's block (a dependent one Anvil estimated at the whole block's gas, say), waits in
    * the pool for a trigger that automine would have given it on arrival: mine it, while
-   * blocks keep taking some of what waits.
+   * blocks keep taking some of what waits. Only while the node still automines: a test may
+   * have turned mining off through rpc_url since the round, and its transactions then wait
+   * for its own blocks.
    */
   private async mineWhatOthersLeft(): Promise<void> {
     let waiting = Infinity;
     while (this.mode.kind === "automine" && this.changingMode === 0) {
-      const status = await this.rpc.call<{ pending?: Hex }>("txpool_status").catch(() => null);
-      const now = status?.pending === undefined ? 0 : Number(BigInt(status.pending));
+      const [automining, status] = await this.rpc.batch([
+        { method: "anvil_getAutomine", params: [] },
+        { method: "txpool_status", params: [] },
+      ]).catch(() => []);
+      if (!(automining?.ok && automining.result === true && status?.ok)) return;
+      // A mode change may have begun while the answer was on its way.
+      if (this.mode.kind !== "automine" || this.changingMode > 0) return;
+      const pending = (status.result as { pending?: Hex }).pending;
+      const now = pending === undefined ? 0 : Number(BigInt(pending));
       if (now === 0 || now >= waiting) return;
       waiting = now;
       await this.rpc.call("evm_mine").catch(() => undefined);

@@ -336,6 +336,22 @@ describe("Anvil port: automine rounds", () => {
     await port.rpc.call("evm_setIntervalMining", [0]);
     await port.rpc.call("evm_setAutomine", [true]);
   }, 20_000);
+
+  it("a test that turns mining off through rpc_url after a round keeps its transaction waiting for its own block", async () => {
+    // The round is out (automine resumed) but not yet waited for: the port's next read
+    // waits for it, and then must not mine what the test sent meanwhile.
+    await Promise.all([1, 2].map((i) => port.submitBatch([dummyMatch(i)])));
+    await port.flush();
+    await port.rpc.call("evm_setAutomine", [false]);
+    const mine = await wallet().sendTransaction({ to: addr(1), value: 1n, gas: 21_000n });
+    const head = await port.blockNumber();
+    expect(await receiptOf(mine)).toBeNull();
+    expect(await port.rpc.call("txpool_status")).toEqual({ pending: "0x1", queued: "0x0" });
+    expect(await port.rpc.call("anvil_getAutomine")).toBe(false);
+    await port.rpc.call("evm_mine");
+    expect(BigInt((await receiptOf(mine))!.blockNumber)).toBe(head + 1n);
+    await port.rpc.call("evm_setAutomine", [true]);
+  }, 20_000);
 });
 
 describe("Anvil port: balances and deposits", () => {
