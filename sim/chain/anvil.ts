@@ -131,7 +131,7 @@ const RECEIPTS_PER_TURN = 50;
  * overhead) is paid less often: ~20 % less Anvil CPU per bench run than 250k (medians of 4).
  */
 const EARLY_FLUSH_CHARS = MAX_REQUEST_CHARS;
-/** While nothing is in flight, the first ~10 transactions of a round go out at once: the node starts executing early. */
+/** The first ~10 transactions of a round go out at once: the node starts executing early. */
 const FIRST_FLUSH_CHARS = 256_000;
 const GWEI = 1_000_000_000n;
 /** bytes32(IERC1271.isValidSignature.selector): what a valid answer's first word is. */
@@ -185,8 +185,17 @@ export class AnvilChainPort implements ChainPort {
   private mode: BlockMode = { kind: "automine" };
   /** Block mode changes in flight (setBlockMode); no automine pause meanwhile. */
   private changingMode = 0;
-  /** Signed, not yet sent (in nonce order). */
+  /**
+   * Signed, not yet sent, in nonce order: the piece being signed, and pieces closed and
+   * waiting their turn. A round (what is signed between two syncs) goes to the node in
+   * pieces cut by size as it is signed, each its own send (and so its own block under
+   * automine): cut where the signing is, never where the node's answers happen to be, so
+   * a round lands in the same blocks on every run.
+   */
   private queue: SignedTx[] = [];
+  private closedPieces: SignedTx[][] = [];
+  /** Pieces the round has closed so far: the first is cut sooner; after one, the rest waits for the round's end. */
+  private roundPieces = 0;
   private flushing: Promise<void> | null = null;
   private flushScheduled = false;
   /** Sent settlement txs without a receipt yet. */
@@ -746,39 +755,50 @@ export class AnvilChainPort implements ChainPort {
     const tx: SignedTx = { hash, raw, nonce, settlement, batch, gas, sentAfter: this.knownHead, sendError: null, polledEpoch: -1 };
     this.queue.push(tx);
     this.queuedChars += raw.length;
-    if (this.queuedChars >= EARLY_FLUSH_CHARS || (this.flushing === null && this.queuedChars >= FIRST_FLUSH_CHARS)) {
+    if (this.queuedChars >= (this.roundPieces === 0 ? FIRST_FLUSH_CHARS : EARLY_FLUSH_CHARS)) {
       // A long round: let the node execute this part while the rest is being signed.
-      void this.flush().catch(() => undefined);
+      this.closePiece();
+      void this.flush(false).catch(() => undefined);
       await nextTurn();
     } else {
       this.scheduleFlush();
-      // A request is in flight: give its socket a turn between signatures, so that its
-      // upload, its answer and the automine pause/resume around it move on while we sign.
-      if (this.flushing !== null) await nextTurn();
+      // Pieces are on their way: give their socket a turn between signatures, so that the
+      // upload, the answer and the automine pause/resume around it move on while we sign.
+      if (this.roundPieces > 0) await nextTurn();
     }
     return tx;
+  }
+
+  private closePiece(): void {
+    this.closedPieces.push(this.queue);
+    this.queue = [];
+    this.queuedChars = 0;
+    this.roundPieces++;
   }
 
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    // After the current synchronous run of submits: one request for all of them.
+    // After the current synchronous run of submits: one request for all of them. A round
+    // already in pieces keeps its open piece for its end (a sync), where it is cut.
     setImmediate(() => {
       this.flushScheduled = false;
-      this.flush().catch(() => {
+      this.flush(this.roundPieces === 0).catch(() => {
         // errors are recorded per transaction; nothing to surface here
       });
     });
   }
 
-  /** Send everything queued, in nonce order, as one JSON-RPC batch. */
-  async flush(): Promise<void> {
+  /** Send the closed pieces in nonce order, one send each, and the open piece too unless `closedOnly`. */
+  async flush(withOpenPiece = true): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.queue.length === 0) return;
-    const txs = this.queue;
-    this.queue = [];
-    this.queuedChars = 0;
-    this.flushing = this.send(txs).finally(() => {
+    if (withOpenPiece && this.queue.length > 0) this.closePiece();
+    if (this.closedPieces.length === 0) return;
+    const pieces = this.closedPieces;
+    this.closedPieces = [];
+    this.flushing = (async () => {
+      for (const piece of pieces) await this.send(piece);
+    })().finally(() => {
       this.flushing = null;
     });
     await this.flushing;
@@ -790,6 +810,7 @@ export class AnvilChainPort implements ChainPort {
    */
   async sync(): Promise<void> {
     await this.flush();
+    this.roundPieces = 0;
     if (this.mode.kind === "automine" && this.lastSentNonce >= this.minedBelow) await this.awaitMined();
   }
 

@@ -228,6 +228,34 @@ describe("Anvil port: automine rounds", () => {
     expect(await big.rpc.call("anvil_getAutomine")).toBe(true);
   });
 
+  it("a long round lands in the same blocks however fast the node answers", async () => {
+    // Sent one after another, as the engine does: the node answers while the rest is signed.
+    async function layout(answerDelayMs: number): Promise<bigint[]> {
+      const s = await port.snapshot();
+      const head = await port.blockNumber();
+      const batch = port.rpc.batch.bind(port.rpc);
+      port.rpc.batch = (async (calls: Parameters<typeof batch>[0], deadlineMs?: number) => {
+        await new Promise((r) => setTimeout(r, answerDelayMs));
+        return batch(calls, deadlineMs);
+      }) as typeof port.rpc.batch;
+      try {
+        const hashes: Hex[] = [];
+        for (let k = 0; k < 60; k++) hashes.push((await port.submitBatch(Array.from({ length: 20 }, (_, i) => dummyMatch(k * 20 + i)))).txHash);
+        await port.blockNumber();
+        const blocks: bigint[] = [];
+        for (const h of hashes) blocks.push((await port.getReceipt(h))!.blockNumber - head);
+        return blocks;
+      } finally {
+        port.rpc.batch = batch;
+        await port.revert(s);
+      }
+    }
+    const quick = await layout(0);
+    expect(new Set(quick).size).toBeGreaterThan(1); // the round went out in pieces
+    expect(await layout(40)).toEqual(quick);
+    expect(await layout(5)).toEqual(quick);
+  }, 60_000);
+
   it("a round sent while a block mode change is in flight does not undo the new mode", async () => {
     const p = await newPort();
     // Hold the mode change's request open long enough for a round to be sent meanwhile
