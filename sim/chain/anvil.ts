@@ -194,7 +194,7 @@ export class AnvilChainPort implements ChainPort {
    */
   private queue: SignedTx[] = [];
   private closedPieces: SignedTx[][] = [];
-  /** Pieces the round has closed so far: the first is cut sooner; after one, the rest waits for the round's end. */
+  /** Pieces the round has cut by size so far: the first is cut sooner; after one, the rest waits for the round's end. */
   private roundPieces = 0;
   private flushing: Promise<void> | null = null;
   private flushScheduled = false;
@@ -758,6 +758,7 @@ export class AnvilChainPort implements ChainPort {
     if (this.queuedChars >= (this.roundPieces === 0 ? FIRST_FLUSH_CHARS : EARLY_FLUSH_CHARS)) {
       // A long round: let the node execute this part while the rest is being signed.
       this.closePiece();
+      this.roundPieces++;
       void this.flush(false).catch(() => undefined);
       await nextTurn();
     } else {
@@ -773,7 +774,6 @@ export class AnvilChainPort implements ChainPort {
     this.closedPieces.push(this.queue);
     this.queue = [];
     this.queuedChars = 0;
-    this.roundPieces++;
   }
 
   private scheduleFlush(): void {
