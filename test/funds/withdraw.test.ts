@@ -281,6 +281,18 @@ describe("POST /withdraw/build rejections", () => {
     expect(missing.body.detail).toContain("body.executor");
   });
 
+  it("400 naming the token when the intent withdraws a token that is not listed, before any chain call", async () => {
+    // The executor would sign it (signed here directly); the route still refuses the unlisted token itself.
+    const i = intent({ tokens: [c.rogue] });
+    const userSig = await signWithdrawIntent(c, alice(), i);
+    const { WithdrawCoSigner } = await import("../../sim/core/withdraw.ts");
+    const signer = new WithdrawCoSigner({ executorPrivateKey: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d", domain: c.domain });
+    const forced = await signer.coSign(i, { nowSec: env.clock.nowSec(), available: () => DEPOSIT });
+    const res = await post("/withdraw/build", { intent: i, user_signature: userSig, executor: EXECUTOR, executor_signature: forced.executor_signature });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: `invalid withdraw intent: token ${c.rogue} is not listed` });
+  });
+
   it("400 with the revert reason when the withdrawal cannot execute (vault short)", async () => {
     // The executor signs whatever the contract is given; the builder's estimate catches the shortfall.
     const i = intent({ amounts: [(DEPOSIT + 1n).toString()] });

@@ -47,6 +47,16 @@ describe("app skeleton", () => {
     expect(res.body).toEqual({ detail: "Method Not Allowed" });
   });
 
+  it("405s every other method on each GET-only public route, with Allow: GET, HEAD", async () => {
+    const ex = exchange();
+    for (const path of ["/api/v1/health", "/api/v1/system/time", "/api/v1/tokens", "/api/v1/markets", "/api/v1/fx/rate", "/api/v1/config"]) {
+      for (const method of ["post", "put", "delete"] as const) {
+        const res = await request(ex.app)[method](path).send({});
+        expect([method, path, res.status, res.headers["allow"], res.body]).toEqual([method, path, 405, "GET, HEAD", { detail: "Method Not Allowed" }]);
+      }
+    }
+  });
+
   it("404s a known path with a trailing slash, as any unknown path (strict routing, as the live router)", async () => {
     const ex = exchange();
     for (const [method, path] of [["get", "/api/v1/health/"], ["get", "/api/v1/tokens/"], ["post", "/api/v1/orders/"], ["get", "/api/v1/system/time/"]] as const) {

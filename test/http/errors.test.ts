@@ -119,6 +119,13 @@ describe("errorResponse", () => {
     });
   });
 
+  it("Retry-After is whole seconds rounded up, and at least 1: a window already free (0 ms left) says 1, never 0", () => {
+    for (const ms of [0, 1, 250, 999, 1000]) {
+      const err = new ExchangeError("RATE_LIMITED", 429, "Rate limit exceeded", { group: "read", limit: 10, retry_after_ms: ms });
+      expect(errorResponse(err, "plain"), String(ms)).toEqual({ status: 429, body: { detail: "Rate limit exceeded" }, headers: { "Retry-After": "1" } });
+    }
+  });
+
   it.each(["plain", "typed"] as const)("cancel cooldown 429 is typed with CANCEL_COOLDOWN even on a %s route", (style) => {
     const err = new ExchangeError("CANCEL_COOLDOWN", 429, "cancel cooldown: retry in 240 s");
     expect(errorResponse(err, style)).toEqual({

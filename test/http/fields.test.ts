@@ -43,6 +43,18 @@ describe("isUint256Text / zUint256", () => {
     expect(zHex("x").safeParse("0xabc").success).toBe(false);
   });
 
+  it("an address is exactly 40 hex digits: anything after them is refused, not ignored", async () => {
+    const a = "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01";
+    for (const tail of ["00", "x", " ", "\n"]) {
+      expect(zAddress.safeParse(a + tail).success, JSON.stringify(tail)).toBe(false);
+      expect(zAddressLower.safeParse(a + tail).success, JSON.stringify(tail)).toBe(false);
+    }
+    const ex = exchange();
+    const res = await request(ex.app).post("/api/v1/api-keys").send({ owner_address: `${ALICE}00`, action: "create", timestamp: 1, signature: "0x00" });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ detail: "body.owner_address: must be a 0x-prefixed 20-byte hex address" });
+  });
+
   it("a string field that is absent says it is required; one of another type says it must be a string", () => {
     for (const schema of [zAddress, zUuid4, zHex("x")]) {
       expect(schema.safeParse(undefined).error!.issues[0]!.message).toBe("is required");

@@ -63,6 +63,15 @@ describe("GET /fills/{order_id}", () => {
     }
   });
 
+  it("limit caps the page from the first fill: limit=1 is one fill, limit=2 both", async () => {
+    const { ex, ask, bids, aliceKey } = await traded();
+    const one = await request(ex.app).get(`/api/v1/fills/${ask}?limit=1`).set("Authorization", aliceKey);
+    expect(one.status).toBe(200);
+    expect(one.body.items.map((f: { taker_order_id: string }) => f.taker_order_id)).toEqual([bids[0]]);
+    const two = await request(ex.app).get(`/api/v1/fills/${ask}?limit=2`).set("Authorization", aliceKey);
+    expect(two.body.items.map((f: { taker_order_id: string }) => f.taker_order_id)).toEqual(bids);
+  });
+
   it("401 without a key; 404 for an unknown order or another wallet's order", async () => {
     const { ex, ask, bobKey } = await traded();
     expect((await request(ex.app).get(`/api/v1/fills/${ask}`)).status).toBe(401);
@@ -89,6 +98,18 @@ describe("GET /fills", () => {
     expect((await request(ex.app).get(`${url}&settlement_status=settled`).set("Authorization", bobKey)).body.items).toHaveLength(2);
     const page = await request(ex.app).get(`${url}&limit=1&offset=1`).set("Authorization", bobKey);
     expect(page.body.items.map((f: { taker_order_id: string }) => f.taker_order_id)).toEqual([bids[1]]);
+  });
+
+  it("settlement_status takes each of the spec's values (pending, confirming, settled, failed, reverted)", async () => {
+    const { ex, bobKey } = await traded();
+    const counts: Record<string, number> = {};
+    for (const status of ["pending", "confirming", "settled", "failed", "reverted"]) {
+      ex.clock.advanceSec(1);
+      const r = await request(ex.app).get(`/api/v1/fills?owner_address=${BOB}&settlement_status=${status}`).set("Authorization", bobKey);
+      expect(r.status, status).toBe(200);
+      counts[status] = r.body.items.length;
+    }
+    expect(counts).toEqual({ pending: 2, confirming: 0, settled: 0, failed: 0, reverted: 0 });
   });
 
   it("401, 403 for another owner, 422 for a missing owner, bad status or limit > 500; 429 on the 11th read", async () => {

@@ -73,6 +73,20 @@ describe("memory exchange: GET /balances", () => {
     const all = await request(ex.app).get("/api/v1/balances").query({ owner_address: ALICE, include_zero: "true" }).set("authorization", key);
     expect(all.body.balances).toHaveLength(ex.registry.tokens().length);
   });
+
+  it("include_zero takes FastAPI's boolean spellings: 1, yes, on as true; 0, no, off as false; anything else 422", async () => {
+    const ex = exchange({ unfunded: true });
+    const key = apiKeyFor(ex, ALICE);
+    const rows = async (include_zero: string) => {
+      ex.clock.advanceSec(1);
+      const r = await request(ex.app).get("/api/v1/balances").query({ owner_address: ALICE, include_zero }).set("authorization", key);
+      return [include_zero, r.status, r.status === 200 ? r.body.balances.length : r.body];
+    };
+    const every = ex.registry.tokens().length;
+    for (const yes of ["true", "True", "1", "yes", "on"]) expect(await rows(yes)).toEqual([yes, 200, every]);
+    for (const no of ["false", "FALSE", "0", "no", "off"]) expect(await rows(no)).toEqual([no, 200, 0]);
+    expect(await rows("maybe")).toEqual(["maybe", 422, { detail: "query.include_zero: must be a boolean (true or false)" }]);
+  });
 });
 
 describe("memory exchange: the account and funds routes that need a chain node", () => {

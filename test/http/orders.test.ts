@@ -108,6 +108,16 @@ describe("POST /orders: accepted", () => {
     });
   });
 
+  it("the 201 is written with the headers of every other JSON answer (Content-Type with charset, exact Content-Length)", async () => {
+    const ex = exchange();
+    const res = await postOrder(ex, await signedOrder(ex, alice));
+    expect(res.status).toBe(201);
+    const health = await request(ex.app).get("/api/v1/health");
+    expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(res.headers["content-type"]).toBe(health.headers["content-type"]);
+    expect(res.headers["content-length"]).toBe(String(Buffer.byteLength(res.text)));
+  });
+
   it("a bid spends the quote token: from/to amounts are the signed Order's", async () => {
     const ex = exchange();
     const id = await place(ex, bob, { side: "bid", amount: "20", price: "1.07" });
@@ -236,6 +246,13 @@ describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
     expect(arr.body.detail["error_code"]).toBe("TRANSIENT_SETTLEMENT_FAILURE");
   });
 
+  it("a JSON array is not an order body: 400 saying so, not a complaint about its missing signature", async () => {
+    const ex = exchange();
+    const arr = await rejected(ex, [orderBody(ex, alice)]);
+    expect(arr.status).toBe(400);
+    expect(arr.body).toEqual({ detail: { detail: "request body must be a JSON object", error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
+  });
+
   it("client_id and fee_bps are refused", async () => {
     const ex = exchange();
     const body = await signedOrder(ex, alice);
@@ -243,6 +260,15 @@ describe("POST /orders: rejections (typed envelope on every 4xx)", () => {
       const r = await rejected(ex, { ...body, ...extra });
       expect(r.status).toBe(400);
       expect(r.body.detail["error_code"]).toBe("TRANSIENT_SETTLEMENT_FAILURE");
+    }
+  });
+
+  it("client_id and fee_bps are shape errors: named before a missing signature is", async () => {
+    const ex = exchange();
+    for (const [name, value] of [["client_id", "x"], ["fee_bps", 0]] as const) {
+      const r = await rejected(ex, { ...orderBody(ex, alice), [name]: value });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ detail: { detail: `${name} is not accepted`, error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
     }
   });
 
@@ -473,6 +499,18 @@ describe("POST /orders/cancel", () => {
     }
     const bad = await request(ex.app).post("/api/v1/orders/cancel").set("Content-Type", "application/json").send("{");
     expect(bad.status).toBe(422);
+  });
+
+  it("accepts an EIP-55 owner_address (signed payloads accept checksum addresses): 200 {status: ok}", async () => {
+    const ex = exchange();
+    const id = await place(ex, alice);
+    ex.clock.advanceSec(300);
+    const body = { ...(await cancelBody(ex, alice, { orderId: id })), owner_address: alice.address };
+    expect(alice.address).not.toBe(ALICE);
+    const r = await cancel(ex, body);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ status: "ok" });
+    expect(ex.engine.getOrder(id).status).toBe("cancelled");
   });
 
   it("429 plain after 2 cancels of one wallet within a second (cancel group)", async () => {

@@ -110,6 +110,16 @@ describe("POST /orders/vl/batch", () => {
     expect(nullLeg.body.detail.detail).toBe("orders[1] must be a JSON object");
   });
 
+  it("the batch size is checked before any leg: one badly signed leg is refused for the size, naming the limits", async () => {
+    const ex = exchange();
+    const legs = await vlLegs(ex, alice, twoAsks);
+    const byBob = await vlLegs(ex, bob, twoAsks);
+    const r = await batch(ex, [{ ...legs[0], signature: byBob[0]!["signature"] }]);
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ detail: { detail: "orders must hold 2 to 50 legs, got 1", error_code: "TRANSIENT_SETTLEMENT_FAILURE" } });
+    expect(ex.engine.listOrders(ALICE)).toEqual([]);
+  });
+
   it("409 typed when two legs carry the same order_id (each uuid_int correct for its leg); nothing placed, nothing frozen", async () => {
     const ex = exchange();
     const id0 = ex.newId();
@@ -207,6 +217,16 @@ describe("POST /orders/vl/cancel", () => {
     for (const leg of ids) expect(ex.engine.getOrder(leg).status).toBe("cancelled");
     const replay = await vlCancel(ex, body);
     expect(replay.status).toBe(200);
+    for (const leg of ids) expect(ex.engine.getOrder(leg).status).toBe("cancelled");
+  });
+
+  it("accepts an EIP-55 owner_address (signed payloads accept checksum addresses): 200 and every leg cancelled", async () => {
+    const { ex, id, ids } = await placed();
+    ex.clock.advanceSec(300);
+    expect(alice.address).not.toBe(ALICE);
+    const r = await vlCancel(ex, { owner_address: alice.address, vl_batch_id: id, signature: await signVlCancel(alice, id) });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ status: "ok" });
     for (const leg of ids) expect(ex.engine.getOrder(leg).status).toBe("cancelled");
   });
 
