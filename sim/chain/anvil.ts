@@ -188,9 +188,9 @@ export class AnvilChainPort implements ChainPort {
   /**
    * Signed, not yet sent, in nonce order: the piece being signed, and pieces closed and
    * waiting their turn. A round (what is signed between two syncs) goes to the node in
-   * pieces cut by size as it is signed, each its own send (and so its own block under
-   * automine): cut where the signing is, never where the node's answers happen to be, so
-   * a round lands in the same blocks on every run.
+   * pieces cut by size as it is signed, and at its end, each its own send (and so its own
+   * block under automine): cut where the signing is, never where the node's answers happen
+   * to be, so a round lands in the same blocks on every run.
    */
   private queue: SignedTx[] = [];
   private closedPieces: SignedTx[][] = [];
@@ -789,7 +789,7 @@ export class AnvilChainPort implements ChainPort {
     });
   }
 
-  /** Send the closed pieces in nonce order, one send each, and the open piece too unless `closedOnly`. */
+  /** Send the closed pieces in nonce order, one send each, and the piece being signed too when `withOpenPiece`. */
   async flush(withOpenPiece = true): Promise<void> {
     while (this.flushing) await this.flushing;
     if (withOpenPiece && this.queue.length > 0) this.closePiece();
