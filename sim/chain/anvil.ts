@@ -554,7 +554,11 @@ export class AnvilChainPort implements ChainPort {
       }
     }
     if (domainName === null && name!.ok && typeof name!.result === "string" && name!.result.length > 2) {
-      domainName = decodeString(name!.result as Hex);
+      try {
+        domainName = decodeString(name!.result as Hex);
+      } catch {
+        // A name() that is not an ABI string (bytes32, as some older tokens answer): no name.
+      }
     }
     const hasDomain = (separator!.ok && typeof separator!.result === "string" && separator!.result.length >= 66) || domain!.ok;
     return {

@@ -100,9 +100,13 @@ describe("Anvil port: blocks and time", () => {
     await port.setNextBlockTimestamp(t1 + 777n);
     await port.mine();
     expect(await port.latestTimestamp()).toBe(t1 + 777n);
-    await port.setTime(t1 + 100_000n);
+    // setTime sets the clock (it does not add to it): the next block is at that time, give
+    // or take the seconds the test itself takes, not near twice it.
+    const t2 = t1 + 100_000n;
+    await port.setTime(t2);
     await port.mine();
-    expect((await port.latestTimestamp()) >= t1 + 100_000n).toBe(true);
+    const t3 = await port.latestTimestamp();
+    expect(t3 >= t2 && t3 < t2 + 3_600n, `${t3} for setTime(${t2})`).toBe(true);
   });
 });
 
@@ -501,5 +505,19 @@ describe("Anvil port: signatures and permits", () => {
     expect(await port.permitState(token("USDC"), addr(0), vault)).toEqual({ supported: true, nonce: 0n, name: "USDC", version: "1", allowance: 55n });
     const plain = await port.permitState(token("USDT"), addr(0), vault);
     expect(plain).toMatchObject({ supported: false, nonce: 0n, allowance: 0n, name: "USDT" });
+  });
+
+  it("permitState: a token that answers nonces() but has no EIP-712 domain is unsupported", async () => {
+    // Answers every call with one zero word, but reverts DOMAIN_SEPARATOR() (0x3644e515) and
+    // eip712Domain() (0x84b0196e): a nonce and no way to build the permit's domain.
+    const code =
+      "0x600035" + "60e01c" + // selector
+      "80633644e51514601e57" + // DOMAIN_SEPARATOR → revert
+      "6384b0196e14601e57" + // eip712Domain → revert
+      "60206000f3" + // return 32 zero bytes
+      "5b600080fd"; // revert
+    const noDomain = "0x00000000000000000000000000000000000fe701" as Address;
+    await port.rpc.call("anvil_setCode", [noDomain, code]);
+    expect(await port.permitState(noDomain, addr(0), ctx.chain.info.deployment.vault)).toEqual({ supported: false, nonce: 0n, name: "", version: "1", allowance: 0n });
   });
 });

@@ -105,6 +105,11 @@ describe("settlement calldata and transactions", () => {
     expect(() => encodeMatchBatch([{ maker: o, makerSignature: "0xzz", taker: o, takerSignature: "0x", makerAmount: 1n, takerAmount: 1n }], false)).toThrow(/bad bytes/);
   });
 
+  it("refuses a negative amount instead of encoding garbage", () => {
+    const o = { user: "0x" + "11".repeat(20), expiration: 1n, feeBps: 0n, recipient: "0x" + "00".repeat(20), fromToken: "0x" + "22".repeat(20), toToken: "0x" + "33".repeat(20), fromAmount: 1n, toAmount: 1n, initialDepositAmount: 0n, uuid: 1n } as OrderMessage;
+    expect(() => encodeMatchBatch([{ maker: o, makerSignature: "0x", taker: o, takerSignature: "0x", makerAmount: -1n, takerAmount: 1n }], false)).toThrow("ABI: negative integer");
+  });
+
   it("signEip1559 produces viem's raw transaction and hash", async () => {
     const account = privateKeyToAccount(EXECUTOR_KEY);
     const key = Buffer.from(EXECUTOR_KEY.slice(2), "hex");
@@ -145,5 +150,25 @@ describe("settlement calldata and transactions", () => {
     const one = signEip1559({ chainId: 31337, nonce: 7, to: account.address, data: new Uint8Array(0), gas: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, value: 0n }, key);
     expect(parseTransaction(one.raw).nonce).toBe(7);
     expect(await recoverTransactionAddress({ serializedTransaction: one.raw as `0x02${string}` })).toBe(account.address);
+  });
+
+  // Random fields rarely hit these: a one-byte value of exactly 0x80 (RLP writes it as a
+  // string, 0x81 0x80) and r or s with a leading zero byte (RLP drops it: 1 in 128 signatures).
+  it("signEip1559 matches viem at the encoding's edges: a 0x80 byte, r and s with leading zero bytes", async () => {
+    const account = privateKeyToAccount(EXECUTOR_KEY);
+    const key = Buffer.from(EXECUTOR_KEY.slice(2), "hex");
+    const to = `0x${"00".repeat(19)}aa` as Address;
+    // Nonces found by search for this transaction: 215 signs with r < 2^248, 7 with s < 2^248.
+    for (const nonce of [128, 215, 7]) {
+      const tx = { chainId: 31337, nonce, to, gas: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, value: 0n };
+      const ours = signEip1559({ ...tx, data: new Uint8Array(0) }, key);
+      const theirs = await account.signTransaction({ type: "eip1559", ...tx, data: "0x" });
+      expect(ours.raw, `nonce ${nonce}`).toBe(theirs);
+      expect(ours.hash).toBe(keccak256(theirs));
+    }
+    // The cases are what they claim to be.
+    const sigOf = async (nonce: number) => parseTransaction(await account.signTransaction({ type: "eip1559", chainId: 31337, nonce, to, gas: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, value: 0n, data: "0x" }));
+    expect(BigInt((await sigOf(215)).r!) < 2n ** 248n).toBe(true);
+    expect(BigInt((await sigOf(7)).s!) < 2n ** 248n).toBe(true);
   });
 });

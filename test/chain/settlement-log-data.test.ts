@@ -112,6 +112,8 @@ describe("MatchFailed data", () => {
       // A length past the data, and one too big for a number.
       good.slice(0, 2 + 256) + word(0x40) + good.slice(2 + 320),
       good.slice(0, 2 + 256) + "f".repeat(64) + good.slice(2 + 320),
+      // A length whose low 8 hex digits are the right one, with a high digit set.
+      good.slice(0, 2 + 256) + "1" + good.slice(2 + 257),
     ];
     for (const data of odd) {
       expect(oursMatchFailed(data), data).toEqual(viemMatchFailed(data));

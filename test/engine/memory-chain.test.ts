@@ -117,6 +117,31 @@ describe("memory chain", () => {
     expect((await chain.getReceipt(txHash))!.status).toBe("success");
   });
 
+  it("mine(n) advances the head by n blocks, as on Anvil", async () => {
+    const { chain } = setupChain();
+    const head = await chain.blockNumber();
+    await chain.mine(3);
+    expect(await chain.blockNumber()).toBe(head + 3n);
+  });
+
+  it("an order's first fill checks its own bounds: zero toAmount, fee over 10%", async () => {
+    const { chain, taker } = setupChain();
+    const zeroAsk = order(A, BASE, QUOTE, 100n, 0n, 7n);
+    expect((await receipt(chain, [m(zeroAsk, taker, 10n, 11n)])).failures).toEqual([{ index: 0, reason: "ZERO_ORDER_AMOUNT" }]);
+    const feeAt = (feeBps: bigint, uuid: bigint) => ({ ...order(A, BASE, QUOTE, 100n, 110n, uuid), feeBps });
+    expect((await receipt(chain, [m(feeAt(1_001n, 8n), taker, 10n, 11n)])).failures).toEqual([{ index: 0, reason: "FEE_TOO_HIGH" }]);
+    expect((await receipt(chain, [m(feeAt(1_000n, 9n), taker, 10n, 11n)])).failedMask).toBe(0n);
+  });
+
+  it("restore puts back the snapshot's automine setting", async () => {
+    const { chain, maker, taker } = setupChain();
+    const s = chain.snapshot();
+    chain.setAutomine(false);
+    chain.restore(s);
+    const { txHash } = await chain.submitBatch([m(maker, taker, 10n, 11n)]);
+    expect((await chain.getReceipt(txHash))!.status).toBe("success");
+  });
+
   it("snapshot/restore", async () => {
     const { chain, maker, taker } = setupChain();
     const s = chain.snapshot();
