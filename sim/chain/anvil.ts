@@ -795,8 +795,10 @@ export class AnvilChainPort implements ChainPort {
 
   /** Send the closed pieces in nonce order, one send each, and the piece being signed too when `withOpenPiece`. */
   async flush(withOpenPiece = true): Promise<void> {
-    while (this.flushing) await this.flushing;
+    // Cut where the call is, not when an earlier send's answer lets it run: else a piece
+    // would hold what was signed while the node answered, and its block with it.
     if (withOpenPiece && this.queue.length > 0) this.closePiece();
+    while (this.flushing) await this.flushing;
     if (this.closedPieces.length === 0) return;
     const pieces = this.closedPieces;
     this.closedPieces = [];

@@ -117,4 +117,11 @@ export interface ChainPort {
   /** Executor-only fault hook: the match of this order pair reverts with `reason`. */
   setMatchFault(maker: OrderMessage, taker: OrderMessage, reason: string): Promise<void>;
   clearMatchFault(maker: OrderMessage, taker: OrderMessage): Promise<void>;
+
+  /**
+   * Send every transaction signed and not yet sent. A port may hold the end of a long
+   * round until a read of the chain; the engine calls this where its work signs and no read
+   * follows. A port that sends as it signs leaves it out.
+   */
+  flush?(): Promise<void>;
 }

@@ -1317,6 +1317,7 @@ export class Engine {
     const delay = BigInt(this.faults.confirmationDelayBlocks ?? 0);
     const head = await this.chain.blockNumber();
     this.confirmationsOwed = 0;
+    let faultsCleared = false;
     for (const batch of this.settlements) {
       if (batch.status !== "pending") continue;
       const r = await this.chain.getReceipt(batch.txHash as Hex);
@@ -1358,6 +1359,7 @@ export class Engine {
       });
       const faulted = this.faultedPairs.get(batch.id);
       if (faulted) {
+        faultsCleared = true;
         this.faultedPairs.delete(batch.id);
         for (const id of faulted) {
           const f = this.fills.get(id);
@@ -1369,6 +1371,9 @@ export class Engine {
         }
       }
     }
+    // The fault clears above are signed after the round's last read: send them now, not
+    // with whatever reads the chain next.
+    if (faultsCleared) await this.chain.flush?.();
     // Collect only: cancelling for a debt waits for the next vault sync, which first lets go
     // of withdrawal holds whose deadline passed (they may cover it).
     if (this.vaultDebt.size > 0) this.collectVaultDebts();

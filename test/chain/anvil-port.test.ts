@@ -260,6 +260,37 @@ describe("Anvil port: automine rounds", () => {
     expect(await layout(5)).toEqual(quick);
   }, 60_000);
 
+  it("transactions signed between pauses while a send is in flight land in the same blocks however fast the node answers", async () => {
+    // As a settle's fault clears go out: a few signed, a turn (every 50th receipt), again.
+    async function layout(answerDelayMs: number): Promise<bigint[]> {
+      const s = await port.snapshot();
+      const head = await port.blockNumber();
+      const batch = port.rpc.batch.bind(port.rpc);
+      port.rpc.batch = (async (calls: Parameters<typeof batch>[0], deadlineMs?: number) => {
+        await new Promise((r) => setTimeout(r, answerDelayMs));
+        return batch(calls, deadlineMs);
+      }) as typeof port.rpc.batch;
+      try {
+        const hashes: Hex[] = [];
+        for (let k = 0; k < 12; k++) {
+          for (let i = 0; i < 3; i++) hashes.push((await port.submitBatch([dummyMatch(k * 3 + i)])).txHash);
+          // The node's answer may come in this pause or long after it: the layout must not care.
+          await new Promise((r) => setTimeout(r, 15));
+        }
+        await port.blockNumber();
+        const blocks: bigint[] = [];
+        for (const h of hashes) blocks.push((await port.getReceipt(h))!.blockNumber - head);
+        return blocks;
+      } finally {
+        port.rpc.batch = batch;
+        await port.revert(s);
+      }
+    }
+    const quick = await layout(0);
+    expect(await layout(100)).toEqual(quick);
+    expect(await layout(5)).toEqual(quick);
+  }, 60_000);
+
   it("a round sent while a block mode change is in flight does not undo the new mode", async () => {
     const p = await newPort();
     // Hold the mode change's request open long enough for a round to be sent meanwhile
@@ -344,7 +375,9 @@ describe("Anvil port: automine rounds", () => {
     const ours = await Promise.all(sent.map((s) => port.getReceipt(s.txHash)));
     const theirs = await receiptOf(other!);
     expect(theirs).not.toBeNull();
-    expect(BigInt(theirs!.blockNumber)).toBe(ours[0]!.blockNumber + 1n);
+    // In a block of its own after ours (on a busy machine the relayer's 2 s stall rule may
+    // have mined one more block between them).
+    expect(BigInt(theirs!.blockNumber)).toBeGreaterThan(ours[0]!.blockNumber);
     expect(await port.rpc.call("anvil_getAutomine")).toBe(true);
   }, 20_000);
 
