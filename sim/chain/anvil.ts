@@ -125,14 +125,16 @@ const RECEIPT_CACHE_MAX = 100_000;
  */
 const RECEIPTS_PER_TURN = 50;
 /**
- * A long round goes out in requests of this size while the rest is still being signed.
- * One full request (~38 compact 20-fill batches) rather than a quarter of one: Anvil then
- * packs more transactions per automined block, and its per-block work (and the per-request
- * overhead) is paid less often: ~20 % less Anvil CPU per bench run than 250k (medians of 4).
+ * A long round goes out in pieces of this size while the rest is still being signed, each
+ * its own block (two requests of MAX_REQUEST_CHARS, sent at once). Pieces are cut by size,
+ * never by when the node answers, so a round's blocks are the same on every run; at this
+ * size (~77 compact 20-fill batches) a 200-transaction round is about as fast as when
+ * pieces merged while a request was in flight (bench:settlement, BENCHMARKS.md, thirty-second
+ * session), and Anvil pays its per-block work on few blocks.
  */
-const EARLY_FLUSH_CHARS = MAX_REQUEST_CHARS;
-/** The first ~10 transactions of a round go out at once: the node starts executing early. */
-const FIRST_FLUSH_CHARS = 256_000;
+const EARLY_FLUSH_CHARS = 2 * MAX_REQUEST_CHARS;
+/** The first ~20 transactions of a round go out at once: the node starts executing early. */
+const FIRST_FLUSH_CHARS = 512_000;
 const GWEI = 1_000_000_000n;
 /** bytes32(IERC1271.isValidSignature.selector): what a valid answer's first word is. */
 const EIP1271_MAGIC_WORD = `0x1626ba7e${"0".repeat(56)}`;
