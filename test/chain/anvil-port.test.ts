@@ -232,63 +232,57 @@ describe("Anvil port: automine rounds", () => {
     expect(await big.rpc.call("anvil_getAutomine")).toBe(true);
   });
 
+  /**
+   * The block (past the head) each transaction of `round` lands in, with every answer of
+   * the node delayed by `answerDelayMs`; the chain is put back after.
+   */
+  async function layoutOf(answerDelayMs: number, round: () => Promise<Hex[]>): Promise<bigint[]> {
+    const s = await port.snapshot();
+    const head = await port.blockNumber();
+    const batch = port.rpc.batch.bind(port.rpc);
+    port.rpc.batch = (async (calls: Parameters<typeof batch>[0], deadlineMs?: number) => {
+      await new Promise((r) => setTimeout(r, answerDelayMs));
+      return batch(calls, deadlineMs);
+    }) as typeof port.rpc.batch;
+    try {
+      const hashes = await round();
+      await port.blockNumber();
+      const blocks: bigint[] = [];
+      for (const h of hashes) blocks.push((await port.getReceipt(h))!.blockNumber - head);
+      return blocks;
+    } finally {
+      port.rpc.batch = batch;
+      await port.revert(s);
+    }
+  }
+
   it("a long round lands in the same blocks however fast the node answers", async () => {
     // Sent one after another, as the engine does: the node answers while the rest is signed.
-    async function layout(answerDelayMs: number): Promise<bigint[]> {
-      const s = await port.snapshot();
-      const head = await port.blockNumber();
-      const batch = port.rpc.batch.bind(port.rpc);
-      port.rpc.batch = (async (calls: Parameters<typeof batch>[0], deadlineMs?: number) => {
-        await new Promise((r) => setTimeout(r, answerDelayMs));
-        return batch(calls, deadlineMs);
-      }) as typeof port.rpc.batch;
-      try {
-        const hashes: Hex[] = [];
-        for (let k = 0; k < 60; k++) hashes.push((await port.submitBatch(Array.from({ length: 20 }, (_, i) => dummyMatch(k * 20 + i)))).txHash);
-        await port.blockNumber();
-        const blocks: bigint[] = [];
-        for (const h of hashes) blocks.push((await port.getReceipt(h))!.blockNumber - head);
-        return blocks;
-      } finally {
-        port.rpc.batch = batch;
-        await port.revert(s);
-      }
-    }
-    const quick = await layout(0);
+    const round = async () => {
+      const hashes: Hex[] = [];
+      for (let k = 0; k < 60; k++) hashes.push((await port.submitBatch(Array.from({ length: 20 }, (_, i) => dummyMatch(k * 20 + i)))).txHash);
+      return hashes;
+    };
+    const quick = await layoutOf(0, round);
     expect(new Set(quick).size).toBeGreaterThan(1); // the round went out in pieces
-    expect(await layout(40)).toEqual(quick);
-    expect(await layout(5)).toEqual(quick);
+    expect(await layoutOf(40, round)).toEqual(quick);
+    expect(await layoutOf(5, round)).toEqual(quick);
   }, 60_000);
 
   it("transactions signed between pauses while a send is in flight land in the same blocks however fast the node answers", async () => {
     // As a settle's fault clears go out: a few signed, a turn (every 50th receipt), again.
-    async function layout(answerDelayMs: number): Promise<bigint[]> {
-      const s = await port.snapshot();
-      const head = await port.blockNumber();
-      const batch = port.rpc.batch.bind(port.rpc);
-      port.rpc.batch = (async (calls: Parameters<typeof batch>[0], deadlineMs?: number) => {
-        await new Promise((r) => setTimeout(r, answerDelayMs));
-        return batch(calls, deadlineMs);
-      }) as typeof port.rpc.batch;
-      try {
-        const hashes: Hex[] = [];
-        for (let k = 0; k < 12; k++) {
-          for (let i = 0; i < 3; i++) hashes.push((await port.submitBatch([dummyMatch(k * 3 + i)])).txHash);
-          // The node's answer may come in this pause or long after it: the layout must not care.
-          await new Promise((r) => setTimeout(r, 15));
-        }
-        await port.blockNumber();
-        const blocks: bigint[] = [];
-        for (const h of hashes) blocks.push((await port.getReceipt(h))!.blockNumber - head);
-        return blocks;
-      } finally {
-        port.rpc.batch = batch;
-        await port.revert(s);
+    const round = async () => {
+      const hashes: Hex[] = [];
+      for (let k = 0; k < 12; k++) {
+        for (let i = 0; i < 3; i++) hashes.push((await port.submitBatch([dummyMatch(k * 3 + i)])).txHash);
+        // The node's answer may come in this pause or long after it: the layout must not care.
+        await new Promise((r) => setTimeout(r, 15));
       }
-    }
-    const quick = await layout(0);
-    expect(await layout(100)).toEqual(quick);
-    expect(await layout(5)).toEqual(quick);
+      return hashes;
+    };
+    const quick = await layoutOf(0, round);
+    expect(await layoutOf(100, round)).toEqual(quick);
+    expect(await layoutOf(5, round)).toEqual(quick);
   }, 60_000);
 
   it("a round sent while a block mode change is in flight does not undo the new mode", async () => {
