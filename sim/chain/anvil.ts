@@ -196,8 +196,8 @@ export class AnvilChainPort implements ChainPort {
    */
   private queue: SignedTx[] = [];
   private closedPieces: SignedTx[][] = [];
-  /** Pieces the round has cut by size so far: the first is cut sooner; after one, the rest waits for the round's end. */
-  private roundPieces = 0;
+  /** The round has had a piece cut by size: the first is cut sooner; after it, the open piece waits for the round's end. */
+  private roundInPieces = false;
   private flushing: Promise<void> | null = null;
   private flushScheduled = false;
   /** Sent settlement txs without a receipt yet. */
@@ -761,17 +761,17 @@ export class AnvilChainPort implements ChainPort {
     const tx: SignedTx = { hash, raw, nonce, settlement, batch, gas, sentAfter: this.knownHead, sendError: null, polledEpoch: -1 };
     this.queue.push(tx);
     this.queuedChars += raw.length;
-    if (this.queuedChars >= (this.roundPieces === 0 ? FIRST_FLUSH_CHARS : EARLY_FLUSH_CHARS)) {
+    if (this.queuedChars >= (this.roundInPieces ? EARLY_FLUSH_CHARS : FIRST_FLUSH_CHARS)) {
       // A long round: let the node execute this part while the rest is being signed.
       this.closePiece();
-      this.roundPieces++;
+      this.roundInPieces = true;
       void this.flush(false).catch(() => undefined);
       await nextTurn();
     } else {
       this.scheduleFlush();
       // Pieces are on their way: give their socket a turn between signatures, so that the
       // upload, the answer and the automine pause/resume around it move on while we sign.
-      if (this.roundPieces > 0) await nextTurn();
+      if (this.roundInPieces) await nextTurn();
     }
     return tx;
   }
@@ -789,7 +789,7 @@ export class AnvilChainPort implements ChainPort {
     // already in pieces keeps its open piece for its end (a sync), where it is cut.
     setImmediate(() => {
       this.flushScheduled = false;
-      this.flush(this.roundPieces === 0).catch(() => {
+      this.flush(!this.roundInPieces).catch(() => {
         // errors are recorded per transaction; nothing to surface here
       });
     });
@@ -818,7 +818,7 @@ export class AnvilChainPort implements ChainPort {
    */
   async sync(): Promise<void> {
     await this.flush();
-    this.roundPieces = 0;
+    this.roundInPieces = false;
     if (this.mode.kind === "automine" && this.lastSentNonce >= this.minedBelow) await this.awaitMined();
   }
 
@@ -832,7 +832,7 @@ export class AnvilChainPort implements ChainPort {
     // one block at once. Anything another client sends meanwhile joins that block, or the
     // next if it does not fit (mineWhatOthersLeft).
     for (const group of blockGroups(txs, this.blockGasLimit)) {
-      if (this.mode.kind !== "automine" || this.changingMode > 0) {
+      if (!this.ownsAutomine) {
         await this.sendRequests(group);
         continue;
       }
@@ -841,12 +841,17 @@ export class AnvilChainPort implements ChainPort {
         await this.sendRequests(group);
       } finally {
         // Resume only if no mode change began meanwhile (it sets the node's mode itself).
-        if (paused && this.mode.kind === "automine" && this.changingMode === 0) {
+        if (paused && this.ownsAutomine) {
           await this.rpc.call("evm_setAutomine", [true]).catch(() => undefined);
           this.othersMayWait = true;
         }
       }
     }
+  }
+
+  /** Automine is the port's mode and no mode change is on its way: the port may pause and resume it. */
+  private get ownsAutomine(): boolean {
+    return this.mode.kind === "automine" && this.changingMode === 0;
   }
 
   /**
@@ -874,14 +879,14 @@ export class AnvilChainPort implements ChainPort {
    */
   private async mineWhatOthersLeft(): Promise<void> {
     let waiting = Infinity;
-    while (this.mode.kind === "automine" && this.changingMode === 0) {
+    while (this.ownsAutomine) {
       const [automining, status] = await this.rpc.batch([
         { method: "anvil_getAutomine", params: [] },
         { method: "txpool_status", params: [] },
       ]).catch(() => []);
       if (!(automining?.ok && automining.result === true && status?.ok)) return;
       // A mode change may have begun while the answer was on its way.
-      if (this.mode.kind !== "automine" || this.changingMode > 0) return;
+      if (!this.ownsAutomine) return;
       const pending = (status.result as { pending?: Hex }).pending;
       const now = pending === undefined ? 0 : Number(BigInt(pending));
       if (now === 0 || now >= waiting) return;
@@ -891,8 +896,8 @@ export class AnvilChainPort implements ChainPort {
   }
 
   private async sendRequests(txs: SignedTx[]): Promise<void> {
-    // A big round goes out as a few size-capped JSON-RPC batches, all in flight at once;
-    // the pool orders them by nonce.
+    // A piece past one request's size goes out as a few size-capped JSON-RPC batches, all
+    // in flight at once; the pool orders them by nonce.
     const chunks = requestPieces(txs, rawChars);
     const refusedNonces: number[] = [];
     let transportFailed = false;
