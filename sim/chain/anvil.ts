@@ -880,15 +880,18 @@ export class AnvilChainPort implements ChainPort {
   private async mineWhatOthersLeft(): Promise<void> {
     let waiting = Infinity;
     while (this.ownsAutomine) {
-      const [automining, status] = await this.rpc.batch([
+      const [automining, pool] = await this.rpc.batch([
         { method: "anvil_getAutomine", params: [] },
-        { method: "txpool_status", params: [] },
+        { method: "txpool_inspect", params: [] },
       ]).catch(() => []);
-      if (!(automining?.ok && automining.result === true && status?.ok)) return;
+      if (!(automining?.ok && automining.result === true && pool?.ok)) return;
       // A mode change may have begun while the answer was on its way.
       if (!this.ownsAutomine) return;
-      const pending = (status.result as { pending?: Hex }).pending;
-      const now = pending === undefined ? 0 : Number(BigInt(pending));
+      // Others' only: the pool may still list our own for a moment after their block (a
+      // block mined for them would be an extra one, and the round's layout would differ).
+      const pending = (pool.result as { pending?: Record<string, Record<string, string>> }).pending ?? {};
+      let now = 0;
+      for (const [sender, byNonce] of Object.entries(pending)) if (sender.toLowerCase() !== this.executor.address.toLowerCase()) now += Object.keys(byNonce).length;
       if (now === 0 || now >= waiting) return;
       waiting = now;
       await this.rpc.call("evm_mine").catch(() => undefined);
