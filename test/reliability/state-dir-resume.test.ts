@@ -317,7 +317,9 @@ describe("resuming from a state directory (in process)", () => {
     };
     const twoKeys = async (restart: boolean) => {
       const dir = mkdtempSync(path.join(tmpdir(), "fakex-sd-keystream-"));
-      let ex = await start(dir);
+      // A fixed start: the virtual clock otherwise starts at the wall clock, and the two runs'
+      // created_at could fall in different seconds.
+      let ex = await start(dir, { startTime: "2026-01-01T00:00:00Z" });
       const first = await create(ex);
       if (restart) {
         await ex.close();
