@@ -23,6 +23,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    globalSetup: ["test/setup/run-tmpdir.ts"],
     execArgv: reportDir ? ["--report-on-signal", "--report-signal=SIGUSR2", `--report-directory=${reportDir}`] : [],
   },
 });

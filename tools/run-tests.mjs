@@ -11,7 +11,7 @@
 // second stall fails it. Arguments are passed on to vitest (use --opt=value forms: only
 // options, not file filters, carry over to the second pass).
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -83,7 +83,9 @@ function runVitest(args, label) {
       clearInterval(timer);
       process.off("SIGINT", onInt);
       process.off("SIGTERM", onTerm);
-      resolve({ code: code ?? (signal ? 1 : 0), stall, events: readEvents(progress) });
+      const events = readEvents(progress);
+      rmSync(work, { recursive: true, force: true });
+      resolve({ code: code ?? (signal ? 1 : 0), stall, events });
     });
   });
 }
