@@ -889,9 +889,7 @@ export class AnvilChainPort implements ChainPort {
       if (!this.ownsAutomine) return;
       // Others' only: the pool may still list our own for a moment after their block (a
       // block mined for them would be an extra one, and the round's layout would differ).
-      const pending = (pool.result as { pending?: Record<string, Record<string, string>> }).pending ?? {};
-      let now = 0;
-      for (const [sender, byNonce] of Object.entries(pending)) if (sender.toLowerCase() !== this.executor.address.toLowerCase()) now += Object.keys(byNonce).length;
+      const now = poolCounts(pool.result as TxPoolInspect, this.executor.address).others;
       if (now === 0 || now >= waiting) return;
       waiting = now;
       await this.rpc.call("evm_mine").catch(() => undefined);
@@ -1001,9 +999,7 @@ export class AnvilChainPort implements ChainPort {
         seen = mined;
         movedAt = performance.now();
       } else if (this.mode.kind === "automine" && performance.now() - movedAt > AUTOMINE_STALL_MS) {
-        // A group sent with automine paused no longer fitted one block (another client's
-        // transaction joined it): the rest waits in the pool for a trigger. Mine it.
-        await this.rpc.call("evm_mine").catch(() => undefined);
+        await this.mineStranded();
         movedAt = performance.now();
       }
       // Back off to 2 ms: every poll is a request the busy node must also answer, but a
@@ -1023,6 +1019,30 @@ export class AnvilChainPort implements ChainPort {
       this.othersMayWait = false;
       await this.mineWhatOthersLeft();
     }
+  }
+
+  /**
+   * No block for our transactions in AUTOMINE_STALL_MS. Stranded: a group sent with automine
+   * paused no longer fitted one block (another client's transaction joined it), and the rest
+   * waits in the pool for a trigger; mine it. Or only slow: the node is mining them now (a
+   * busy machine), and a block mined meanwhile was an extra, empty one, so block numbers
+   * depended on the node's speed. Automine is paused while the pool is read: still in the
+   * pool then, nothing else will mine them (unless the node had begun their block just
+   * before the pause, a narrow race this leaves).
+   */
+  private async mineStranded(): Promise<void> {
+    const paused = this.ownsAutomine && (await this.pauseAutomine());
+    try {
+      if (!paused || (await this.ownPending()) > 0) await this.rpc.call("evm_mine").catch(() => undefined);
+    } finally {
+      if (paused && this.ownsAutomine) await this.rpc.call("evm_setAutomine", [true]).catch(() => undefined);
+    }
+  }
+
+  /** Our transactions the node's pool holds unmined (as many as it can tell; 1 if it cannot be read, so a stranded round is still mined). */
+  private async ownPending(): Promise<number> {
+    const pool = await this.rpc.call<TxPoolInspect>("txpool_inspect").catch(() => null);
+    return pool === null ? 1 : poolCounts(pool, this.executor.address).own;
   }
 
   /** One request: every outstanding settlement receipt. */
@@ -1284,4 +1304,16 @@ function blockGroups(txs: SignedTx[], blockGasLimit: bigint): SignedTx[][] {
     gas += t.gas;
   }
   return groups;
+}
+
+/** txpool_inspect's answer: per sender, per nonce, a summary line. */
+type TxPoolInspect = { pending?: Record<string, Record<string, string>> };
+
+/** The pending transactions of `executor` and of every other sender in a txpool_inspect answer. */
+function poolCounts(pool: TxPoolInspect, executor: Address): { own: number; others: number } {
+  const counts = { own: 0, others: 0 };
+  for (const [sender, byNonce] of Object.entries(pool.pending ?? {})) {
+    counts[sender.toLowerCase() === executor.toLowerCase() ? "own" : "others"] += Object.keys(byNonce).length;
+  }
+  return counts;
 }

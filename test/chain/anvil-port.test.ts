@@ -3,6 +3,7 @@
 // (failed receipt, nonce gap filled), EIP-1271 and ERC-2612 reads, snapshots.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWalletClient, encodeFunctionData, http } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { EXECUTOR_KEY } from "../../fixtures/accounts.ts";
 import { createAnvilChainPort, type AnvilChainPort } from "../../sim/chain/anvil.ts";
 import { Exchange, TestToken } from "../../sim/chain/artifacts.ts";
@@ -372,6 +373,30 @@ describe("Anvil port: automine rounds", () => {
     // In a block of its own after ours (on a busy machine the relayer's 2 s stall rule may
     // have mined one more block between them).
     expect(BigInt(theirs!.blockNumber)).toBeGreaterThan(ours[0]!.blockNumber);
+    expect(await port.rpc.call("anvil_getAutomine")).toBe(true);
+  }, 20_000);
+
+  it("a round the node is slow to show mined gets no extra block from the 2 s stall rule", async () => {
+    // The node mines the round at once but answers the executor's nonce as before it for
+    // 2.5 s (a node on a busy machine): the stall rule then finds none of ours in the pool
+    // and mines nothing. Before, it mined a block all the same, one more than on an idle
+    // machine, so block numbers (and the event log) depended on the machine's load.
+    const executor = privateKeyToAccount(EXECUTOR_KEY).address;
+    const head = await port.blockNumber();
+    const nonceBefore = await port.rpc.call<Hex>("eth_getTransactionCount", [executor, "latest"]);
+    const call = port.rpc.call.bind(port.rpc);
+    let staleUntil = 0;
+    port.rpc.call = (async (method: string, params: readonly unknown[] = [], deadlineMs?: number) => {
+      if (staleUntil === 0 && method === "evm_setAutomine" && params[0] === true) staleUntil = performance.now() + 2_500;
+      if (method === "eth_getTransactionCount" && params[1] === "latest" && performance.now() < staleUntil) return nonceBefore;
+      return call(method, params, deadlineMs);
+    }) as typeof port.rpc.call;
+    // Matches no other test sends, so no receipt of an earlier test's transaction is read.
+    const sent = await Promise.all([41, 42].map((i) => port.submitBatch([dummyMatch(i)])));
+    expect(await port.blockNumber()).toBe(head + 1n);
+    expect(staleUntil).toBeGreaterThan(0); // the round was resumed, so the stale answers were given
+    const { numbers } = await blocksOf(sent.map((s) => s.txHash));
+    expect(numbers).toEqual([head + 1n, head + 1n]);
     expect(await port.rpc.call("anvil_getAutomine")).toBe(true);
   }, 20_000);
 

@@ -12,7 +12,8 @@ import { createFakeExchange } from "./fixtures/fake-exchange.ts";
 const ex = await createFakeExchange({ liquidity: false, users: 1 });
 ex.control.setRouteFaults([{ method: "GET", path: "/system/time", latency_ms: 60000 }]);
 const pending = fetch(ex.baseUrl + "/system/time").then((r) => "answered " + r.status + " retry-after " + r.headers.get("retry-after"), (e) => "dropped");
-await new Promise((r) => setTimeout(r, 100));
+// In its delay once the rule has taken it (after a fixed wait, a late request found the server closed).
+for (let i = 0; i < 1000 && ex.parts.routeFaults.taken < 1; i++) await new Promise((r) => setTimeout(r, 10));
 await ex.close();
 console.log(await pending);
 console.log("closed");

@@ -15,7 +15,9 @@ describe("journal under --state-dir", () => {
     try {
       ex.control.setRouteFaults([{ method: "GET", path: "/tokens", latency_ms: HELD_MS }]);
       const held = fetch(`${ex.baseUrl}/tokens`);
-      await new Promise((r) => setTimeout(r, 100));
+      // In its delay, holding the lock, once the rule has taken it (after a fixed wait, a late
+      // request found the next one served first).
+      await expect.poll(() => ex.parts.routeFaults.taken, { timeout: 10_000 }).toBe(1);
       const arrived = Date.now();
       // A read runs under the lock too: it waits until the held one is answered.
       const waited = await fetch(`${ex.baseUrl}/markets`);

@@ -534,7 +534,8 @@ describe("route faults with a state directory", () => {
     const ex = await start(dir);
     expect((await api(ex.controlUrl, "POST", "/routes", { rules: [{ method: "GET", path: "/tokens", latency_ms: 60_000 }] })).status).toBe(200);
     const held = fetch(`${ex.baseUrl}/tokens`).then((r) => r.status, () => "dropped");
-    await new Promise((r) => setTimeout(r, 100));
+    // In its delay once the rule has taken it (a fixed wait let a late request find the server closed).
+    await expect.poll(() => ex.parts.routeFaults.taken, { timeout: 10_000 }).toBe(1);
     // It holds the log's lock while it waits; close() takes its final checkpoint under that lock.
     await ex.close();
     expect(await held).toBe(503);
@@ -552,7 +553,7 @@ describe("route faults with a state directory", () => {
     expect((await api(ex.controlUrl, "POST", "/routes", { rules })).status).toBe(200);
     const send = (p: string) => fetch(`${ex.baseUrl}${p}`).then((r) => r.status, () => "dropped");
     const first = send("/tokens");
-    await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(() => ex.parts.routeFaults.taken, { timeout: 10_000 }).toBe(1);
     // Behind the first in the log's order: one that a rule would delay too, and one without a rule.
     const queued = [send("/markets"), send("/config")];
     await new Promise((r) => setTimeout(r, 100));
