@@ -267,14 +267,13 @@ describe("route faults: seeded fraction, matching, and a held request at shutdow
 
   test("a held (timeout) request does not stop the server from closing; the held socket is closed with it", async () => {
     ex.control.setRouteFaults([{ method: "GET", path: "/markets", fail: "timeout" }]);
+    const takenBefore = ex.parts.routeFaults.taken;
     const held = fetch(`${ex.baseUrl}/markets`).then(
       (r) => `answered ${r.status}`,
       (e: Error) => `failed ${e.name}`,
     );
     // The request reached the server (the rule took it) before the close.
-    const deadline = Date.now() + 10_000;
-    while (ex.control.routeFaults().length !== 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(() => ex.parts.routeFaults.taken, { timeout: 10_000 }).toBe(takenBefore + 1);
     await ex.close();
     expect(await held).toBe("failed TypeError");
   });
