@@ -36,6 +36,9 @@ describe("parseCanonicalDecimal", () => {
     ["123456789012345678901234567890.000000000000000001", 123456789012345678901234567890000000000000000001n, 18],
     ["0.000001", 1n, 6],
     ["10", 10n, 0],
+    // MAX_DECIMAL_LENGTH is inclusive: 100 characters still parse (101 are refused below).
+    ["9".repeat(100), BigInt("9".repeat(100)), 0],
+    [`1.${"0".repeat(97)}1`, 10n ** 98n + 1n, 98],
   ])("accepts %s", (s, units, scale) => {
     expect(d(s)).toEqual({ units, scale });
   });
@@ -64,6 +67,7 @@ describe("parseCanonicalDecimal", () => {
     "0",
     "0.000",
     "9".repeat(101),
+    `1.${"0".repeat(98)}1`,
   ])("rejects %j with INVALID_DECIMAL_FORMAT 400", (s) => {
     const e = caught(() => d(s));
     expect(e.code).toBe("INVALID_DECIMAL_FORMAT");

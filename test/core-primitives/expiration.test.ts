@@ -45,6 +45,9 @@ describe("checkExpiration", () => {
     [Number.NaN, "not_integer"],
     [{}, "not_integer"],
     [true, "not_integer"],
+    // Past 2^53 a JSON number is no longer exact; past 78 digits a string is no uint256.
+    [2 ** 53, "not_integer"],
+    ["9".repeat(79), "not_integer"],
   ])("rejects %j (%s) with EXPIRATION_INVALID 400", (t, reason) => {
     const e = caught(() => checkExpiration(t, NOW));
     expect(e.code).toBe("EXPIRATION_INVALID");

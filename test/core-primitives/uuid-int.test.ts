@@ -134,6 +134,8 @@ describe("checks against the current executor id", () => {
     const leg3 = encodeUuidInt({ executorId: 2, orderId: ID, groupId: groupIdOf(leg0), legId: 3 });
     expect(() => checkPreviewUuidInt(ID, standaloneUuidInt(ID, 2), 2)).not.toThrow();
     expect(() => checkPreviewUuidInt(ID, leg3, 2)).not.toThrow();
+    // leg 1, the first sibling after leg 0, is a VL leg too
+    expect(() => checkPreviewUuidInt(ID, encodeUuidInt({ executorId: 2, orderId: ID, groupId: groupIdOf(leg0), legId: 1 }), 2)).not.toThrow();
     expect(() => checkPreviewUuidInt(ID, encodeUuidInt({ executorId: 2, orderId: ID, groupId: 0n, legId: 4095 }), 2)).not.toThrow();
     // the executor id and the embedded order_id are still checked
     expect(caught(() => checkPreviewUuidInt(ID, leg3, 3)).detail).toContain("executor_id");

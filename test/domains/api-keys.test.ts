@@ -100,6 +100,8 @@ describe("create / authenticate / verify", () => {
     const { store, auth } = setup();
     expect(caught(() => store.create(auth(ALICE, "create"), 5)).status).toBe(400);
     expect(caught(() => store.create(auth(ALICE, "create"), "x".repeat(129))).code).toBe("VALIDATION");
+    // 128 characters is the longest label, and it is kept whole.
+    expect(store.create(auth(ALICE, "create"), "x".repeat(128)).label).toBe("x".repeat(128));
   });
 });
 

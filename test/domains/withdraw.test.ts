@@ -158,6 +158,30 @@ describe("WithdrawCoSigner", () => {
     expect(bobOk.success).toBe(true);
   });
 
+  it("an identical retry skips the balance check only while its hold stands", async () => {
+    const s = new WithdrawCoSigner({ executorPrivateKey: EXECUTOR_KEY, domain });
+    const held = new Set<string>();
+    let holds = 0;
+    const extra: Partial<WithdrawContext> = {
+      hold: (user, uuid) => {
+        held.add(`${user}|${uuid}`);
+        holds++;
+      },
+      isHeld: (user, uuid) => held.has(`${user}|${uuid}`),
+    };
+    const first = await s.coSign(intent(), ctx(undefined, extra));
+    expect(first.success).toBe(true);
+    // The hold took the amounts out of available: the retry still gets the same signature, and is not held twice.
+    const retry = await s.coSign(intent(), ctx({ [T1]: 0n, [T2]: 0n }, extra));
+    expect(retry).toEqual(first);
+    expect(holds).toBe(1);
+    // Nothing holds the amounts any more (the uuid is still unused): the retry is checked against the balance again.
+    held.clear();
+    const unheld = await s.coSign(intent(), ctx({ [T1]: 0n, [T2]: 0n }, extra));
+    expect(unheld.success).toBe(false);
+    expect(unheld.error).toContain("insufficient vault balance");
+  });
+
   it("refuses a uuid the chain already consumed, and unlisted tokens (400)", async () => {
     const s = new WithdrawCoSigner({ executorPrivateKey: EXECUTOR_KEY, domain });
     const used = await s.coSign(intent(), ctx(undefined, { isUuidUsed: (_u, id) => id === 42n }));

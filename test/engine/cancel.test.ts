@@ -86,6 +86,13 @@ describe("cancel", () => {
     expect([eM.status, eM.code]).toEqual([409, "CONFLICT"]);
   });
 
+  it("finds the order whatever the letter case of the order_id it is cancelled by", () => {
+    const env = env2(0);
+    const id = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" })).orderId;
+    expect(env.engine.cancelOrder({ owner: ALICE, orderId: id.toUpperCase(), uuidInt: env.engine.getOrder(id).uuid_int })).toEqual({ status: "ok" });
+    expect(env.engine.getOrder(id).status).toBe("cancelled");
+  });
+
   it("a partially filled order can be cancelled; only its unfilled remainder is released", () => {
     const env = env2(0);
     const id = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" })).orderId;
@@ -111,5 +118,18 @@ describe("cancel", () => {
     expect(env.engine.getOrder(fresh).status).toBe("pending");
     expect(env.engine.listOrders(BOB)[0]!.status).toBe("pending");
     expect(env.engine.cancelAll("0x9999999999999999999999999999999999999999")).toEqual({ cancelled: [], failed: [], skipped_cooldown: [], total: 0 });
+  });
+
+  it("cancel-all passes over the owner's matched and already cancelled orders, leaving them as they are", () => {
+    const env = env2(0);
+    const matched = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" })).orderId;
+    env.engine.placeOrder(body(env, { owner: BOB, side: "bid", amount: "10", price: "1.1" }));
+    const gone = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.2" })).orderId;
+    env.engine.cancelOrder({ owner: ALICE, orderId: gone, uuidInt: env.engine.getOrder(gone).uuid_int });
+    const open = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.3" })).orderId;
+    expect(env.engine.cancelAll(ALICE)).toEqual({ cancelled: [open], failed: [], skipped_cooldown: [], total: 1 });
+    expect([matched, gone, open].map((id) => env.engine.getOrder(id).status)).toEqual(["matched", "cancelled", "cancelled"]);
+    // The matched order's 10 EURC stay frozen for its settlement.
+    expect(env.engine.ledger.peek(ALICE.toLowerCase(), env.engine.orderRecord(matched).fromToken).frozen).toBe(10_000000n);
   });
 });

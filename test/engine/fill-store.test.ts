@@ -126,6 +126,11 @@ describe("fill store", () => {
     expect(s.statusOf(2)).toBe("pending");
     expect(s.inflightGive(maker)).toBe(20_000n);
     expect(s.allFinal(maker)).toBe(false);
+    // Broadcast is not final: the order still waits, and the fill's give stays in flight on both sides.
+    s.setStatus(2, "confirming", 9);
+    expect(s.allFinal(maker)).toBe(false);
+    expect(s.allFinal(taker)).toBe(false);
+    expect([s.inflightGive(maker), s.inflightGive(taker)]).toEqual([20_000n, 22_000n]);
     s.setStatus(2, "settled", 10);
     expect(s.allFinal(maker)).toBe(true);
     expect(s.inflightGive(maker)).toBe(0n);

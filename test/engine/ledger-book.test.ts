@@ -44,12 +44,54 @@ describe("ledger", () => {
   });
 });
 
+describe("ledger guards and the last-account memo", () => {
+  it("refuses negative credits and debits without moving anything", () => {
+    const l = new Ledger();
+    l.credit("a", "t", 100n);
+    expect(() => l.credit("a", "t", -1n)).toThrow(RangeError);
+    // A negative debit would mint equity: it is refused like an overdraft.
+    expect(() => l.debitAvailable("a", "t", -5n)).toThrow(ExchangeError);
+    expect(l.peek("a", "t")).toEqual({ available: 100n, frozen: 0n });
+  });
+
+  it("reads each owner's own account, whichever owner or token was touched last", () => {
+    const l = new Ledger();
+    l.credit("a", "t", 100n);
+    l.credit("a", "u", 7n);
+    expect(l.available("b", "t")).toBe(0n);
+    expect(l.available("a", "t")).toBe(100n);
+    l.credit("b", "u", 3n);
+    expect(l.available("a", "u")).toBe(7n);
+    expect(l.available("b", "t")).toBe(0n);
+    expect(l.available("b", "u")).toBe(3n);
+  });
+
+  it("restore replaces the account last touched too: no write lands in a dropped account", () => {
+    const l = new Ledger();
+    l.credit("a", "t", 100n);
+    const snap = l.snapshot();
+    l.freeze("a", "t", 40n);
+    l.restore(snap);
+    expect(l.peek("a", "t")).toEqual({ available: 100n, frozen: 0n });
+    l.freeze("a", "t", 10n);
+    expect(l.rows()).toEqual([{ owner: "a", token: "t", available: 90n, frozen: 10n }]);
+  });
+});
+
 describe("status machines", () => {
   it("orders move only along the spec's table: every one of the 25 pairs", () => {
     const statuses = ["pending", "matched", "settled", "failed", "cancelled"] as const;
     const allowed = new Set(["pending→matched", "pending→cancelled", "matched→settled", "matched→failed"]);
     for (const from of statuses) {
       for (const to of statuses) expect(canTransition(from, to), `${from}→${to}`).toBe(allowed.has(`${from}→${to}`));
+    }
+  });
+
+  it("fills move only pending → confirming | failed and confirming → settled | reverted | failed: every one of the 25 pairs", () => {
+    const statuses = ["pending", "confirming", "settled", "failed", "reverted"] as const;
+    const allowed = new Set(["pending→confirming", "pending→failed", "confirming→settled", "confirming→reverted", "confirming→failed"]);
+    for (const from of statuses) {
+      for (const to of statuses) expect(canMoveFill(from, to), `${from}→${to}`).toBe(allowed.has(`${from}→${to}`));
     }
   });
 

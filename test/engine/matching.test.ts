@@ -24,6 +24,26 @@ function expectError(fn: () => unknown, code: string, status: number): ExchangeE
 }
 
 describe("matching", () => {
+  it("skips a cancelled order inside a price level: the taker fills only the live makers around it", () => {
+    const env = setup({ cancelCooldownSec: 0 });
+    for (const who of [ALICE, BOB, CAROL]) {
+      fund(env, who, "EURC", 10_000_000000n);
+      fund(env, who, "USDC", 10_000_000000n);
+    }
+    const a1 = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" })).orderId;
+    const a2 = env.engine.placeOrder(body(env, { owner: CAROL, side: "ask", amount: "10", price: "1.1" })).orderId;
+    const a3 = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" })).orderId;
+    env.engine.cancelOrder({ owner: CAROL, orderId: a2, uuidInt: env.engine.getOrder(a2).uuid_int });
+    const bid = env.engine.placeOrder(body(env, { owner: BOB, side: "bid", amount: "20", price: "1.1" }));
+    expect(env.engine.fillsOfOrder(bid.orderId).map((f) => [f.maker_order_id, f.quantity])).toEqual([
+      [a1, "10"],
+      [a3, "10"],
+    ]);
+    expect(env.engine.getOrder(a2).status).toBe("cancelled");
+    const carol = env.engine.ledger.peek(CAROL.toLowerCase(), env.engine.orderRecord(a2).fromToken);
+    expect([carol.available, carol.frozen]).toEqual([10_000_000000n, 0n]);
+  });
+
   it("rests non-crossing orders on both sides, best first", () => {
     const env = funded();
     env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.2" }));
@@ -148,6 +168,9 @@ describe("matching", () => {
     expect(bid.status).toBe("pending");
     expect(env.engine.fillRecords()).toHaveLength(0);
     expect(env.engine.getOrder(stale).status).toBe("pending");
+    // The walk took it out of the book: the depth shows the resting bid alone, not a crossed book.
+    expect(env.engine.depth("EURC/USDC", "ask")).toEqual([]);
+    expect(env.engine.depth("EURC/USDC", "bid").map((l) => l.price)).toEqual(["1.2"]);
     // Its owner can still cancel it (and get the funds back).
     env.engine.cancelOrder({ owner: ALICE, orderId: stale, uuidInt: env.engine.getOrder(stale).uuid_int });
     expect(env.engine.getOrder(stale).status).toBe("cancelled");

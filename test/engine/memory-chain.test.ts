@@ -177,6 +177,8 @@ describe("settlement vocabulary and fault plans", () => {
     expect(errorCodeForSide("ORDER_EXPIRED", expired, [expired], now)).toBe("INTENT_DEADLINE_EXPIRED");
     expect(errorCodeForSide("ORDER_EXPIRED", liveMaker, [live], now)).toBe("INTENT_DEADLINE_EXPIRED");
     expect(errorCodeForSide("ORDER_EXPIRED", live, [liveMaker], now)).toBe(T);
+    // A live maker whose taker expired is not blamed: the revert picked out the taker.
+    expect(errorCodeForSide("ORDER_EXPIRED", liveMaker, [expired], now)).toBe(T);
     // A swap whose maker leg expired: the swap sees a counterparty change, the maker its own deadline.
     expect(errorCodeForSide("ORDER_EXPIRED", swap, [live, expired], now)).toBe(T);
     expect(errorCodeForSide("ORDER_EXPIRED", expired, [swap], now)).toBe("INTENT_DEADLINE_EXPIRED");
@@ -197,6 +199,7 @@ describe("settlement vocabulary and fault plans", () => {
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", liveMaker, [live], now)).toBe("INSUFFICIENT_EQUITY");
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", live, [liveMaker], now)).toBe(T);
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", owes, [owes], now)).toBe("INSUFFICIENT_EQUITY");
+    expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", liveMaker, [owes], now)).toBe(T);
     // A swap order's code stays inside POST /swap's subset: its makers may read INSUFFICIENT_EQUITY, it the catch-all.
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", swap, [live], now)).toBe(T);
     expect(errorCodeForSide("INSUFFICIENT_VAULT_BALANCE", { ...swap, owesVault: true }, [live], now)).toBe(T);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ExchangeError } from "../../sim/core/errors.ts";
 import { OrderIntake, type IntakeContext } from "../../sim/core/order-intake.ts";
 import { validateOrderFields } from "../../sim/core/preview.ts";
+import { DEFAULT_REGISTRY_CONFIG, Registry } from "../../sim/core/registry.ts";
 import { isUuid4, standaloneUuidInt } from "../../sim/core/uuid-int.ts";
 import { ALICE, BOB, EXECUTOR_ID, body, fund, market, setup, type Env } from "./helpers.ts";
 
@@ -198,6 +199,64 @@ describe("order intake fast path", () => {
     expect(fastPathOf(intake)(at, ctx())).not.toBeNull();
     expect(codeOf(() => e.engine.placeOrder(at as never))).toEqual({ code: "OK", status: 201 });
     expect(e.engine.listOrders(ALICE)).toHaveLength(1);
+  });
+
+  it("the expiration window's far edge: now + 365 days - 300 s is taken by the fast path, one second more is refused by both paths", () => {
+    const edge = env.clock.nowSec() + 365 * 86400 - 300;
+    const at = { ...body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" }), expiration: edge } as unknown as Record<string, unknown>;
+    expect(bothAgree(at)).toMatch(/^\[/);
+    expect(fastPathOf(intake)(at, ctx())).not.toBeNull();
+    const past = { ...at, expiration: edge + 1 };
+    expect(bothAgree(past)).toMatch(/^EXPIRATION_INVALID:/);
+    expect(fastPathOf(intake)(past, ctx())).toBeNull();
+  });
+
+  it("legs beyond uint256 are refused by both paths, not signed", () => {
+    // EURC/USDC ask: 10^73 EURC is 10^79 raw, past 2^256 (about 1.16 × 10^77).
+    const huge = { ...body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" }), amount: `1${"0".repeat(73)}` } as unknown as Record<string, unknown>;
+    expect(bothAgree(huge)).toMatch(/^VALIDATION:amount is too large/);
+    expect(fastPathOf(intake)(huge, ctx())).toBeNull();
+    // A price that lifts only the quote leg past uint256.
+    const dear = { ...huge, amount: "10", price: `1${"0".repeat(72)}` };
+    expect(bothAgree(dear)).toMatch(/^VALIDATION:amount × price is too large/);
+    expect(fastPathOf(intake)(dear, ctx())).toBeNull();
+  });
+
+  it("floors that are not whole lots (a custom registry): one lot under the floor is refused by the fast path too", () => {
+    // EURC/USDC on a 0.01 price grid, floors 5.000001 EURC (ask) and 5.000001 USDC (bid):
+    // 5.00 EURC is under the ask floor, 5 EURC at 1.00 (5 USDC) under the bid floor; 5.01 passes both.
+    // EURC/GBPT (amounts past 2^53: the bigint path) bid floor 5 GBPT + 1 wei alike.
+    const config = {
+      ...DEFAULT_REGISTRY_CONFIG,
+      markets: DEFAULT_REGISTRY_CONFIG.markets.map((mk) =>
+        mk.base === "EURC" && mk.quote === "USDC"
+          ? { ...mk, tick_precision: 2, min_ask_amount_raw: "5000001", min_bid_quote_amount_raw: "5000001" }
+          : mk.base === "EURC" && mk.quote === "GBPT"
+            ? { ...mk, min_bid_quote_amount_raw: "5000000000000000001" }
+            : mk,
+      ),
+    };
+    const registry = new Registry(config);
+    const e: Env = { ...setup({ registry }), registry };
+    fund(e, ALICE, "EURC", 100_000000n);
+    fund(e, ALICE, "USDC", 100_000000n);
+    fund(e, ALICE, "GBPT", 100n * 10n ** 18n);
+    const own = new OrderIntake(e.registry);
+    const at = () => ({ registry: e.registry, nowSec: e.clock.nowSec(), executorId: EXECUTOR_ID });
+    const cases: [Record<string, unknown>, string][] = [
+      [body(e, { owner: ALICE, side: "ask", amount: "5", price: "1.1" }) as never, "AMOUNT_BELOW_MIN"],
+      [body(e, { owner: ALICE, side: "ask", amount: "5.01", price: "1.1" }) as never, "OK"],
+      [body(e, { owner: ALICE, side: "bid", amount: "5", price: "1" }) as never, "AMOUNT_BELOW_MIN"],
+      [body(e, { owner: ALICE, side: "bid", amount: "5.01", price: "1" }) as never, "OK"],
+      [body(e, { owner: ALICE, side: "bid", amount: "5", price: "1", symbol: "EURC/GBPT" }) as never, "AMOUNT_BELOW_MIN"],
+      [body(e, { owner: ALICE, side: "bid", amount: "5.01", price: "1", symbol: "EURC/GBPT" }) as never, "OK"],
+    ];
+    for (const [input, code] of cases) {
+      if (code === "OK") expect(fastPathOf(own)(input, at())).not.toBeNull();
+      else expect(fastPathOf(own)(input, at())).toBeNull();
+      expect(codeOf(() => e.engine.placeOrder(input as never)).code).toBe(code);
+    }
+    expect(e.engine.listOrders(ALICE)).toHaveLength(3);
   });
 
   it("refuses every non-canonical spelling of uuid_int the shared validator refuses", () => {

@@ -84,6 +84,21 @@ describe("settlement", () => {
     expect(vaultMismatches(env)).toEqual([]);
   });
 
+  it("an order settles only once every one of its fills is final: one leg settled and the other reverted leaves the taker failed", async () => {
+    const env = trade({ revertFills: [{ fill: 2, reason: "OVERFILL" }] });
+    const a = env.engine.placeOrder(body(env, { owner: ALICE, side: "ask", amount: "10", price: "1.1" })).orderId;
+    const c = env.engine.placeOrder(body(env, { owner: CAROL, side: "ask", amount: "10", price: "1.1" })).orderId;
+    const bid = env.engine.placeOrder(body(env, { owner: BOB, side: "bid", amount: "20", price: "1.1" })).orderId;
+    await env.engine.settleAll();
+    expect(env.engine.fillsOfOrder(bid).map((f) => f.settlement_status)).toEqual(["settled", "reverted"]);
+    expect([a, c, bid].map((id) => env.engine.getOrder(id).status)).toEqual(["settled", "failed", "failed"]);
+    expect(env.engine.getOrder(bid).settlement_summary).toMatchObject({ settled_fill_count: 1, reverted_fill_count: 1 });
+    // Bob paid 11 USDC for the settled leg; the reverted leg's 11 USDC are free again.
+    const bal = (await env.engine.balances(BOB)).balances.find((x) => x.symbol === "USDC")!;
+    expect([bal.vault_available, bal.vault_frozen]).toEqual(["989000000", "0"]);
+    expect(vaultMismatches(env)).toEqual([]);
+  });
+
   it("an unknown revert reason shows as failure_reason null and error_code TRANSIENT_SETTLEMENT_FAILURE", async () => {
     const env = trade({ revertFills: [{ fill: 1, reason: "CHAOS_MONKEY" }] });
     const { bid } = cross(env);

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { ExchangeError } from "../../sim/core/errors.ts";
-import type { MarketInfo } from "../../sim/core/registry.ts";
-import { checkDistinctMarkets, maxLotsWithin, needForLots } from "../../sim/core/vl.ts";
-import { ALICE, BOB, body, fund, setup, vlBodies, type Env } from "./helpers.ts";
+import { formatUnits } from "../../sim/core/amounts.ts";
+import { validateOrderFields } from "../../sim/core/preview.ts";
+import { DEFAULT_REGISTRY_CONFIG, Registry, type MarketInfo } from "../../sim/core/registry.ts";
+import { checkDistinctMarkets, floorLots, maxLotsWithin, needForLots } from "../../sim/core/vl.ts";
+import { ALICE, BOB, EXECUTOR_ID, body, fund, setup, vlBodies, type Env } from "./helpers.ts";
 
 function err(fn: () => unknown): ExchangeError {
   try {
@@ -174,6 +176,40 @@ describe("VL batches", () => {
     expect(needForLots(coarse, "bid", 134n, 15_000n)).toBe(2n);
   });
 
+  it("floorLots is the smallest lot count the shared validator accepts at a price, on every market and side (off-grid floors too)", () => {
+    // Default markets, plus floors that are not whole lots: EURC/USDC asks at 5.000001 EURC, bids at 5.000001 USDC.
+    const custom = new Registry({
+      ...DEFAULT_REGISTRY_CONFIG,
+      markets: DEFAULT_REGISTRY_CONFIG.markets.map((mk) => (mk.base === "EURC" && mk.quote === "USDC" ? { ...mk, min_ask_amount_raw: "5000001", min_bid_quote_amount_raw: "5000001" } : mk)),
+    });
+    const env = setup();
+    let checked = 0;
+    for (const registry of [env.registry, custom]) {
+      const ctx = { registry, nowSec: env.clock.nowSec(), executorId: EXECUTOR_ID };
+      const verdict = (mk: MarketInfo, side: "bid" | "ask", lots: bigint, ticks: bigint) => {
+        const b = { ...body(env, { owner: ALICE, side, amount: "1", price: "1", symbol: mk.symbol }), amount: formatUnits(lots, mk.quantityPrecision), price: formatUnits(ticks, mk.tickPrecision) };
+        try {
+          validateOrderFields(b, ctx);
+          return "OK";
+        } catch (e) {
+          return (e as ExchangeError).code;
+        }
+      };
+      for (const mk of registry.markets().filter((x) => x.active)) {
+        // A tiny price (where a quote leg of one raw unit can bind), price 1, and an uneven one.
+        for (const ticks of [1n, 7n, 10n ** BigInt(mk.tickPrecision), 1_234_567n]) {
+          for (const side of ["bid", "ask"] as const) {
+            const lots = floorLots(mk, side, ticks);
+            expect(verdict(mk, side, lots, ticks), `${mk.symbol} ${side} ${lots} lots at ${ticks} ticks`).toBe("OK");
+            if (lots > 1n) expect(verdict(mk, side, lots - 1n, ticks), `${mk.symbol} ${side} ${lots - 1n} lots at ${ticks} ticks`).toBe("AMOUNT_BELOW_MIN");
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+
   it("the duplicate / inverse market rule", () => {
     expect(() => checkDistinctMarkets([{ fromToken: "a", toToken: "b" }, { fromToken: "b", toToken: "a" }])).toThrow(/inverse market/);
     expect(() => checkDistinctMarkets([{ fromToken: "a", toToken: "b" }, { fromToken: "a", toToken: "b" }])).toThrow(/duplicates/);
@@ -197,5 +233,34 @@ describe("VL batches", () => {
     expect([e404.status, e404.code]).toEqual([404, "NOT_FOUND"]);
     const e403 = err(() => env.engine.cancelVlBatch({ owner: BOB, vlBatchId: id }));
     expect([e403.status, e403.code]).toEqual([403, "FORBIDDEN"]);
+  });
+
+  it("cancel of a batch takes its id in any letter case, and answers ok with nothing left to cancel", () => {
+    const env = make(100_000000n);
+    const bodies = legs(env);
+    env.engine.placeVlBatch(bodies);
+    const id = bodies[0]!.order_id as string;
+    env.clock.advanceSec(300);
+    expect(env.engine.cancelVlBatch({ owner: ALICE, vlBatchId: id.toUpperCase() })).toEqual({ status: "ok" });
+    expect(env.engine.listOrders(ALICE).map((o) => o.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
+    // Every leg is final now: a repeated cancel changes nothing and is not an error.
+    const hash = env.engine.eventHash();
+    expect(env.engine.cancelVlBatch({ owner: ALICE, vlBatchId: id })).toEqual({ status: "ok" });
+    expect(env.engine.eventHash()).toBe(hash);
+  });
+
+  it("cancel of a batch with a leg already matched cancels the pending legs only; the matched leg keeps its funds for settlement", () => {
+    const env = make(100_000000n);
+    env.engine.placeOrder(body(env, { owner: BOB, side: "ask", amount: "10", price: "0.9" }));
+    const bodies = legs(env);
+    env.engine.placeVlBatch(bodies);
+    const ids = bodies.map((b) => b.order_id as string);
+    expect(env.engine.getOrder(ids[0]!).status).toBe("matched");
+    env.clock.advanceSec(300);
+    expect(env.engine.cancelVlBatch({ owner: ALICE, vlBatchId: ids[0]! })).toEqual({ status: "ok" });
+    expect(ids.map((id) => env.engine.getOrder(id).status)).toEqual(["matched", "cancelled", "cancelled"]);
+    // Leg 0 bought 10 EURC at the maker's 0.9: 9 USDC stay frozen until its fill settles.
+    const usdc = env.engine.ledger.peek(ALICE.toLowerCase(), env.registry.tokenBySymbol("USDC")!.address);
+    expect([usdc.available, usdc.frozen]).toEqual([91_000000n, 9_000000n]);
   });
 });

@@ -122,6 +122,18 @@ describe("swap quote lifecycle", () => {
     expect(env.desk.quoteRecord(q.uuid)!.consumed).toBe(false);
   });
 
+  it("a route whose whole output goes to gas is informational too (minOutputAmount 0): 400, not consumed", async () => {
+    // Gas of 5 USD in EURC is more than the 0.92 EURC 1 USDC buys.
+    const env = setupDesk({ gas: { baseUsd: "5", perLegUsd: "0" } });
+    book(env);
+    const q = await quoted(env, {}, 1_000000n);
+    expect(q.quote_breakdown!.output_amount_before_gas).toBe("920000");
+    expect(q.route_params.minOutputAmount).toBe("0");
+    const e = await caught(() => env.desk.accept(validSwap(q)));
+    expect([e.status, e.code]).toEqual([400, "NO_LIQUIDITY"]);
+    expect(env.desk.quoteRecord(q.uuid)!.consumed).toBe(false);
+  });
+
   it("an informational quote stays refused (400 NO_LIQUIDITY, not consumed) even once liquidity arrives so the route would now fill", async () => {
     const env = setupDesk();
     book(env);

@@ -85,6 +85,32 @@ describe("routing: direct market", () => {
     expect(route(env, req(env, "USDC", "EURC", 21_600000n))!.output).toBe(20_000000n);
   });
 
+  it("dust is what is left below one lot at the last price taken: one lot's worth or more is a shortage (input as quote)", () => {
+    const env = setupDesk();
+    // 20 EURC at 1.08 cost 21.6 USDC; one more lot (0.01 EURC) would cost 0.0108 USDC.
+    rest(env, "EURC/USDC", "ask", "20", "1.08");
+    const r = route(env, req(env, "USDC", "EURC", 21_600000n + 10_799n))!;
+    expect([r.input, r.output]).toEqual([21_600000n, 20_000000n]);
+    expect(route(env, req(env, "USDC", "EURC", 21_600000n + 10_800n))).toBeNull();
+  });
+
+  it("dust is what is left below one lot (input as base): one whole lot left over is a shortage", () => {
+    const env = setupDesk();
+    rest(env, "EURC/USDC", "bid", "10", "1.07");
+    const r = route(env, req(env, "EURC", "USDC", 10_000000n + 9_999n))!;
+    expect([r.input, r.output]).toEqual([10_000000n, 10_700000n]);
+    expect(route(env, req(env, "EURC", "USDC", 10_000000n + 10_000n))).toBeNull();
+  });
+
+  it("does not take a bid whose lot is worth less than one raw unit of its quote token (a zero-amount leg)", () => {
+    const env = setupDesk();
+    // JPYS has 2 decimals: the whole bid is worth 0.01 JPYS, a lot of 0.01 USDC 0.00001 JPYS (floored to 0).
+    rest(env, "USDC/JPYS", "bid", "10", "0.001");
+    expect(route(env, req(env, "USDC", "JPYS", 10_000n))).toBeNull();
+    const whole = route(env, req(env, "USDC", "JPYS", 10_000000n))!;
+    expect(whole.legs.map((l) => [l.makerAmount, l.takerAmount])).toEqual([[1n, 10_000000n]]);
+  });
+
   it("skips expired makers", () => {
     const env = setupDesk();
     rest(env, "EURC/USDC", "ask", "10", "1.05", { expiration: env.clock.nowSec() + 10 });

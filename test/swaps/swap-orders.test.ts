@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatUnits } from "../../sim/core/amounts.ts";
-import { swapOrderTerms } from "../../sim/core/swap-orders.ts";
+import { swapMarket, swapOrderTerms } from "../../sim/core/swap-orders.ts";
 import { MAKER2, TAKER, quoteBody, rest, setVault, setupDesk, token, validSwap } from "./helpers.ts";
 
 describe("swap order terms", () => {
@@ -19,6 +19,28 @@ describe("swap order terms", () => {
     expect([t.deposit, t.freeze]).toEqual([400000n, 5_000000n]);
     expect(t.uuidInt.toString()).toBe(q.route_params.uuid);
     expect(t.tradeId).toBe(env.desk.quoteRecord(q.uuid)!.tradeId);
+  });
+
+  it("pay_more: the gas the Router charges in the input token is frozen on top of the route's input", async () => {
+    const env = setupDesk();
+    rest(env, "EURC/USDC", "ask", "10", "1.08");
+    setVault(env, TAKER, "USDC", 10_000000n);
+    const q = await env.desk.quote(quoteBody(env, "USDC", "EURC", 5_400000n, { gas_mode: "pay_more" }));
+    const t = swapOrderTerms(env.desk.accept(validSwap(q)), env.registry);
+    expect(t.gas).toEqual({ token: token(env, "USDC").address, amount: 250000n });
+    // Equity covers it all: no deposit, 5.40 USDC of route plus 0.25 USDC of gas frozen.
+    expect([t.deposit, t.freeze]).toEqual([0n, 5_650000n]);
+  });
+
+  it("a pair whose direct market is inactive shows under the display pair, as a pair with no market does", () => {
+    const env = setupDesk();
+    const [eurc, jpys] = [token(env, "EURC"), token(env, "JPYS")];
+    expect(env.registry.market(eurc.address, jpys.address)?.active).toBe(false);
+    const m = swapMarket(env.registry, eurc.address, jpys.address);
+    const [base, quote] = eurc.address < jpys.address ? [eurc, jpys] : [jpys, eurc];
+    expect([m.symbol, m.active]).toEqual([`${base.symbol}/${quote.symbol}`, true]);
+    expect([m.quantityPrecision, m.tickPrecision]).toEqual([base.decimals, Math.max(quote.decimals, 8)]);
+    expect([m.minAskAmountRaw, m.minBidQuoteAmountRaw]).toEqual([0n, 0n]);
   });
 
   it("a two-hop swap shows under the canonical display pair of its two tokens", async () => {
