@@ -131,10 +131,10 @@ describe("write-ahead log: crashes", () => {
     // A client that hangs up mid-body: answered 400 (into the closed socket), and so is its replay.
     const cut = httpRequest(`${base}/api-keys/verify`, { method: "POST", headers: { "content-type": "application/json", "content-length": "100" } });
     cut.on("error", () => undefined);
-    cut.write('{"api_key": "fkx_');
     const journaled = async () => ((await (await fetch(`${control}/requests/count?path=/api/v1/api-keys/verify&status=400`)).json()) as { count: number }).count;
     const before400 = await journaled();
-    setTimeout(() => cut.destroy(), 50);
+    // Hung up a moment after the part of the body is on its way (not on a timer from the start: on a busy machine the connection may not be up yet).
+    cut.write('{"api_key": "fkx_', () => setTimeout(() => cut.destroy(), 50));
     await expect.poll(journaled, { timeout: 10_000 }).toBe(before400 + 1);
     // An acknowledged request after them, so the log holds them all when the process dies.
     expect(await post(`${control}/clock/advance`, { seconds: 1 })).toBe(200);
