@@ -24,12 +24,18 @@ async function signedOrder(ex: FakeExchange) {
   return (await ex.signOrder(acc, preview as never)).body as { order_id: string };
 }
 
-/** POST /orders with a client that gives up after 200 ms; resolves to the error it saw. */
+/** POST /orders with a client that gives up once the rule holds it (in its delay); resolves to the error it saw. */
 async function postAndGiveUp(ex: FakeExchange, body: unknown): Promise<unknown> {
-  return fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(200) }).then(
+  const gaveUp = new AbortController();
+  const taken = ex.parts.routeFaults.taken;
+  const sent = fetch(`${ex.baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: gaveUp.signal }).then(
     () => "answered",
     (e: unknown) => e,
   );
+  // Not on a timer: on a busy machine the request might not have reached the server yet.
+  await expect.poll(() => ex.parts.routeFaults.taken, { timeout: 10_000 }).toBe(taken + 1);
+  gaveUp.abort();
+  return sent;
 }
 
 /** The journal entry of the one POST /orders, once it has ended. */
