@@ -9,6 +9,7 @@ import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-excha
 import { Vault } from "../../sim/chain/artifacts.ts";
 import type { UnsignedTx } from "../../sim/chain/tx-builder.ts";
 import type { Address, Hex } from "../../sim/core/typed-data.ts";
+import { apiCall, bearerFor, rpcCall } from "../fixtures/chain-client.ts";
 import { toViemTx } from "./harness.ts";
 
 let ex: FakeExchange;
@@ -16,21 +17,7 @@ let clean: string;
 let bearer: string;
 const DEPOSIT = 100_000_000n;
 
-async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${ex.baseUrl}${path}`, {
-    method,
-    headers: { "content-type": "application/json", ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function rpc(method: string, params: unknown[]) {
-  const res = await fetch(ex.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  const out = (await res.json()) as { result?: unknown; error?: unknown };
-  expect(out.error).toBeUndefined();
-  return out.result;
-}
+const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => apiCall(ex, method, path, body, headers);
 
 const me = () => ex.accounts[0]!;
 const eurc = () => ex.contracts.tokens.EURC! as Address;
@@ -67,10 +54,7 @@ async function relay(raw: Hex) {
 
 beforeAll(async () => {
   ex = await createFakeExchange({ seed: 33 });
-  const auth = await ex.signManageApiKey(me(), "create", ex.control.now().now);
-  const k = await api("POST", "/api-keys", { ...auth, label: "withdraw" });
-  expect(k.status).toBe(200);
-  bearer = `Bearer ${k.body.api_key}:${k.body.api_secret}`;
+  bearer = await bearerFor(ex, me(), "withdraw");
   await ex.control.fund({ address: me().address, token: "EURC", amount: DEPOSIT, vault: true });
   clean = await ex.snapshot();
 }, 120_000);
@@ -116,8 +100,8 @@ describe("chain time pushed through rpc_url", () => {
   test("evm_increaseTime moves no block's time (fakex freezes it to the clock), so an intent past its deadline by that offset still executes", async () => {
     const { raw } = await coSignedAndBuilt(intent("503", "60000000", 60));
     const before = await chainTime();
-    await rpc("evm_increaseTime", [120]);
-    await rpc("evm_mine", []);
+    await rpcCall(ex.rpcUrl, "evm_increaseTime", [120]);
+    await rpcCall(ex.rpcUrl, "evm_mine", []);
     expect(await chainTime()).toBe(before);
     expect(await relay(raw)).toBe("success");
     expect(await eurcRow()).toMatchObject({ vault_available: "40000000", vault_frozen: "0", vault_total: "40000000" });

@@ -7,20 +7,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { createFakeExchange, type FakeExchange } from "../../fixtures/fake-exchange.ts";
 import { Vault } from "../../sim/chain/artifacts.ts";
+import { apiCall, bearerFor } from "../fixtures/chain-client.ts";
 import type { Address, Hex } from "../../sim/core/typed-data.ts";
 
 let ex: FakeExchange;
 let clean: string;
 const bearers: string[] = [];
 
-async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${ex.baseUrl}${path}`, {
-    method,
-    headers: { "content-type": "application/json", ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const api = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => apiCall(ex, method, path, body, headers);
 
 const usdc = () => ex.contracts.tokens.USDC! as Address;
 const eurc = () => ex.contracts.tokens.EURC! as Address;
@@ -70,12 +64,7 @@ async function receiptStatus(tradeId: string) {
 
 beforeAll(async () => {
   ex = await createFakeExchange({ seed: 33 });
-  for (const a of ex.accounts) {
-    const auth = await ex.signManageApiKey(a, "create", ex.control.now().now);
-    const k = await api("POST", "/api-keys", { ...auth, label: "edges" });
-    expect(k.status).toBe(200);
-    bearers.push(`Bearer ${k.body.api_key}:${k.body.api_secret}`);
-  }
+  for (const a of ex.accounts) bearers.push(await bearerFor(ex, a, "edges"));
   // Accounts 0 and 2 swap from vault equity; account 1 only from its wallet (permit swaps).
   for (const i of [0, 2]) await ex.control.fund({ address: ex.accounts[i]!.address, token: "USDC", amount: 100_000_000n, vault: true });
   clean = await ex.snapshot();
